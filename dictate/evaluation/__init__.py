@@ -1,0 +1,1 @@
+"""Evaluation of punctuation, segmentation and capitalization against reference transcripts."""
