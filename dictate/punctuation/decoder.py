@@ -1,0 +1,307 @@
+"""Streaming punctuation (Behre et al., 2022, §3.3) and the per-segment baseline it improves on.
+
+Recogniser segments are input chunks only: people pause mid-sentence, so a segment end is not a
+sentence end. :class:`StreamingPunctuator` tags a window made of read-only left context (recently
+finalized words), the pending buffer and the new segment, and finalizes the sentences before the
+last sentence boundary that has enough words after it (the next sentence has begun). Finalized
+sentences are emitted once and never change; the rest stays pending and is re-tagged next time.
+
+:class:`SegmentPunctuator` is the paper's baseline: each segment is punctuated alone and closed
+as a sentence.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from dictate.punctuation.labels import (
+    PERIOD,
+    PERIOD_INDEX,
+    QUESTION,
+    QUESTION_INDEX,
+    SENTENCE_END,
+)
+from dictate.punctuation.model import FloatArray, Tagging
+from dictate.punctuation.render import case_words, join_text
+
+
+class Tagger(Protocol):
+    """What the decoders need from a model: :class:`~dictate.punctuation.model.PunctuationModel`."""
+
+    @property
+    def window_tokens(self) -> int:
+        """Tokens available for words in one model window."""
+
+    def tag(self, words: Sequence[str]) -> Tagging:
+        """Per-word probabilities for ``words``."""
+
+    def count_tokens(self, words: Sequence[str]) -> int:
+        """Subtokens of ``words``."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of words with their punctuation and display casing.
+
+    Attributes:
+        words: The words as fed to the decoder.
+        tags: Punctuation tag of each word.
+        cased: Each word as displayed (casing applied, no punctuation).
+    """
+
+    words: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    cased: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """Display text with punctuation."""
+        return join_text(self.cased, self.tags)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+EMPTY_SPAN = Span()
+
+
+@dataclass(frozen=True)
+class Update:
+    """What changed after one :meth:`feed` or :meth:`flush`.
+
+    Attributes:
+        finalized: Sentences finalized by this call, in order; each is emitted exactly once and
+            never changes afterwards. Every one ends in PERIOD or QUESTION.
+        pending: All words not yet finalized, as currently punctuated; may change next time.
+    """
+
+    finalized: tuple[Span, ...] = ()
+    pending: Span = EMPTY_SPAN
+
+    @property
+    def finalized_text(self) -> str:
+        """The finalized sentences joined by spaces."""
+        return " ".join(s.text for s in self.finalized)
+
+    @property
+    def pending_text(self) -> str:
+        """The pending words as currently punctuated."""
+        return self.pending.text
+
+
+@dataclass(frozen=True)
+class StreamingOptions:
+    """Settings of :class:`StreamingPunctuator` (defaults measured, see the README).
+
+    Attributes:
+        min_right_words: Words that must follow a sentence boundary in the window before it is
+            trusted and the sentence before it finalized.
+        left_context_words: Finalized words kept as read-only left context of each window.
+        max_pending_words: Cap on the pending buffer in words; above it the decoder finalizes at
+            the most probable boundary (the paper's 40 s rule, counted in words).
+        max_pending_tokens: Cap on the pending buffer in model tokens; None means whatever fits
+            one model window beside the left context.
+    """
+
+    min_right_words: int = 3
+    left_context_words: int = 10
+    max_pending_words: int = 60
+    max_pending_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.min_right_words < 1:
+            raise ValueError("min_right_words must be at least 1")
+        if self.left_context_words < 0:
+            raise ValueError("left_context_words must not be negative")
+        if self.max_pending_words <= self.min_right_words:
+            raise ValueError("max_pending_words must be larger than min_right_words")
+        if self.max_pending_tokens is not None and self.max_pending_tokens < 1:
+            raise ValueError("max_pending_tokens must be positive")
+
+
+def _end_tag(probs: FloatArray) -> str:
+    """The sentence end a forced boundary gets: a question mark if the model prefers it."""
+    return QUESTION if probs[QUESTION_INDEX] > probs[PERIOD_INDEX] else PERIOD
+
+
+def _spans(words: Sequence[str], tags: Sequence[str], cased: Sequence[str]) -> list[Span]:
+    """Split words at every sentence end; the last span may be unterminated."""
+    spans: list[Span] = []
+    start = 0
+    for i, tag in enumerate(tags):
+        if tag in SENTENCE_END:
+            spans.append(
+                Span(
+                    tuple(words[start : i + 1]),
+                    tuple(tags[start : i + 1]),
+                    tuple(cased[start : i + 1]),
+                )
+            )
+            start = i + 1
+    if start < len(words):
+        spans.append(Span(tuple(words[start:]), tuple(tags[start:]), tuple(cased[start:])))
+    return spans
+
+
+def _clean(words: Iterable[str]) -> list[str]:
+    return [w for w in (w.strip() for w in words) if w]
+
+
+class StreamingPunctuator:
+    """Streaming punctuation decoder.
+
+    Thread-safe: calls are serialised by a lock, so it can be driven from a worker thread while
+    another thread reads nothing but the returned :class:`Update` objects.
+
+    Args:
+        tagger: The punctuation model (or any :class:`Tagger`).
+        options: Decoder settings.
+    """
+
+    def __init__(self, tagger: Tagger, options: StreamingOptions | None = None) -> None:
+        self.tagger = tagger
+        self.options = options or StreamingOptions()
+        self._left: deque[str] = deque(maxlen=self.options.left_context_words)
+        self._pending: list[str] = []
+        self._pending_span = EMPTY_SPAN
+        self._lock = threading.Lock()
+
+    @property
+    def pending(self) -> Span:
+        """The pending words as last punctuated."""
+        return self._pending_span
+
+    def feed(self, words: Sequence[str]) -> Update:
+        """Add one recogniser segment.
+
+        Args:
+            words: The segment's words (empty strings are ignored).
+
+        Returns:
+            Sentences finalized by this segment and the new pending text.
+        """
+        words = _clean(words)
+        finalized: list[Span] = []
+        with self._lock:
+            if not words:
+                return Update((), self._pending_span)
+            # A huge segment is decoded in pieces so one step never tags more than a bounded
+            # window; segment boundaries carry no meaning for this decoder anyway.
+            piece = max(1, self.options.max_pending_words // 2)
+            step = len(words) if len(words) <= self.options.max_pending_words else piece
+            for start in range(0, len(words), step):
+                self._pending.extend(words[start : start + step])
+                finalized.extend(self._decode(final=False))
+            return Update(tuple(finalized), self._pending_span)
+
+    def flush(self) -> Update:
+        """Finalize everything pending (dictation stopped); the last word closes a sentence."""
+        with self._lock:
+            finalized = self._decode(final=True) if self._pending else []
+            return Update(tuple(finalized), EMPTY_SPAN)
+
+    def reset(self) -> None:
+        """Forget the left context and drop pending words; :meth:`flush` first keeps them."""
+        with self._lock:
+            self._left.clear()
+            self._pending = []
+            self._pending_span = EMPTY_SPAN
+
+    def _over_cap(self, left: list[str], pending: list[str], cut: int) -> bool:
+        """Whether the pending words after ``cut`` exceed the cap in words or tokens."""
+        rest = pending[cut:]
+        if len(rest) > self.options.max_pending_words:
+            return True
+        if self.options.max_pending_tokens is not None:
+            return self.tagger.count_tokens(rest) > self.options.max_pending_tokens
+        # Default: the next window's left context and the pending words fit one model window.
+        keep = self.options.left_context_words
+        next_left = (left + pending[:cut])[-keep:] if keep else []
+        return self.tagger.count_tokens(next_left + rest) > self.tagger.window_tokens
+
+    def _decode(self, *, final: bool) -> list[Span]:
+        """Tag the window, choose where to cut, move finalized sentences out of pending."""
+        left = list(self._left)
+        pending = self._pending
+        n = len(pending)
+        tagging = self.tagger.tag(left + pending).slice(len(left), len(left) + n)
+        probs = tagging.punct_probs
+        tags = tagging.punct_tags()
+        case_tags = tagging.case_tags()
+
+        if final:
+            cut = n
+            if tags[-1] not in SENTENCE_END:
+                tags[-1] = _end_tag(probs[-1])
+        else:
+            right = self.options.min_right_words
+            trusted = [j for j in range(n - right) if tags[j] in SENTENCE_END]
+            cut = trusted[-1] + 1 if trusted else 0
+            cut = self._enforce_cap(left, pending, probs, tags, cut)
+
+        cased = case_words(pending, tags, case_tags, sentence_start=True)
+        done = _spans(pending[:cut], tags[:cut], cased[:cut])
+        self._left.extend(pending[:cut])
+        self._pending = pending[cut:]
+        self._pending_span = Span(tuple(pending[cut:]), tuple(tags[cut:]), tuple(cased[cut:]))
+        return done
+
+    def _enforce_cap(
+        self, left: list[str], pending: list[str], probs: FloatArray, tags: list[str], cut: int
+    ) -> int:
+        """Force sentence ends at the most probable boundaries while pending exceeds its cap."""
+        n = len(pending)
+        right = self.options.min_right_words
+        while n - cut > 1 and self._over_cap(left, pending, cut):
+            # Boundaries near the end of the window have too little right context to be
+            # believed, so they are candidates only when nothing else is left.
+            stop = max(cut + 1, n - right)
+            end_probs = probs[cut:stop, PERIOD_INDEX] + probs[cut:stop, QUESTION_INDEX]
+            j = cut + int(np.argmax(end_probs))
+            if tags[j] not in SENTENCE_END:
+                tags[j] = _end_tag(probs[j])
+            cut = j + 1
+        return cut
+
+
+class SegmentPunctuator:
+    """The baseline: each segment punctuated on its own and closed as a sentence.
+
+    Has the same interface as :class:`StreamingPunctuator`; nothing is ever pending.
+    """
+
+    def __init__(self, tagger: Tagger) -> None:
+        self.tagger = tagger
+
+    @property
+    def pending(self) -> Span:
+        """Always empty."""
+        return EMPTY_SPAN
+
+    def feed(self, words: Sequence[str]) -> Update:
+        """Punctuate one segment and finalize it whole."""
+        words = _clean(words)
+        if not words:
+            return Update()
+        tagging = self.tagger.tag(words)
+        tags = tagging.punct_tags()
+        if tags[-1] not in SENTENCE_END:
+            tags[-1] = _end_tag(tagging.punct_probs[-1])
+        cased = case_words(words, tags, tagging.case_tags(), sentence_start=True)
+        return Update(tuple(_spans(words, tags, cased)), EMPTY_SPAN)
+
+    def flush(self) -> Update:
+        """Nothing is ever pending."""
+        return Update()
+
+    def reset(self) -> None:
+        """Nothing to forget."""
+
+
+Punctuator = StreamingPunctuator | SegmentPunctuator

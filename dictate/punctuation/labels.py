@@ -1,0 +1,25 @@
+"""Tag names shared by the model runner, the decoders, rendering and evaluation."""
+
+from __future__ import annotations
+
+O = "O"  # noqa: E741 - the tag is called O in every punctuation paper
+COMMA = "COMMA"
+PERIOD = "PERIOD"
+QUESTION = "QUESTION"
+
+#: Punctuation tags in the canonical column order of every probability array in this package.
+PUNCT_TAGS: tuple[str, ...] = (O, COMMA, PERIOD, QUESTION)
+#: Tags that end a sentence.
+SENTENCE_END: frozenset[str] = frozenset({PERIOD, QUESTION})
+#: The mark each punctuation tag appends to its word.
+PUNCT_MARK: dict[str, str] = {O: "", COMMA: ",", PERIOD: ".", QUESTION: "?"}
+
+LOWER = "LOWER"
+CAPITALIZED = "CAPITALIZED"
+ALL_CAPS = "ALL_CAPS"
+
+#: Casing tags in the canonical column order.
+CASE_TAGS: tuple[str, ...] = (LOWER, CAPITALIZED, ALL_CAPS)
+
+PERIOD_INDEX = PUNCT_TAGS.index(PERIOD)
+QUESTION_INDEX = PUNCT_TAGS.index(QUESTION)

@@ -1,0 +1,462 @@
+"""The punctuation model runner: one ONNX Runtime session and tokenizer, loaded once, reused.
+
+A model directory holds:
+
+- ``model.onnx``: inputs ``input_ids`` and ``attention_mask`` (int64, ``[batch, seq]``); output
+  ``punct_logits`` (``[batch, seq, len(punct_labels)]``) and, for a model with a casing head,
+  ``case_logits`` (``[batch, seq, len(case_labels)]``).
+- ``tokenizer.json``: a ``tokenizers`` tokenizer.
+- ``config.json``: label names in output column order, casing labels (or null), the maximum
+  sequence length in tokens including specials, the special tokens, and versions.
+
+Words are tokenized to subtokens and each word's tag is read from its last subtoken. Inputs longer
+than the model's maximum are tagged in overlapping windows; each word keeps the prediction of the
+window in which it had the most context on both sides.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from dictate.errors import ModelError, ModelNotFound, ProviderError
+from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
+from dictate.punctuation.tokenization import WordTokenizer
+
+log = logging.getLogger(__name__)
+
+Provider = Literal["auto", "cpu", "cuda"]
+PROVIDERS: tuple[str, ...] = ("auto", "cpu", "cuda")
+CONFIG_FORMAT_VERSION = 1
+_CUDA = "CUDAExecutionProvider"
+_CPU = "CPUExecutionProvider"
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The contents of a model directory's ``config.json``.
+
+    Attributes:
+        punct_labels: Punctuation tag of each ``punct_logits`` column.
+        case_labels: Casing tag of each ``case_logits`` column, or None without a casing head.
+        max_length: Longest input the model takes, in tokens, specials included.
+        special_tokens: Token names for the roles ``cls``, ``sep``, ``pad`` and ``unk``.
+        model_version: Free-form version of the trained weights.
+    """
+
+    punct_labels: tuple[str, ...]
+    case_labels: tuple[str, ...] | None
+    max_length: int
+    special_tokens: dict[str, str]
+    model_version: str = "unknown"
+
+    @classmethod
+    def load(cls, path: Path) -> ModelConfig:
+        """Read and validate ``config.json``.
+
+        Raises:
+            ModelError: The file is unreadable, not JSON, or its fields are wrong.
+        """
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelError(f"cannot read model config {path}: {exc}") from exc
+        if not isinstance(raw, dict):
+            raise ModelError(f"model config {path} is not a JSON object")
+        if raw.get("format_version") != CONFIG_FORMAT_VERSION:
+            raise ModelError(
+                f"model config {path} has format_version {raw.get('format_version')!r}; "
+                f"this version of dictate reads {CONFIG_FORMAT_VERSION}"
+            )
+        try:
+            punct = tuple(raw["punct_labels"])
+            case = tuple(raw["case_labels"]) if raw.get("case_labels") else None
+            max_length = int(raw["max_length"])
+            specials = {str(k): str(v) for k, v in dict(raw["special_tokens"]).items()}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"model config {path} is missing or has a bad field: {exc}") from exc
+        if sorted(punct) != sorted(PUNCT_TAGS):
+            raise ModelError(f"model config {path}: punct_labels must be {list(PUNCT_TAGS)}")
+        if case is not None and sorted(case) != sorted(CASE_TAGS):
+            raise ModelError(f"model config {path}: case_labels must be {list(CASE_TAGS)}")
+        if max_length < 8:
+            raise ModelError(f"model config {path}: max_length {max_length} is too small")
+        return cls(punct, case, max_length, specials, str(raw.get("model_version", "unknown")))
+
+
+@dataclass(frozen=True)
+class Tagging:
+    """Per-word probabilities for one tagged word sequence.
+
+    Attributes:
+        punct_probs: ``[n_words, 4]`` probabilities in the order of ``labels.PUNCT_TAGS``.
+        case_probs: ``[n_words, 3]`` probabilities in the order of ``labels.CASE_TAGS``, or None
+            when the model has no casing head.
+    """
+
+    punct_probs: FloatArray
+    case_probs: FloatArray | None = None
+
+    def __len__(self) -> int:
+        return int(self.punct_probs.shape[0])
+
+    def punct_tags(self) -> list[str]:
+        """The most probable punctuation tag of each word."""
+        return [PUNCT_TAGS[i] for i in self.punct_probs.argmax(axis=1)]
+
+    def case_tags(self) -> list[str] | None:
+        """The most probable casing tag of each word, or None without a casing head."""
+        if self.case_probs is None:
+            return None
+        return [CASE_TAGS[i] for i in self.case_probs.argmax(axis=1)]
+
+    def slice(self, start: int, stop: int) -> Tagging:
+        """The tagging of words ``start:stop``."""
+        case = None if self.case_probs is None else self.case_probs[start:stop]
+        return Tagging(self.punct_probs[start:stop], case)
+
+
+def plan_windows(lengths: Sequence[int], budget: int) -> list[tuple[int, int]]:
+    """Cover words with overlapping windows of at most ``budget`` tokens.
+
+    Consecutive windows overlap by about half a window, so every word lies well inside at least
+    one of them unless the text is shorter than a window.
+
+    Args:
+        lengths: Subtoken count of each word (each at most ``budget``).
+        budget: Tokens available for words in one window.
+
+    Returns:
+        ``(start, stop)`` word ranges, in order, covering every word.
+    """
+    n = len(lengths)
+    windows: list[tuple[int, int]] = []
+    start = 0
+    while start < n:
+        stop, used = start, 0
+        while stop < n and used + lengths[stop] <= budget:
+            used += lengths[stop]
+            stop += 1
+        stop = max(stop, start + 1)
+        windows.append((start, stop))
+        if stop >= n:
+            break
+        # Start the next window so that the end of this one sits near the middle of the next.
+        nxt, tail = stop, 0
+        while nxt - 1 > start and tail + lengths[nxt - 1] <= budget // 2:
+            nxt -= 1
+            tail += lengths[nxt]
+        start = max(nxt, start + 1)
+    return windows
+
+
+def context_scores(
+    lengths: Sequence[int], window: tuple[int, int], total_words: int
+) -> list[float]:
+    """Context of each word of ``window``: the fewer tokens on its poorer side.
+
+    A window edge that is also the edge of the whole text counts as unlimited context, since no
+    other window could see more on that side.
+    """
+    start, stop = window
+    inside = lengths[start:stop]
+    scores: list[float] = []
+    left = 0
+    right = sum(inside)
+    for count in inside:
+        right -= count
+        left_ctx = float("inf") if start == 0 else float(left)
+        right_ctx = float("inf") if stop == total_words else float(right)
+        scores.append(min(left_ctx, right_ctx))
+        left += count
+    return scores
+
+
+def _softmax(logits: npt.NDArray[Any]) -> FloatArray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exp = np.exp(shifted)
+    return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+@dataclass
+class SessionInfo:
+    """Which execution provider a session ended up with, and why."""
+
+    provider: str
+    threads: int
+    note: str = ""
+    available: list[str] = field(default_factory=list)
+
+
+def _preload_cuda_libraries(ort: Any) -> None:
+    """Make CUDA and cuDNN from pip's nvidia-* packages (the ``cuda`` extra) findable.
+
+    ``onnxruntime.preload_dlls`` prints its complaints to stdout, which would corrupt the output
+    of ``dictate punctuate``: they go to the debug log instead.
+    """
+    if not hasattr(ort, "preload_dlls"):
+        return
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            ort.preload_dlls()
+    except Exception as exc:  # best effort: the session tells whether CUDA works
+        log.debug("onnxruntime.preload_dlls() failed: %s", exc)
+    if printed.getvalue().strip():
+        log.debug("onnxruntime.preload_dlls(): %s", printed.getvalue().strip())
+
+
+def create_session(
+    path: Path, provider: str, threads: int | None = None
+) -> tuple[Any, SessionInfo]:
+    """Create an ONNX Runtime session with the requested execution provider.
+
+    ``auto`` tries CUDA and falls back to the CPU with a logged reason; ``cpu`` and ``cuda``
+    force one. The provider in use is read back from the session, never assumed.
+
+    Args:
+        path: The ``model.onnx`` file.
+        provider: ``auto``, ``cpu`` or ``cuda``.
+        threads: Intra-op threads for the CPU; default: up to 4, at most the number of cores.
+
+    Raises:
+        ProviderError: ``cuda`` was requested and cannot be used.
+        ModelError: The file is not a loadable ONNX model.
+    """
+    import onnxruntime as ort
+
+    if provider not in PROVIDERS:
+        raise ProviderError(f"unknown execution provider {provider!r}; use one of {PROVIDERS}")
+    options = ort.SessionOptions()
+    # Pinned on purpose: the default grabs every core, and the GUI and audio threads need one.
+    threads = threads or max(1, min(4, os.cpu_count() or 1))
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    available = list(ort.get_available_providers())
+    info = SessionInfo(provider=_CPU, threads=threads, available=available)
+    wanted = [_CPU]
+    if provider in ("auto", "cuda"):
+        if _CUDA not in available:
+            info.note = (
+                f"this onnxruntime build has no CUDA support (available: {', '.join(available)})"
+            )
+            if provider == "cuda":
+                raise ProviderError(
+                    f"CUDA requested but {info.note}; install onnxruntime-gpu "
+                    "(pip install 'dictate[cuda]') on a machine with an NVIDIA GPU, "
+                    "or use --provider cpu"
+                )
+        else:
+            _preload_cuda_libraries(ort)
+            wanted = [_CUDA, _CPU]
+    quiet = _CUDA in wanted
+    try:
+        if quiet:
+            # A failed CUDA initialisation is expected on CPU-only machines: we log our own
+            # one-line reason instead of onnxruntime's multi-line error on stderr.
+            ort.set_default_logger_severity(4)
+        session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
+    except Exception as exc:  # onnxruntime raises its own exception types for bad files
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(
+            f"cannot load {path}: {first}; the model file is corrupt or not an ONNX model, "
+            "reinstall or re-download it"
+        ) from exc
+    finally:
+        if quiet:
+            ort.set_default_logger_severity(2)  # onnxruntime's default: warnings and up
+    in_use = list(session.get_providers())
+    info.provider = in_use[0] if in_use else _CPU
+    if _CUDA in wanted and _CUDA not in in_use:
+        info.note = (
+            "CUDAExecutionProvider could not be initialised (no NVIDIA GPU, or the CUDA and cuDNN "
+            "libraries were not found: pip install 'dictate[cuda]')"
+        )
+        if provider == "cuda":
+            raise ProviderError(f"CUDA requested but {info.note}; or use --provider cpu")
+    if info.note and provider == "auto":
+        log.info("punctuation model runs on the CPU: %s", info.note)
+    return session, info
+
+
+class PunctuationModel:
+    """A loaded punctuation model: tokenizer, ONNX session and config, reused for every call.
+
+    Safe to call from several threads (ONNX Runtime sessions are; the tokenizer cache is locked).
+
+    Args:
+        model_dir: Directory with ``model.onnx``, ``tokenizer.json`` and ``config.json``.
+        provider: ``auto`` (CUDA if it works, else CPU), ``cpu`` or ``cuda``.
+        threads: CPU intra-op threads (see :func:`create_session`).
+        batch_size: Windows per ONNX Runtime call when a long input is split.
+
+    Raises:
+        ModelNotFound: The directory or one of its files does not exist.
+        ModelError: A file is corrupt or the model's inputs and outputs are not as described.
+        ProviderError: The requested provider cannot be used.
+    """
+
+    def __init__(
+        self,
+        model_dir: str | Path,
+        provider: str = "auto",
+        *,
+        threads: int | None = None,
+        batch_size: int = 8,
+    ) -> None:
+        self.model_dir = Path(model_dir)
+        if not self.model_dir.is_dir():
+            raise ModelNotFound(f"punctuation model directory {self.model_dir} does not exist")
+        for name in ("model.onnx", "tokenizer.json", "config.json"):
+            if not (self.model_dir / name).is_file():
+                raise ModelNotFound(
+                    f"punctuation model directory {self.model_dir} has no {name}; "
+                    "it must hold model.onnx, tokenizer.json and config.json"
+                )
+        self.config = ModelConfig.load(self.model_dir / "config.json")
+        self.tokenizer = WordTokenizer(
+            self.model_dir / "tokenizer.json", self.config.special_tokens
+        )
+        self._session, self.session_info = create_session(
+            self.model_dir / "model.onnx", provider, threads
+        )
+        self._check_signature()
+        self._batch_size = max(1, batch_size)
+        head, tail = self.tokenizer.specials
+        self._head, self._tail = head, tail
+        #: Tokens available for words in one window.
+        self.window_tokens = self.config.max_length - len(head) - len(tail)
+        # Columns of the model's outputs in canonical tag order.
+        self._punct_order = [self.config.punct_labels.index(t) for t in PUNCT_TAGS]
+        self._case_order = (
+            [self.config.case_labels.index(t) for t in CASE_TAGS]
+            if self.config.case_labels
+            else None
+        )
+
+    def _check_signature(self) -> None:
+        inputs = {i.name for i in self._session.get_inputs()}
+        outputs = [o.name for o in self._session.get_outputs()]
+        path = self.model_dir / "model.onnx"
+        if inputs != {"input_ids", "attention_mask"}:
+            raise ModelError(
+                f"{path} takes inputs {sorted(inputs)}; expected input_ids and attention_mask"
+            )
+        if "punct_logits" not in outputs:
+            raise ModelError(f"{path} has no output 'punct_logits' (outputs: {outputs})")
+        if (self.config.case_labels is not None) != ("case_logits" in outputs):
+            raise ModelError(
+                f"{path}: config.json case_labels and the model's case_logits output disagree"
+            )
+        self._outputs = ["punct_logits"] + (["case_logits"] if "case_logits" in outputs else [])
+
+    @property
+    def provider(self) -> str:
+        """The execution provider the session actually uses, e.g. ``CPUExecutionProvider``."""
+        return self.session_info.provider
+
+    @property
+    def threads(self) -> int:
+        """CPU intra-op threads of the session."""
+        return self.session_info.threads
+
+    @property
+    def has_casing(self) -> bool:
+        """Whether the model predicts casing."""
+        return self.config.case_labels is not None
+
+    def count_tokens(self, words: Sequence[str]) -> int:
+        """Subtokens of ``words`` (specials not included)."""
+        return self.tokenizer.count(words)
+
+    def run_ids(
+        self, input_ids: npt.NDArray[np.int64], attention_mask: npt.NDArray[np.int64]
+    ) -> list[Any]:
+        """Run the session on ready-made token ids; used by the benchmarks."""
+        return list(
+            self._session.run(
+                self._outputs, {"input_ids": input_ids, "attention_mask": attention_mask}
+            )
+        )
+
+    def tag(self, words: Sequence[str]) -> Tagging:
+        """Tag a sequence of words, windowing it when it is longer than the model's maximum.
+
+        Args:
+            words: Lowercase words without punctuation, as a recogniser produces them.
+
+        Returns:
+            Per-word probabilities.
+        """
+        n = len(words)
+        case_cols = len(CASE_TAGS) if self.has_casing else 0
+        if n == 0:
+            empty = np.zeros((0, len(PUNCT_TAGS)), np.float32)
+            return Tagging(empty, np.zeros((0, case_cols), np.float32) if case_cols else None)
+        # A word longer than a window (pathological input) keeps its last subtokens: its tag is
+        # read from the last one.
+        ids = [w[-self.window_tokens :] for w in self.tokenizer.word_ids(words)]
+        lengths = [len(w) for w in ids]
+        windows = plan_windows(lengths, self.window_tokens)
+        punct = np.zeros((n, len(PUNCT_TAGS)), np.float32)
+        case = np.zeros((n, case_cols), np.float32) if case_cols else None
+        best = np.full(n, -1.0)
+        for first in range(0, len(windows), self._batch_size):
+            batch = windows[first : first + self._batch_size]
+            outputs = self._run_windows(ids, batch)
+            for (start, stop), (p_win, c_win) in zip(batch, outputs, strict=True):
+                scores = context_scores(lengths, (start, stop), n)
+                for offset, score in enumerate(scores):
+                    index = start + offset
+                    if score > best[index]:
+                        best[index] = score
+                        punct[index] = p_win[offset]
+                        if case is not None and c_win is not None:
+                            case[index] = c_win[offset]
+        return Tagging(punct, case)
+
+    def _run_windows(
+        self, ids: list[tuple[int, ...]], windows: list[tuple[int, int]]
+    ) -> list[tuple[FloatArray, FloatArray | None]]:
+        """Run one batch of windows; returns per-word probabilities of each window."""
+        rows: list[list[int]] = []
+        last_positions: list[list[int]] = []
+        for start, stop in windows:
+            row = list(self._head)
+            positions = []
+            for word in ids[start:stop]:
+                row.extend(word)
+                positions.append(len(row) - 1)
+            row.extend(self._tail)
+            rows.append(row)
+            last_positions.append(positions)
+        width = max(len(r) for r in rows)
+        input_ids = np.full((len(rows), width), self.tokenizer.pad_id, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for i, row in enumerate(rows):
+            input_ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+        outputs = self.run_ids(input_ids, mask)
+        punct_logits = np.asarray(outputs[0])[..., self._punct_order]
+        case_logits = (
+            np.asarray(outputs[1])[..., self._case_order] if self._case_order is not None else None
+        )
+        result: list[tuple[FloatArray, FloatArray | None]] = []
+        for i, positions in enumerate(last_positions):
+            p = _softmax(punct_logits[i, positions])
+            c = _softmax(case_logits[i, positions]) if case_logits is not None else None
+            result.append((p, c))
+        return result

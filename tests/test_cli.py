@@ -1,0 +1,222 @@
+"""The command line, end to end, on a tiny real ONNX model."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dictate.cli import run
+
+# A reference in the tiny model's vocabulary: it tags stop/huh/well, and nothing else.
+TSV = "the\tO\nstop\tPERIOD\nwell\tCOMMA\nyou\tO\nhuh\tQUESTION\nand\tO\nthe\tPERIOD\n"
+CASED = "The people, well, look at London stop. Why huh? So I think we go stop.\n"
+
+
+def dictate(
+    *args: str,
+    stdin: bytes = b"",
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the real entry point in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "dictate", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def run_text(args: list[str], stdin: bytes = b"") -> str:
+    out = io.StringIO()
+    assert run(args, stdin=io.BytesIO(stdin), stdout=out) == 0
+    return out.getvalue()
+
+
+def test_punctuate_streaming_joins_segments_across_pauses(tiny_model_dir: Path) -> None:
+    text = run_text(
+        ["punctuate", "--model", str(tiny_model_dir)],
+        b"the people look at\n\nlondon stop so i\nthink nasa huh and we go\n",
+    )
+    assert text == "The people look at London stop. So I think NASA huh? And we go.\n"
+
+
+def test_punctuate_baseline_closes_every_line(tiny_model_dir: Path) -> None:
+    text = run_text(
+        ["punctuate", "--mode", "baseline", "--model", str(tiny_model_dir)],
+        b"the people look at\nlondon stop so i\n",
+    )
+    assert text == "The people look at. London stop. So I.\n"
+
+
+def test_punctuate_strips_input_punctuation_and_case(tiny_model_dir: Path) -> None:
+    text = run_text(["punctuate", "--model", str(tiny_model_dir)], b'"The, PEOPLE?!" (look)\n')
+    assert text == "The people look.\n"
+
+
+def test_punctuate_with_no_input_prints_nothing(tiny_model_dir: Path) -> None:
+    assert run_text(["punctuate", "--model", str(tiny_model_dir)], b"\n  \n") == ""
+
+
+def test_model_from_environment(tiny_model_dir: Path) -> None:
+    env = {**os.environ, "DICTATE_PUNCTUATOR_MODEL": str(tiny_model_dir)}
+    result = dictate("punctuate", stdin=b"the stop\n", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == b"The stop.\n"
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[bytes], *needles: str) -> None:
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert err.count("\n") == 1 and err.startswith("dictate: error: "), err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, err
+
+
+def test_missing_model_directory(tmp_path: Path) -> None:
+    assert_one_line_error(dictate("punctuate", "--model", str(tmp_path / "no")), "does not exist")
+
+
+def test_no_model_anywhere(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DICTATE_PUNCTUATOR_MODEL"}
+    env["XDG_DATA_HOME"] = str(tmp_path)
+    result = dictate("punctuate", stdin=b"hello\n", env=env)
+    if result.returncode == 0:
+        pytest.skip("a punctuation model is installed with the package")
+    assert_one_line_error(result, "no punctuation model found", "--model")
+
+
+def test_corrupt_model(tiny_model_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    broken = Path(shutil.copytree(tiny_model_dir, tmp_path / "m"))
+    (broken / "model.onnx").write_bytes(b"\0garbage" * 100)
+    assert_one_line_error(
+        dictate("punctuate", "--model", str(broken), stdin=b"a\n"), "model.onnx", "corrupt"
+    )
+
+
+def test_binary_stdin(tiny_model_dir: Path) -> None:
+    assert_one_line_error(
+        dictate("punctuate", "--model", str(tiny_model_dir), stdin=b"ok\n\x89PNG\0\0\x1a\n"),
+        "line 2",
+        "binary",
+    )
+
+
+def test_non_utf8_stdin(tiny_model_dir: Path) -> None:
+    assert_one_line_error(
+        dictate("punctuate", "--model", str(tiny_model_dir), stdin=b"caf\xe9\n"), "line 1", "UTF-8"
+    )
+
+
+def test_a_50000_word_line_is_refused_and_earlier_text_kept(tiny_model_dir: Path) -> None:
+    stdin = b"the people stop\n" + b"word " * 50_000 + b"\n"
+    result = dictate("punctuate", "--model", str(tiny_model_dir), stdin=stdin)
+    assert_one_line_error(result, "line 2", "50,000 words")
+    assert result.stdout == b"The people stop.\n"  # what came before the bad line is not lost
+
+
+def test_bad_decoder_option(tiny_model_dir: Path) -> None:
+    assert_one_line_error(
+        dictate("punctuate", "--model", str(tiny_model_dir), "--min-right-words", "0"),
+        "min_right_words",
+    )
+
+
+def test_eval_punctuation_json(tiny_model_dir: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.tsv"
+    ref.write_text(TSV)
+    result = json.loads(
+        run_text(["eval", "punctuation", str(ref), "--json", "--model", str(tiny_model_dir)])
+    )
+    punct = result["model"]["punctuation"]
+    # The model finds stop, well and huh, and misses the final period: 3 of 4 marks.
+    assert punct["PERIOD"]["precision"] == 1.0 and punct["PERIOD"]["recall"] == 0.5
+    assert punct["COMMA"]["f1"] == 1.0 and punct["QUESTION"]["f1"] == 1.0
+    assert punct["OVERALL"]["recall"] == pytest.approx(0.75)
+    assert result["model"]["segmentation"]["f0.5"] == pytest.approx(
+        (1.25 * 1.0 * (2 / 3)) / (0.25 * 1.0 + 2 / 3)
+    )
+    assert result["model"]["capitalization"] is None
+    assert result["words"] == 7
+
+
+def test_eval_punctuation_table_with_casing(tiny_model_dir: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text(CASED)
+    text = run_text(["eval", "punctuation", str(ref), "--model", str(tiny_model_dir)])
+    assert "OVERALL f1" in text and "capitalisation f1" in text
+
+
+def test_eval_streaming_compares_both_decoders(tiny_model_dir: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text(CASED * 20)
+    args = ["eval", "streaming", str(ref), "--model", str(tiny_model_dir), "--seed", "1"]
+    args += "--seed 2 --p-mid 0.3".split()
+    result = json.loads(run_text([*args, "--json"]))
+    assert [r["seed"] for r in result["runs"]] == [1, 2]
+    for entry in result["runs"]:
+        baseline, streaming = entry["baseline"], entry["streaming"]
+        # The tiny model knows where sentences end; only the baseline also closes every pause.
+        assert streaming["segmentation"]["precision"] == 1.0
+        assert baseline["segmentation"]["precision"] < 1.0
+        assert streaming["segmentation"]["f0.5"] > baseline["segmentation"]["f0.5"]
+        assert baseline["mean_delay_segments"] == 0
+        assert streaming["mean_delay_segments"] > 0
+    text = run_text(args)
+    assert "segmentation F0.5 over 2 seeds" in text
+
+
+def test_eval_unreadable_file(tiny_model_dir: Path, tmp_path: Path) -> None:
+    assert_one_line_error(
+        dictate(
+            "eval", "punctuation", str(tmp_path / "missing.tsv"), "--model", str(tiny_model_dir)
+        ),
+        "missing.tsv",
+    )
+    binary = tmp_path / "data.bin"
+    binary.write_bytes(b"\0\1\2" * 100)
+    assert_one_line_error(
+        dictate("eval", "streaming", str(binary), "--model", str(tiny_model_dir)), "data.bin"
+    )
+
+
+def test_eval_bad_simulation_option(tiny_model_dir: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text(CASED)
+    assert_one_line_error(
+        dictate("eval", "streaming", str(ref), "--p-end", "1.5", "--model", str(tiny_model_dir)),
+        "p_end",
+    )
+
+
+def test_bench_punctuator(tmp_path: Path) -> None:
+    from tiny_model import build_tiny_model
+
+    model_dir = build_tiny_model(tmp_path / "m", max_length=128)
+    args = ["bench", "punctuator", "--model", str(model_dir), *"--runs 3 --repeats 1".split()]
+    result = json.loads(run_text([*args, "--json"]))
+    assert result["provider"] == "CPUExecutionProvider" or result["provider"].startswith("CUDA")
+    windows = {w["tokens"]: w for w in result["windows"]}
+    assert set(windows) == {32, 64, 128, 256}
+    assert windows[128]["median_ms"] > 0 and windows[128]["p95_ms"] >= windows[128]["median_ms"]
+    assert "max_length" in windows[256]["skipped"]
+    assert result["streaming"]["words"] == 5_000
+    assert result["streaming"]["words_per_second_median"] > 0
+    assert result["peak_rss_mb"] > 0
+    text = run_text(args)
+    assert "words/s" in text and "provider" in text
+
+
+def test_help_and_version() -> None:
+    result = dictate("--version")
+    assert result.returncode == 0 and result.stdout.startswith(b"dictate ")
+    assert b"punctuate" in dictate().stdout
