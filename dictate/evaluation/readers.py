@@ -179,6 +179,12 @@ def _parse_iwslt_tsv(text: str, source: str) -> Reference:
         line = raw.strip()
         if not line:
             continue
+        if raw.lstrip(" ").startswith("\t") and line in _RANK:
+            # A tag whose word was lost (dev2012 has a few, where a lone symbol stood): like a
+            # free-standing mark in text, it punctuates the word before it, upgrade only.
+            if tags and _RANK[line] > _RANK[tags[-1]]:
+                tags[-1] = line
+            continue
         fields = line.split("\t")
         if len(fields) != 2 or not fields[0] or any(ch.isspace() for ch in fields[0]):
             raise InputError(

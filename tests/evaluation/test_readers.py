@@ -97,6 +97,13 @@ def test_read_iwslt_tsv(tmp_path: Path) -> None:
     assert ref == Reference(words=["i", "'m", "here"], tags=["O", "COMMA", "PERIOD"], cased=None)
 
 
+def test_read_iwslt_tsv_tag_without_word(tmp_path: Path) -> None:
+    # dev2012 has lines like "<TAB>COMMA" where a lone symbol was stripped from the word column:
+    # the tag punctuates the previous word, and never downgrades it.
+    path = _write(tmp_path, "ref.tsv", "a\tO\n\tCOMMA\nb\tPERIOD\n\tCOMMA\nc\tO\n")
+    assert read_iwslt_tsv(path).tags == ["COMMA", "PERIOD", "O"]
+
+
 @pytest.mark.parametrize(
     ("content", "line", "what"),
     [
@@ -104,7 +111,7 @@ def test_read_iwslt_tsv(tmp_path: Path) -> None:
         ("a\tO\nb\tperiod\n", 2, "unknown tag 'period'"),
         ("a O\n", 1, "expected 'word<TAB>TAG'"),
         ("a\tO\tx\n", 1, "expected 'word<TAB>TAG'"),
-        ("a\tO\n\tO\n", 2, "expected 'word<TAB>TAG'"),
+        ("a\tO\n\tFOO\n", 2, "expected 'word<TAB>TAG'"),
         ("two words\tO\n", 1, "expected 'word<TAB>TAG'"),
     ],
 )
