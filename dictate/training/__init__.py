@@ -1,0 +1,1 @@
+"""Training of the punctuation and casing model (extra ``train``; never imported by the app)."""

