@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dictate.cli import run
+from dictate.cli import main, run
 
 # A reference in the tiny model's vocabulary: it tags stop/huh/well, and nothing else.
 TSV = "the\tO\nstop\tPERIOD\nwell\tCOMMA\nyou\tO\nhuh\tQUESTION\nand\tO\nthe\tPERIOD\n"
@@ -84,13 +84,18 @@ def test_missing_model_directory(tmp_path: Path) -> None:
     assert_one_line_error(dictate("punctuate", "--model", str(tmp_path / "no")), "does not exist")
 
 
-def test_no_model_anywhere(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DICTATE_PUNCTUATOR_MODEL"}
-    env["XDG_DATA_HOME"] = str(tmp_path)
-    result = dictate("punctuate", stdin=b"hello\n", env=env)
-    if result.returncode == 0:
-        pytest.skip("a punctuation model is installed with the package")
-    assert_one_line_error(result, "no punctuation model found", "--model")
+def test_no_model_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The checkout ships a model, so pretend the bundled one is absent (in-process).
+    import dictate.paths
+
+    monkeypatch.delenv("DICTATE_PUNCTUATOR_MODEL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setattr(dictate.paths, "bundled_punctuator_dirs", lambda: [tmp_path / "none"])
+    assert main(["punctuate"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no punctuation model found" in err and "--model" in err
 
 
 def test_corrupt_model(tiny_model_dir: Path, tmp_path: Path) -> None:

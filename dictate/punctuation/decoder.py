@@ -109,7 +109,7 @@ class StreamingOptions:
             one model window beside the left context.
     """
 
-    min_right_words: int = 3
+    min_right_words: int = 4
     left_context_words: int = 10
     max_pending_words: int = 60
     max_pending_tokens: int | None = None
