@@ -376,8 +376,8 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
 def cmd_bench_punctuator(args: argparse.Namespace, stdout: TextIO) -> int:
     from dictate.bench import bench_punctuator, format_punctuator
 
-    if args.runs < 1 or args.repeats < 1:
-        raise InputError("--runs and --repeats must be at least 1")
+    if args.runs < 1 or args.repeats < 1 or (args.threads is not None and args.threads < 1):
+        raise InputError("--runs, --repeats and --threads must be at least 1")
     words = tags = None
     if args.text:
         from dictate.evaluation.readers import read_reference

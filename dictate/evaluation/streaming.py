@@ -66,28 +66,12 @@ def score(reference: Reference, tags: Sequence[str], cased: Sequence[str] | None
         A JSON-ready dict: ``punctuation`` per class and overall, ``segmentation`` with P, R, F1
         and F0.5, and ``capitalization`` or None.
     """
-    seg = segmentation_scores(reference.tags, tags)
-    result: dict[str, Any] = {
-        "punctuation": scores_to_dict(punctuation_scores(reference.tags, tags)),
-        "segmentation": {
-            "precision": seg.precision,
-            "recall": seg.recall,
-            "f1": seg.f1,
-            "f0.5": seg.f_beta(0.5),
-            "tp": seg.tp,
-            "fp": seg.fp,
-            "fn": seg.fn,
-        },
-        "capitalization": None,
-    }
+    scores = {"segmentation": segmentation_scores(reference.tags, tags)}
     if reference.cased is not None and cased is not None:
-        cap = capitalization_scores(reference.cased, cased)
-        result["capitalization"] = {
-            "precision": cap.precision,
-            "recall": cap.recall,
-            "f1": cap.f1,
-            "tp": cap.tp,
-            "fp": cap.fp,
-            "fn": cap.fn,
-        }
-    return result
+        scores["capitalization"] = capitalization_scores(reference.cased, cased)
+    flat = scores_to_dict(scores, f_betas=(0.5,))
+    return {
+        "punctuation": scores_to_dict(punctuation_scores(reference.tags, tags)),
+        "segmentation": flat["segmentation"],
+        "capitalization": flat.get("capitalization"),
+    }

@@ -184,6 +184,30 @@ def context_scores(
     return scores
 
 
+def best_windows(
+    lengths: Sequence[int], windows: Sequence[tuple[int, int]]
+) -> npt.NDArray[np.int64]:
+    """For each word, the index of the window that gives it the most context (first on ties).
+
+    Args:
+        lengths: Subtoken count of each word.
+        windows: Word ranges from :func:`plan_windows`.
+
+    Returns:
+        One window index per word.
+    """
+    n = len(lengths)
+    best = np.full(n, -1.0)
+    choice = np.zeros(n, dtype=np.int64)
+    for index, window in enumerate(windows):
+        start = window[0]
+        for offset, score in enumerate(context_scores(lengths, window, n)):
+            if score > best[start + offset]:
+                best[start + offset] = score
+                choice[start + offset] = index
+    return choice
+
+
 def _softmax(logits: npt.NDArray[Any]) -> FloatArray:
     shifted = logits - logits.max(axis=-1, keepdims=True)
     exp = np.exp(shifted)
@@ -411,21 +435,19 @@ class PunctuationModel:
         ids = [w[-self.window_tokens :] for w in self.tokenizer.word_ids(words)]
         lengths = [len(w) for w in ids]
         windows = plan_windows(lengths, self.window_tokens)
+        choice = best_windows(lengths, windows)
         punct = np.zeros((n, len(PUNCT_TAGS)), np.float32)
         case = np.zeros((n, case_cols), np.float32) if case_cols else None
-        best = np.full(n, -1.0)
         for first in range(0, len(windows), self._batch_size):
             batch = windows[first : first + self._batch_size]
             outputs = self._run_windows(ids, batch)
-            for (start, stop), (p_win, c_win) in zip(batch, outputs, strict=True):
-                scores = context_scores(lengths, (start, stop), n)
-                for offset, score in enumerate(scores):
-                    index = start + offset
-                    if score > best[index]:
-                        best[index] = score
-                        punct[index] = p_win[offset]
-                        if case is not None and c_win is not None:
-                            case[index] = c_win[offset]
+            for index, (start, stop), (p_win, c_win) in zip(
+                range(first, first + len(batch)), batch, outputs, strict=True
+            ):
+                mine = np.flatnonzero(choice[start:stop] == index)
+                punct[start + mine] = p_win[mine]
+                if case is not None and c_win is not None:
+                    case[start + mine] = c_win[mine]
         return Tagging(punct, case)
 
     def _run_windows(

@@ -185,7 +185,7 @@ def predict(
     window: int = 128,
 ) -> list[np.ndarray]:
     """Punctuation logits per word from each head, windows stitched as the app's runner does."""
-    from dictate.punctuation.model import context_scores, plan_windows
+    from dictate.punctuation.model import best_windows, plan_windows
 
     model.eval()
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -193,8 +193,8 @@ def predict(
     ids = [e.ids[-(window - 2) :] or [tokenizer.token_to_id("[UNK]")] for e in encodings]
     lengths = [len(i) for i in ids]
     windows = plan_windows(lengths, window - 2)
+    choice = best_windows(lengths, windows)
     outs = [np.zeros((len(words), len(PUNCT_TAGS)), np.float32) for _ in heads]
-    best = np.full(len(words), -1.0)
     for first in range(0, len(windows), 32):
         batch = windows[first : first + 32]
         items = []
@@ -205,12 +205,10 @@ def predict(
         hidden = model.bert(x, mask)
         logits = [head(hidden).float().numpy() for head in heads]
         for b, (s, e) in enumerate(batch):
-            pos = np.cumsum([lengths[w] for w in range(s, e)])  # last subtoken, after [CLS]
-            for j, score in enumerate(context_scores(lengths, (s, e), len(words))):
-                if score > best[s + j]:
-                    best[s + j] = score
-                    for out, head_logits in zip(outs, logits, strict=True):
-                        out[s + j] = head_logits[b, pos[j]]
+            pos = np.cumsum(lengths[s:e])  # each word's last subtoken, after [CLS]
+            mine = np.flatnonzero(choice[s:e] == first + b)
+            for out, head_logits in zip(outs, logits, strict=True):
+                out[s + mine] = head_logits[b, pos[mine]]
     model.train()
     return outs
 

@@ -13,7 +13,12 @@ import pytest
 from tiny_model import build_graph
 
 from dictate.errors import ModelError, ModelNotFound, ProviderError
-from dictate.punctuation.model import PunctuationModel, context_scores, plan_windows
+from dictate.punctuation.model import (
+    PunctuationModel,
+    best_windows,
+    context_scores,
+    plan_windows,
+)
 
 
 def _cuda_works(model_dir: Path) -> bool:
@@ -104,6 +109,13 @@ def test_plan_windows_covers_every_word_within_budget(lengths: list[int], budget
 
 def test_plan_windows_overlaps_by_about_half() -> None:
     assert plan_windows([1] * 10, 4) == [(0, 4), (2, 6), (4, 8), (6, 10)]
+
+
+def test_best_windows_prefers_the_most_context() -> None:
+    lengths = [1] * 10
+    windows = [(0, 4), (2, 6), (4, 8), (6, 10)]
+    # Words 0-1 only in window 0; word 3 sits deeper in window 1 than in 0; ties go first.
+    assert best_windows(lengths, windows).tolist() == [0, 0, 0, 1, 1, 2, 2, 3, 3, 3]
 
 
 def test_context_scores() -> None:
