@@ -25,3 +25,23 @@ class ModelNotFound(ModelError):
 
 class ProviderError(DictateError):
     """The requested ONNX Runtime execution provider cannot be used."""
+
+
+class AudioError(DictateError):
+    """Audio could not be read or captured."""
+
+
+class AudioDeviceError(AudioError):
+    """A microphone is missing, cannot be opened, or failed while recording."""
+
+
+class PortAudioMissing(AudioDeviceError):
+    """The PortAudio system library is not installed, so no microphone can be used."""
+
+
+class DownloadError(DictateError):
+    """A model download failed (network, size mismatch, corrupt archive)."""
+
+
+class DownloadCancelled(DownloadError):
+    """The user cancelled a download; nothing was installed."""
