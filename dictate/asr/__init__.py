@@ -1,0 +1,1 @@
+"""Speech recognition: segmentation, engines and the Vosk model manager."""

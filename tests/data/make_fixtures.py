@@ -1,0 +1,84 @@
+"""Regenerate the committed speech fixtures (needs espeak-ng; run from anywhere).
+
+    python tests/data/make_fixtures.py
+
+Each fixture is synthesised phrase by phrase with espeak-ng, trimmed of its own leading and
+trailing silence, and joined with known gaps of digital silence. A JSON file beside each WAV lists
+the phrases with their start and end times, so the tests know where the pauses are. The WAVs are
+written at espeak-ng's native 22,050 Hz (English) and at 16 kHz stereo (Korean), so the tests also
+go through resampling and channel mixing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import wave
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+# (text, silence after it in seconds). The 0.25 s pause inside the first English group is
+# shorter than the segmenter's 500 ms, so it must not end a segment.
+ENGLISH = [
+    ("please call me tomorrow morning", 0.25),
+    ("the weather is nice today", 1.2),
+    ("how are you", 1.2),
+    ("thank you very much", 0.0),
+]
+KOREAN = [
+    ("안녕하세요", 1.2),
+    ("오늘 날씨가 좋습니다", 1.2),
+    ("감사합니다", 0.0),
+]
+
+
+def synthesise(text: str, voice: str) -> tuple[np.ndarray, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "x.wav"
+        subprocess.run(["espeak-ng", "-v", voice, "-s", "120", "-w", str(out), text], check=True)
+        with wave.open(str(out)) as w:
+            rate = w.getframerate()
+            samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    loud = np.flatnonzero(np.abs(samples) > 300)
+    return samples[loud[0] : loud[-1] + 1], rate
+
+
+def build(name: str, phrases: list[tuple[str, float]], voice: str, channels: int) -> None:
+    parts: list[np.ndarray] = []
+    spans = []
+    rate = 0
+    lead = 0.6
+    for text, gap in phrases:
+        audio, rate = synthesise(text, voice)
+        if not parts:
+            parts.append(np.zeros(int(lead * rate), dtype=np.int16))
+        start = sum(len(p) for p in parts) / rate
+        parts.append(audio)
+        end = start + len(audio) / rate
+        spans.append({"text": text, "start": round(start, 3), "end": round(end, 3)})
+        parts.append(np.zeros(int(gap * rate), dtype=np.int16))
+    parts.append(np.zeros(int(0.8 * rate), dtype=np.int16))
+    mono = np.concatenate(parts)
+    target = rate
+    if channels == 2:  # 16 kHz stereo with the right channel a little quieter
+        import soxr
+
+        target = 16000
+        mono = np.rint(soxr.resample(mono.astype(np.float32), rate, target)).astype(np.int16)
+        mono = np.stack([mono, (mono * 0.8).astype(np.int16)], axis=1)
+    with wave.open(str(HERE / f"{name}.wav"), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(2)
+        w.setframerate(target)
+        w.writeframes(mono.astype("<i2").tobytes())
+    meta = {"voice": voice, "phrases": spans}
+    (HERE / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    build("en_phrases", ENGLISH, "en-us+f3", 1)
+    build("ko_phrases", KOREAN, "ko", 2)
