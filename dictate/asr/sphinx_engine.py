@@ -1,0 +1,91 @@
+"""PocketSphinx: the bundled US English fallback, so dictation works before any Vosk model.
+
+The ``pocketsphinx`` package carries a complete acoustic model, dictionary and language model.
+It is much less accurate than Vosk; its label says so and recommends a Vosk model.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from dictate.asr.engine import Word
+from dictate.audio import SAMPLE_RATE
+
+_FRAME_SECONDS = 0.01  # PocketSphinx's default frame rate is 100 per second
+_NOT_WORDS = re.compile(r"^(<s>|</s>|<sil>|\[.*\]|\+\+.*\+\+)$")
+_ALTERNATIVE = re.compile(r"\(\d+\)$")  # "the(2)": second pronunciation of "the"
+
+
+def _clean(word: str) -> str | None:
+    if _NOT_WORDS.match(word):
+        return None
+    return _ALTERNATIVE.sub("", word)
+
+
+class SphinxEngine:
+    """The bundled PocketSphinx US English model."""
+
+    name = "sphinx"
+    label = "PocketSphinx (bundled English, low accuracy: install a Vosk model for better results)"
+
+    def __init__(self) -> None:
+        from pocketsphinx import get_model_path
+
+        self.model_path: Path | None = Path(get_model_path()) / "en-us"
+
+    def recognizer(self) -> SphinxRecognizer:
+        return SphinxRecognizer()
+
+
+class SphinxRecognizer:
+    """One PocketSphinx decoder, one utterance per segment."""
+
+    def __init__(self) -> None:
+        from pocketsphinx import Decoder
+
+        self._decoder = Decoder(samprate=SAMPLE_RATE, loglevel="FATAL")
+        self._offset = 0.0
+        self._partial: list[str] = []
+        self._in_utt = False
+
+    def start(self, time: float) -> None:
+        if self._in_utt:
+            self._decoder.end_utt()
+        self._decoder.start_utt()
+        self._in_utt = True
+        self._offset = time
+        self._partial = []
+
+    def accept(self, samples: np.ndarray) -> list[str] | None:
+        if not self._in_utt:
+            self.start(self._offset)
+        self._decoder.process_raw(np.asarray(samples, dtype="<i2").tobytes(), False, False)
+        hyp = self._decoder.hyp()
+        words = hyp.hypstr.split() if hyp is not None and hyp.hypstr else []
+        if words == self._partial:
+            return None
+        self._partial = words
+        return words
+
+    def finish(self) -> list[Word]:
+        if not self._in_utt:
+            return []
+        self._decoder.end_utt()
+        self._in_utt = False
+        self._partial = []
+        words = []
+        for seg in self._decoder.seg() or ():  # None when nothing was decoded
+            text = _clean(seg.word)
+            if text:
+                words.append(
+                    Word(
+                        text,
+                        self._offset + seg.start_frame * _FRAME_SECONDS,
+                        self._offset + (seg.end_frame + 1) * _FRAME_SECONDS,
+                        1.0,
+                    )
+                )
+        return words

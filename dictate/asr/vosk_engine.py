@@ -1,0 +1,112 @@
+"""Vosk (Kaldi) recognition: the default, accurate engine.
+
+Vosk has its own endpointer, which ends an utterance after a short pause and would start a new
+result inside our segment. Its Python API (0.3.45) has no setter for the endpointer, so instead
+of fighting it we collect every result Vosk finalizes inside a segment and join them: only our
+segmenter decides where a segment ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from dictate.asr.engine import Word
+from dictate.audio import SAMPLE_RATE
+from dictate.errors import ModelError
+
+log = logging.getLogger("dictate.asr")
+
+
+class VoskEngine:
+    """A Vosk model loaded from a directory.
+
+    Raises:
+        ModelError: The directory is not a Vosk model or Kaldi cannot load it.
+    """
+
+    name = "vosk"
+
+    def __init__(self, model_path: str | Path) -> None:
+        import vosk
+
+        from dictate.asr.models import is_vosk_model_dir
+
+        path = Path(model_path)
+        if not is_vosk_model_dir(path):
+            raise ModelError(
+                f"{path} is not a Vosk model directory (expected am/final.mdl and conf/); "
+                "download one with `dictate models download NAME`"
+            )
+        vosk.SetLogLevel(-1)
+        try:
+            self._model = vosk.Model(str(path))
+        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+            raise ModelError(
+                f"Vosk could not load the model in {path} ({exc}); it may be incomplete or "
+                "corrupt: remove it and download or import it again"
+            ) from None
+        self.model_path: Path | None = path
+        self.label = f"Vosk ({path.name})"
+
+    def recognizer(self) -> VoskRecognizer:
+        import vosk
+
+        return VoskRecognizer(vosk.KaldiRecognizer(self._model, SAMPLE_RATE))
+
+
+class VoskRecognizer:
+    """One Kaldi recogniser with word times, decoding our segments one after another."""
+
+    def __init__(self, kaldi: object) -> None:
+        self._kaldi = kaldi
+        self._kaldi.SetWords(True)  # type: ignore[attr-defined]
+        self._offset = 0.0
+        self._words: list[Word] = []
+        self._partial: list[str] = []
+        self._fed = 0  # samples fed since the recogniser was made
+        self._segment_base = 0.0  # Vosk's own clock at the start of the current segment
+
+    def start(self, time: float) -> None:
+        self._kaldi.Reset()  # type: ignore[attr-defined]
+        self._offset = time
+        self._words = []
+        self._partial = []
+        # Vosk's word times run on across Reset(): they count every sample ever fed.
+        self._segment_base = self._fed / SAMPLE_RATE
+
+    def _collect(self, result_json: str) -> None:
+        result = json.loads(result_json)
+        for item in result.get("result", []):
+            shift = self._offset - self._segment_base
+            self._words.append(
+                Word(
+                    item["word"],
+                    shift + float(item["start"]),
+                    shift + float(item["end"]),
+                    float(item.get("conf", 1.0)),
+                )
+            )
+
+    def accept(self, samples: np.ndarray) -> list[str] | None:
+        kaldi = self._kaldi
+        data = np.asarray(samples, dtype="<i2").tobytes()
+        self._fed += len(samples)
+        if kaldi.AcceptWaveform(data):  # type: ignore[attr-defined]
+            self._collect(kaldi.Result())  # type: ignore[attr-defined]
+            partial: list[str] = []
+        else:
+            partial = json.loads(kaldi.PartialResult()).get("partial", "").split()  # type: ignore[attr-defined]
+        words = [w.text for w in self._words] + partial
+        if words == self._partial:
+            return None
+        self._partial = words
+        return words
+
+    def finish(self) -> list[Word]:
+        self._collect(self._kaldi.FinalResult())  # type: ignore[attr-defined]
+        words, self._words, self._partial = self._words, [], []
+        return words
