@@ -1,0 +1,372 @@
+"""Audio source -> segmenter -> recogniser -> streaming punctuator -> events. No Qt here.
+
+Two worker threads in this process:
+
+* the **audio thread** reads the source, measures the level, runs the VAD segmenter and feeds
+  the recogniser, emitting partial words as they change;
+* the **punctuation thread** takes each finished segment's words and runs the
+  :class:`StreamingPunctuator` (ONNX Runtime), emitting finalized sentences and the pending text.
+
+They are joined by an unbounded queue of segments (a segment is a few dozen words), so a slow
+punctuator never stalls audio capture. :meth:`Pipeline.stop` stops the source; what it had
+already captured is still segmented, recognised and punctuated, and the punctuator is flushed,
+before :class:`Finished` is emitted: nothing spoken before Stop is lost. Errors (a lost device,
+a failing punctuator) become :class:`Error` events; words recognised before them are kept, and
+if the punctuator fails, later words still arrive, unpunctuated.
+
+Callbacks run on the worker threads; a GUI must hand them over to its own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from dictate.asr.engine import Engine, Word
+from dictate.asr.segmenter import (
+    SegmentAudio,
+    SegmentEnded,
+    Segmenter,
+    SegmenterOptions,
+    SpeechStarted,
+)
+from dictate.audio import SAMPLE_RATE
+from dictate.audio.capture import AudioSource
+from dictate.audio.resample import level_dbfs
+from dictate.errors import DictateError
+from dictate.punctuation.decoder import Update
+
+log = logging.getLogger("dictate.pipeline")
+
+LEVEL_INTERVAL = 0.1
+"""Seconds of audio between two :class:`Level` events."""
+
+
+class Punctuator(Protocol):
+    """StreamingPunctuator or SegmentPunctuator."""
+
+    def feed(self, words: list[str]) -> Update: ...
+
+    def flush(self) -> Update: ...
+
+    def reset(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all pipeline events; ``time`` is seconds since :meth:`Pipeline.start`."""
+
+    time: float
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict with the event's kind under "event"."""
+        return {"event": type(self).__name__.lower(), **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Level(Event):
+    """Input level of the last ~100 ms, for a meter."""
+
+    dbfs: float
+
+
+@dataclass(frozen=True)
+class SpeechStart(Event):
+    """The VAD heard speech begin (source time ``at``)."""
+
+    segment: int
+    at: float
+
+
+@dataclass(frozen=True)
+class Partial(Event):
+    """The live, unpunctuated words of the segment being spoken (replace the previous ones)."""
+
+    segment: int
+    words: list[str]
+
+
+@dataclass(frozen=True)
+class Segment(Event):
+    """A segment ended: its final words with source times."""
+
+    segment: int
+    start: float
+    end: float
+    reason: str
+    words: list[Word]
+
+
+@dataclass(frozen=True)
+class Pending(Event):
+    """The words not yet finalized, as currently punctuated, through segment ``segment``.
+
+    Replaces the previous pending text; partial words of segments up to ``segment`` are now in it.
+    """
+
+    segment: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Finalized(Event):
+    """Sentences that are final: append them; they never change."""
+
+    segment: int
+    sentences: list[str]
+    punctuated: bool = True
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    """Something failed; ``fatal`` errors end the run (after flushing what was recognised)."""
+
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    """The run is over; every word recognised has been emitted as :class:`Finalized`."""
+
+    reason: str
+    """"end_of_audio", "stopped" or "error"."""
+    audio_seconds: float
+    dropped_blocks: int
+
+
+@dataclass
+class _Job:
+    segment: int
+    words: list[str]
+    ended_at: float = field(default=0.0)
+
+
+_END = None  # the audio thread's last job
+
+
+class Pipeline:
+    """Runs one source at a time through segmentation, recognition and punctuation.
+
+    Args:
+        engine: A loaded recognition engine.
+        punctuator: The decoder (streaming or baseline), or None to emit raw words.
+        on_event: Called with every event, from the worker threads.
+        segmenter_options: VAD thresholds and durations.
+        vad: A replacement for Silero (for tests of timing logic only).
+
+    A pipeline can be started again after it finished (e.g. on another device after one was
+    lost); the punctuator is flushed at the end of every run.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        punctuator: Punctuator | None,
+        on_event: Callable[[Event], None],
+        segmenter_options: SegmenterOptions | None = None,
+        vad: Callable[[Any], float] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.punctuator = punctuator
+        self.on_event = on_event
+        self.segmenter = Segmenter(segmenter_options, vad)
+        self._recognizer = engine.recognizer()
+        self._source: AudioSource | None = None
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._started = 0.0
+        self._stop_requested = threading.Event()
+        self._finished = threading.Event()
+        self._finished.set()
+        self._segments = 0
+        self._need_start = False
+        self._raw_mode = False
+        self._end_reason = "end_of_audio"
+        self._audio_seconds = 0.0
+
+    # -- control -----------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return not self._finished.is_set()
+
+    def start(self, source: AudioSource) -> None:
+        """Start a run on ``source`` in the background; returns at once."""
+        if self.running:
+            raise RuntimeError("the pipeline is already running; stop it first")
+        self._source = source
+        self._stop_requested.clear()
+        self._finished.clear()
+        self._end_reason = "end_of_audio"
+        self._audio_seconds = 0.0
+        self.segmenter.reset()
+        self._started = time.monotonic()
+        self._threads = [
+            threading.Thread(target=self._audio_loop, name="dictate-audio", daemon=True),
+            threading.Thread(target=self._punct_loop, name="dictate-punctuation", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        """Stop listening; queued audio is still processed, then :class:`Finished` follows."""
+        self._stop_requested.set()
+        if self._source is not None:
+            self._source.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run has finished; False on timeout."""
+        return self._finished.wait(timeout)
+
+    def run(self, source: AudioSource) -> None:
+        """Start on ``source`` and wait for the end (files; tests)."""
+        self.start(source)
+        self.wait()
+
+    # -- threads -----------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return time.monotonic() - self._started
+
+    def _emit(self, event: Event) -> None:
+        try:
+            self.on_event(event)
+        except Exception:  # a broken listener must not kill the pipeline
+            log.exception("event listener failed on %s", type(event).__name__)
+
+    def _audio_loop(self) -> None:
+        source = self._source
+        assert source is not None
+        level_samples: list[Any] = []
+        level_count = 0
+        try:
+            for block in source.blocks():
+                self._audio_seconds = block.end
+                level_samples.append(block.samples)
+                level_count += len(block.samples)
+                if level_count >= LEVEL_INTERVAL * SAMPLE_RATE:
+                    self._emit(Level(self._now(), level_dbfs(np.concatenate(level_samples))))
+                    level_samples, level_count = [], 0
+                self._segment_events(self.segmenter.process(block.samples))
+        except DictateError as exc:
+            self._end_reason = "error"
+            self._emit(Error(self._now(), str(exc), fatal=True))
+        except Exception as exc:
+            log.exception("audio thread failed")
+            self._end_reason = "error"
+            self._emit(Error(self._now(), f"internal error in audio processing: {exc!r}", True))
+        try:
+            # Close the open segment with the audio that did arrive, even after an error.
+            self._segment_events(self.segmenter.flush())
+        except Exception as exc:
+            log.exception("flushing the recogniser failed")
+            self._emit(Error(self._now(), f"recogniser failed at the end: {exc!r}", True))
+        if self._end_reason != "error" and self._stop_requested.is_set():
+            self._end_reason = "stopped"
+        self._jobs.put(_END)
+
+    def _segment_events(self, events: list[Any]) -> None:
+        for event in events:
+            if isinstance(event, SpeechStarted):
+                self._segments += 1
+                self._emit(SpeechStart(self._now(), self._segments, event.time))
+                self._need_start = True
+            elif isinstance(event, SegmentAudio):
+                if getattr(self, "_need_start", False):
+                    self._recognizer.start(event.start)
+                    self._need_start = False
+                words = self._recognizer.accept(event.samples)
+                if words is not None:
+                    self._emit(Partial(self._now(), self._segments, words))
+            elif isinstance(event, SegmentEnded):
+                self._finish_segment(event)
+
+    def _finish_segment(self, event: SegmentEnded) -> None:
+        words = self._recognizer.finish()
+        self._emit(
+            Segment(self._now(), self._segments, event.start, event.end, event.reason, words)
+        )
+        self._jobs.put(_Job(self._segments, [w.text for w in words], self._now()))
+
+    def _punct_loop(self) -> None:
+        try:
+            while True:
+                job = self._jobs.get()
+                if job is _END:
+                    break
+                self._punctuate(job)
+            self._flush_punctuator()
+        finally:
+            source = self._source
+            dropped = getattr(source, "dropped_blocks", 0) if source is not None else 0
+            self._emit(Finished(self._now(), self._end_reason, self._audio_seconds, dropped))
+            self._finished.set()
+
+    def _punctuate(self, job: _Job) -> None:
+        if not job.words:
+            return
+        if self.punctuator is None or self._raw_mode:
+            self._emit(Finalized(self._now(), job.segment, [" ".join(job.words)], False))
+            return
+        try:
+            update = self.punctuator.feed(job.words)
+        except Exception as exc:
+            self._punctuator_failed(exc, job)
+            return
+        self._emit_update(update, job.segment)
+
+    def _emit_update(self, update: Update, segment: int) -> None:
+        if update.finalized:
+            self._emit(Finalized(self._now(), segment, [s.text for s in update.finalized]))
+        self._emit(Pending(self._now(), segment, update.pending_text))
+
+    def _punctuator_failed(self, exc: Exception, job: _Job) -> None:
+        """Keep the words: emit the pending ones and this segment's raw, then go on raw."""
+        log.exception("punctuator failed")
+        assert self.punctuator is not None
+        self._raw_mode = True
+        self._emit(
+            Error(
+                self._now(),
+                f"punctuation failed ({exc}); dictation goes on without punctuation",
+                fatal=False,
+            )
+        )
+        pending = getattr(self.punctuator, "pending", None)
+        held = list(pending.words) if pending is not None else []
+        if held or job.words:
+            text = " ".join([*held, *job.words])
+            self._emit(Finalized(self._now(), job.segment, [text], False))
+        self._emit(Pending(self._now(), job.segment, ""))
+
+    def _flush_punctuator(self) -> None:
+        if self.punctuator is None or self._raw_mode:
+            self._raw_mode = False
+            if self.punctuator is not None:
+                self.punctuator.reset()
+            return
+        try:
+            update = self.punctuator.flush()
+        except Exception as exc:
+            self._punctuator_failed(exc, _Job(self._segments, []))
+            self.punctuator.reset()
+            self._raw_mode = False
+            return
+        self._emit_update(update, self._segments)
+
+
+def final_text(events: list[Event]) -> str:
+    """The dictated text of a finished run: its finalized sentences joined."""
+    return " ".join(e.text for e in events if isinstance(e, Finalized) and e.text)

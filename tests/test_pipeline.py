@@ -1,0 +1,220 @@
+"""The whole pipeline on the committed fixtures: real Silero VAD, real recognisers, the shipped
+punctuation model, in its worker threads."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dictate.asr.sphinx_engine import SphinxEngine
+from dictate.asr.vosk_engine import VoskEngine
+from dictate.audio.capture import AudioBlock, FileSource
+from dictate.errors import AudioDeviceError
+from dictate.paths import resolve_punctuator_model
+from dictate.pipeline import (
+    Error,
+    Event,
+    Finalized,
+    Finished,
+    Level,
+    Partial,
+    Pending,
+    Pipeline,
+    Segment,
+    final_text,
+)
+from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator, Update
+from dictate.punctuation.model import PunctuationModel
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="module")
+def model() -> PunctuationModel:
+    return PunctuationModel(resolve_punctuator_model(), "cpu")
+
+
+@pytest.fixture(scope="module")
+def sphinx() -> SphinxEngine:
+    return SphinxEngine()
+
+
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[\w']+", text.lower())
+
+
+def recognised(events: list[Event]) -> list[str]:
+    return [w.text for e in events if isinstance(e, Segment) for w in e.words]
+
+
+def test_english_file_to_punctuated_text(model: PunctuationModel, sphinx: SphinxEngine) -> None:
+    events: list[Event] = []
+    Pipeline(sphinx, StreamingPunctuator(model), events.append).run(
+        FileSource(DATA / "en_phrases.wav")
+    )
+    text = final_text(events)
+    # Nothing lost: every recognised word is in the final text, in order.
+    assert words_of(text) == recognised(events)
+    assert text[0].isupper() and text[-1] in ".?"
+    assert "Thank you" in text
+    kinds = [type(e) for e in events]
+    assert kinds[-1] is Finished and events[-1].reason == "end_of_audio"  # type: ignore[attr-defined]
+    assert Level in kinds and Partial in kinds and Pending in kinds
+    assert not any(isinstance(e, Error) for e in events)
+    # Events are in time order, and each segment's words show up (pending or final) after it.
+    times = [e.time for e in events]
+    assert times == sorted(times)
+
+
+def test_korean_file_through_vosk(model: PunctuationModel, korean_vosk_model: Path) -> None:
+    events: list[Event] = []
+    engine = VoskEngine(korean_vosk_model)
+    Pipeline(engine, StreamingPunctuator(model), events.append).run(
+        FileSource(DATA / "ko_phrases.wav")
+    )
+    segments = [e for e in events if isinstance(e, Segment)]
+    assert len(segments) == 3
+    assert words_of(final_text(events)) == recognised(events)
+
+
+def test_baseline_mode_closes_every_segment_as_a_sentence(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    events: list[Event] = []
+    Pipeline(sphinx, SegmentPunctuator(model), events.append).run(
+        FileSource(DATA / "en_phrases.wav")
+    )
+    finalized = [e for e in events if isinstance(e, Finalized)]
+    segments = [e for e in events if isinstance(e, Segment) and e.words]
+    assert len(finalized) == len(segments)
+
+
+def test_stop_drains_what_was_heard(model: PunctuationModel, sphinx: SphinxEngine) -> None:
+    events: list[Event] = []
+    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+    pipeline.start(FileSource(DATA / "en_phrases.wav", realtime=True))
+    deadline = time.monotonic() + 20
+    while not any(isinstance(e, Partial) and e.segment == 3 for e in events):  # mid 3rd phrase
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    pipeline.stop()
+    assert pipeline.wait(20)
+    assert isinstance(events[-1], Finished) and events[-1].reason == "stopped"
+    segments = [e for e in events if isinstance(e, Segment)]
+    assert len(segments) == 3 and segments[-1].words  # the cut-off phrase was still recognised
+    assert words_of(final_text(events)) == recognised(events)
+
+
+class FailingSource:
+    """A file source whose device 'disappears' after ``fail_after`` seconds of audio.
+
+    The real device-lost path (a PulseAudio server killed under PortAudio) is tested in
+    tests/audio/test_capture.py; this one checks the pipeline's handling without a sound server.
+    """
+
+    dropped_blocks = 0
+
+    def __init__(self, path: Path, fail_after: float) -> None:
+        self.inner = FileSource(path)
+        self.name = "flaky"
+        self.fail_after = fail_after
+
+    def blocks(self) -> Iterator[AudioBlock]:
+        for block in self.inner.blocks():
+            if block.start >= self.fail_after:
+                raise AudioDeviceError("microphone 'flaky' stopped delivering audio")
+            yield block
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
+def test_lost_device_keeps_the_words_and_the_pipeline_can_resume(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    events: list[Event] = []
+    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+    pipeline.run(FailingSource(DATA / "en_phrases.wav", fail_after=7.0))  # inside "how are you"
+    errors = [e for e in events if isinstance(e, Error)]
+    assert len(errors) == 1 and errors[0].fatal and "flaky" in errors[0].message
+    assert isinstance(events[-1], Finished) and events[-1].reason == "error"
+    assert len([e for e in events if isinstance(e, Segment)]) == 2
+    assert words_of(final_text(events)) == recognised(events)
+    # Dictation resumes on another source with the same pipeline.
+    more: list[Event] = []
+    pipeline.on_event = more.append
+    pipeline.run(FileSource(DATA / "en_phrases.wav"))
+    assert isinstance(more[-1], Finished) and more[-1].reason == "end_of_audio"
+    assert final_text(more)
+
+
+class BrokenPunctuator:
+    """Works for the first segment, then raises: stands in for an ONNX Runtime failure."""
+
+    def __init__(self, model: PunctuationModel) -> None:
+        self.inner = StreamingPunctuator(model)
+        self.calls = 0
+
+    @property
+    def pending(self):  # type: ignore[no-untyped-def]
+        return self.inner.pending
+
+    def feed(self, words: list[str]) -> Update:
+        self.calls += 1
+        if self.calls > 1:
+            raise RuntimeError("ONNX Runtime: out of memory")
+        return self.inner.feed(words)
+
+    def flush(self) -> Update:
+        return self.inner.flush()
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+
+def test_failing_punctuator_still_delivers_every_word(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    events: list[Event] = []
+    Pipeline(sphinx, BrokenPunctuator(model), events.append).run(
+        FileSource(DATA / "en_phrases.wav")
+    )
+    errors = [e for e in events if isinstance(e, Error)]
+    assert len(errors) == 1 and not errors[0].fatal and "punctuation failed" in errors[0].message
+    assert words_of(final_text(events)) == recognised(events)
+    assert any(isinstance(e, Finalized) and not e.punctuated for e in events)
+    assert isinstance(events[-1], Finished) and events[-1].reason == "end_of_audio"
+
+
+def test_a_failing_listener_does_not_stop_the_pipeline(sphinx: SphinxEngine) -> None:
+    seen: list[Event] = []
+    lock = threading.Lock()
+
+    def listener(event: Event) -> None:
+        with lock:
+            seen.append(event)
+        if isinstance(event, Level):
+            raise ValueError("listener bug")
+
+    pipeline = Pipeline(sphinx, None, listener)
+    pipeline.run(FileSource(DATA / "en_phrases.wav"))
+    assert isinstance(seen[-1], Finished)
+    # Without a punctuator, words arrive raw, one Finalized per segment.
+    raw = [e for e in seen if isinstance(e, Finalized)]
+    assert raw and not any(e.punctuated for e in raw)
+
+
+def test_start_twice_is_refused(sphinx: SphinxEngine) -> None:
+    pipeline = Pipeline(sphinx, None, lambda e: None)
+    pipeline.start(FileSource(DATA / "en_phrases.wav", realtime=True))
+    try:
+        with pytest.raises(RuntimeError, match="already running"):
+            pipeline.start(FileSource(DATA / "en_phrases.wav"))
+    finally:
+        pipeline.stop()
+        assert pipeline.wait(20)
