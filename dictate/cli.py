@@ -1,4 +1,4 @@
-"""The ``dictate`` command: punctuate, eval and bench subcommands.
+"""The ``dictate`` command: punctuate, transcribe, eval, bench, devices and models subcommands.
 
 Exit status: 0 on success, 2 on bad input or a missing or broken model (one line on stderr,
 no traceback), 1 on an unexpected internal error, 130 when interrupted.
@@ -161,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_punct.add_argument("--json", action="store_true", help="print JSON")
     _add_model_args(bench_punct)
+
+    from dictate import cli_speech
+
+    cli_speech.add_bench_parser(bench_kinds)
+    cli_speech.add_parsers(commands, _add_decoder_args)
     return parser
 
 
@@ -401,6 +406,7 @@ def run(
     *,
     stdin: Any = None,
     stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
 ) -> int:
     """Parse ``argv`` and run the command; returns the exit status.
 
@@ -419,6 +425,18 @@ def run(
         if args.eval_kind == "punctuation":
             return cmd_eval_punctuation(args, out)
         return cmd_eval_streaming(args, out)
+    if args.command in ("transcribe", "devices", "models") or (
+        args.command == "bench" and args.bench_kind == "pipeline"
+    ):
+        from dictate import cli_speech
+
+        if args.command == "transcribe":
+            return cli_speech.cmd_transcribe(args, _options(args), out, stderr)
+        if args.command == "devices":
+            return cli_speech.cmd_devices(args, out)
+        if args.command == "models":
+            return cli_speech.cmd_models(args, out, stderr)
+        return cli_speech.cmd_bench_pipeline(args, out)
     if args.command == "bench":
         return cmd_bench_punctuator(args, out)
     # The desktop window arrives with the GUI issue; until then, say what there is.

@@ -1,0 +1,206 @@
+"""Microphone capture through a real PortAudio device: a private PulseAudio server's null sink,
+whose monitor is the default input (see tests/pulse.py). A fixture is played into the sink with
+paplay and must be heard, resampled from the device's 44.1 kHz and segmented where its pauses are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pulse import PulseServer
+
+from dictate.asr.segmenter import SegmentEnded, Segmenter
+from dictate.audio.capture import AudioBlock, MicrophoneSource
+from dictate.errors import AudioDeviceError
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def record_while_playing(
+    server: PulseServer, wav: Path, seconds: float
+) -> tuple[list[AudioBlock], MicrophoneSource]:
+    """Open the default microphone, play ``wav`` after the first block, record ``seconds``."""
+    source = MicrophoneSource()
+    blocks: list[AudioBlock] = []
+    first = threading.Event()
+
+    def consume() -> None:
+        for block in source.blocks():
+            blocks.append(block)
+            first.set()
+
+    thread = threading.Thread(target=consume)
+    thread.start()
+    assert first.wait(20), "no audio from the PulseAudio monitor"
+    player = server.play(wav)
+    time.sleep(seconds)
+    source.stop()
+    thread.join(20)
+    assert not thread.is_alive()
+    player.wait(20)
+    return blocks, source
+
+
+def test_default_device_is_listed_and_found(pulse_server: PulseServer) -> None:
+    from dictate.audio.devices import find_input_device, list_input_devices
+
+    devices = list_input_devices()
+    assert any(d.is_default for d in devices)
+    default = find_input_device(None)
+    assert find_input_device(str(default.index)) == default
+    assert find_input_device(default.name) == default
+    with pytest.raises(AudioDeviceError, match="no input device named"):
+        find_input_device("no such microphone")
+    with pytest.raises(AudioDeviceError, match="no input device with index"):
+        find_input_device("999")
+
+
+def test_microphone_hears_the_fixture_and_it_is_segmented(pulse_server: PulseServer) -> None:
+    spans = json.loads((DATA / "en_phrases.json").read_text())["phrases"]
+    blocks, source = record_while_playing(pulse_server, DATA / "en_phrases.wav", 12.5)
+    assert source.device.default_rate != 16000  # so resampling really happened
+    samples = np.concatenate([b.samples for b in blocks])
+    assert samples.dtype == np.int16
+    # Sample-exact clock: block times add up.
+    for before, after in itertools.pairwise(blocks):
+        assert after.start == pytest.approx(before.end)
+    assert np.abs(samples).max() > 3000  # the speech, not silence
+    seg = Segmenter()
+    events = seg.process(samples) + seg.flush()
+    segments = [e for e in events if isinstance(e, SegmentEnded)]
+    assert len(segments) == 3  # the 0.25 s pause joins the first two phrases
+    # The gaps between segments match the fixture's pauses (start offset unknown: playback
+    # starts a little after recording).
+    offset = segments[0].start - spans[0]["start"]
+    assert segments[1].start - offset == pytest.approx(spans[2]["start"], abs=0.2)
+    assert segments[2].start - offset == pytest.approx(spans[3]["start"], abs=0.2)
+    assert source.dropped_blocks == 0
+
+
+def test_device_lost_mid_dictation_raises_an_error_not_a_crash(tmp_path: Path) -> None:
+    with PulseServer(tmp_path) as server:
+        source = MicrophoneSource(stall_timeout=1.0)
+        got: list[AudioBlock] = []
+        failure: list[BaseException] = []
+
+        def consume() -> None:
+            try:
+                for block in source.blocks():
+                    got.append(block)
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=consume)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not got:
+            assert not failure, failure
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        server.kill()  # the sound server (and with it the device) vanishes
+        thread.join(20)
+        assert not thread.is_alive()
+    assert got, "blocks before the loss were delivered"
+    assert len(failure) == 1 and isinstance(failure[0], AudioDeviceError)
+    assert "stopped delivering audio" in str(failure[0])
+
+
+def test_portaudio_missing_still_transcribes_files(tmp_path: Path) -> None:
+    """sounddevice raises OSError at import without libportaudio2. Uninstalling a system library
+    is not possible inside a test, so a subprocess makes that import fail the same way (a fake,
+    for this reason only) and runs the real command line."""
+    hook = tmp_path / "sitecustomize.py"
+    hook.write_text(
+        "import sys\n"
+        "class _NoPortAudio:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sounddevice':\n"
+        "            raise OSError('PortAudio library not found')\n"
+        "sys.meta_path.insert(0, _NoPortAudio())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    mic = subprocess.run(
+        [sys.executable, "-m", "dictate", "transcribe", "--mic", "--duration", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert mic.returncode == 2
+    assert "libportaudio2" in mic.stderr and "Traceback" not in mic.stderr
+    assert len(mic.stderr.strip().splitlines()) == 1
+    devices = subprocess.run(
+        [sys.executable, "-m", "dictate", "devices"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert devices.returncode == 2 and "libportaudio2" in devices.stderr
+    text = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dictate",
+            "transcribe",
+            str(DATA / "en_phrases.wav"),
+            "--engine",
+            "sphinx",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert text.returncode == 0, text.stderr
+    assert "Thank you" in text.stdout
+
+
+def test_dictation_survives_losing_the_device_and_resumes_on_another(
+    tmp_path: Path, pulse_server: PulseServer
+) -> None:
+    from dictate.asr.sphinx_engine import SphinxEngine
+    from dictate.pipeline import Error, Event, Finished, Pipeline, Segment, final_text
+
+    events: list[Event] = []
+    pipeline = Pipeline(SphinxEngine(), None, events.append)
+    with PulseServer(tmp_path) as doomed:
+        pipeline.start(MicrophoneSource(stall_timeout=1.0))
+        time.sleep(2.5)  # the device opens
+        doomed.play(DATA / "en_phrases.wav")
+        deadline = time.monotonic() + 30
+        while not any(isinstance(e, Segment) for e in events):  # first phrase group heard
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        doomed.kill()
+        assert pipeline.wait(30)
+    errors = [e for e in events if isinstance(e, Error)]
+    assert errors and errors[0].fatal and "stopped delivering audio" in errors[0].message
+    finished = events[-1]
+    assert isinstance(finished, Finished) and finished.reason == "error"
+    heard = final_text(events)
+    assert heard  # what was recognised before the loss is kept
+
+    # Resume on the other server's device (PortAudio re-lists devices first).
+    from dictate.audio.devices import refresh_devices
+
+    refresh_devices()
+    resumed: list[Event] = []
+    pipeline.on_event = resumed.append
+    pipeline.start(MicrophoneSource())
+    time.sleep(2.5)
+    pulse_server.play(DATA / "en_phrases.wav").wait(30)
+    time.sleep(1.0)
+    pipeline.stop()
+    assert pipeline.wait(30)
+    assert isinstance(resumed[-1], Finished) and resumed[-1].reason == "stopped"
+    assert "thank" in final_text(resumed).lower()

@@ -1,0 +1,200 @@
+"""``dictate transcribe | devices | models | bench pipeline`` through the real entry point."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pulse import PulseServer
+
+from dictate.cli import main, run
+from dictate.config import load_settings
+
+DATA = Path(__file__).resolve().parent / "data"
+EN = str(DATA / "en_phrases.wav")
+
+
+def call(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def one_line_error(err: str, *needles: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("dictate: error: ")
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_transcribe_english_file_with_the_bundled_engine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = call(["transcribe", EN], capsys)
+    assert code == 0
+    text = out.strip()
+    assert text[0].isupper() and text[-1] in ".?" and "Thank you" in text
+    assert "no Vosk model installed" in err and "dictate models download" in err
+
+
+def test_transcribe_json_events(
+    capsys: pytest.CaptureFixture[str], korean_vosk_model: Path
+) -> None:
+    code, out, _ = call(
+        ["transcribe", str(DATA / "ko_phrases.wav"), "--model", str(korean_vosk_model), "--json"],
+        capsys,
+    )
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[-1] == "finished" and "level" not in kinds
+    assert kinds.count("segment") == 3
+    segment = next(e for e in events if e["event"] == "segment")
+    assert {"start", "end", "words"} <= segment.keys()
+    assert all({"text", "start", "end", "confidence"} <= w.keys() for w in segment["words"])
+    assert all(isinstance(e["time"], float) for e in events)
+
+
+def test_transcribe_baseline_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = call(["transcribe", EN, "--engine", "sphinx", "--mode", "baseline"], capsys)
+    assert code == 0 and out.strip().endswith((".", "?"))
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["transcribe", "missing.wav"], ["missing.wav", "does not exist"]),
+        (["transcribe", __file__], ["is not a WAV file"]),
+        (["transcribe"], ["AUDIO file or --mic"]),
+        (["transcribe", EN, "--mic"], ["AUDIO file or --mic"]),
+        (["transcribe", EN, "--duration", "3"], ["--duration needs --mic"]),
+        (["transcribe", EN, "--engine", "vosk"], ["no Vosk model installed"]),
+        (["transcribe", EN, "--model", "/nonexistent/model"], ["/nonexistent/model"]),
+        (["transcribe", EN, "--silence-ms", "5"], ["bad segmenter option"]),
+        (["transcribe", EN, "--engine", "sphinx", "--model", "x"], ["--model is for Vosk"]),
+        (["models", "remove", "vosk-model-small-en-us-0.15"], ["not installed"]),
+        (["models", "import", "/nonexistent/dir"], ["/nonexistent/dir"]),
+        (["models", "download", "no-such-model"], ["no-such-model"]),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_2(
+    args: list[str], needles: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = call(args, capsys)
+    assert code == 2
+    one_line_error(
+        err.replace("dictate: note:", "").split("\n", 1)[-1] if "note:" in err else err, *needles
+    )
+
+
+def fake_vosk_model(root: Path) -> Path:
+    """A directory with a Vosk model's layout (the manager only moves files; nothing loads it)."""
+    (root / "am").mkdir(parents=True)
+    (root / "conf").mkdir()
+    (root / "am" / "final.mdl").write_bytes(b"x" * 1000)
+    (root / "conf" / "model.conf").write_text("--sample-frequency=16000\n")
+    return root
+
+
+def test_models_import_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = fake_vosk_model(tmp_path / "my-model")
+    code, out, _ = call(["models", "import", str(source)], capsys)
+    assert code == 0 and "installed my-model" in out
+    code, out, _ = call(["models", "list"], capsys)
+    assert "my-model" in out and "vosk-model-small-en-us-0.15" in out and "(recommended)" in out
+    code, out, _ = call(["models", "remove", "my-model"], capsys)
+    assert code == 0
+    _, out, _ = call(["models", "list"], capsys)
+    assert "my-model" not in out
+
+
+@pytest.fixture
+def zip_server(tmp_path: Path) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 serving a zipped model."""
+    model = fake_vosk_model(tmp_path / "served" / "vosk-model-small-en-us-0.15")
+    archive = tmp_path / "model.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in model.rglob("*"):
+            zf.write(path, path.relative_to(model.parent))
+    payload = archive.read_bytes()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/model.zip"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_models_download_shows_progress(
+    zip_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = call(
+        ["models", "download", "vosk-model-small-en-us-0.15", "--url", zip_server], capsys
+    )
+    assert code == 0, err
+    assert "installed vosk-model-small-en-us-0.15" in out
+    assert "(100%)" in err
+    _, out, _ = call(["models", "list"], capsys)
+    assert "vosk-model-small-en-us-0.15" in out and " installed" in out
+
+
+def test_devices_remembers_a_choice(
+    pulse_server: PulseServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = call(["devices"], capsys)
+    assert code == 0 and "default" in out and "*" in out
+    code, out, _ = call(["devices", "--use", "default"], capsys)
+    assert load_settings().input_device is None
+    code, out, _ = call(["devices", "--use", "pulse"], capsys)
+    assert code == 0 and load_settings().input_device == "pulse"
+    _, out, _ = call(["devices"], capsys)
+    assert "(remembered)" in out
+    code, _, err = call(["devices", "--use", "no such mic"], capsys)
+    assert code == 2 and "no input device named" in err
+
+
+def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
+    out = io.StringIO()
+    err = io.StringIO()
+    player = threading.Timer(3.0, lambda: pulse_server.play(DATA / "en_phrases.wav"))
+    player.start()
+    began = time.monotonic()
+    code = run(
+        ["transcribe", "--mic", "--duration", "16", "--engine", "sphinx"], stdout=out, stderr=err
+    )
+    assert code == 0, err.getvalue()
+    assert time.monotonic() - began < 40
+    assert "listening on" in err.getvalue()
+    assert "Thank you" in out.getvalue()
+
+
+def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = call(["bench", "pipeline", EN, "--runs", "1", "--json"], capsys)
+    assert code == 0
+    result = json.loads(out)
+    sphinx = result["engines"]["sphinx"]
+    assert 0 < sphinx["rtf_median"] < 10
+    assert sphinx["segments"] == 3 and sphinx["latency_close_ms_median"] > 0
+    # Speech end -> shown includes the 500 ms of silence that closes a segment.
+    assert sphinx["latency_speech_end_ms_median"] > 450
