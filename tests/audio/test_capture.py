@@ -204,3 +204,20 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
     assert pipeline.wait(30)
     assert isinstance(resumed[-1], Finished) and resumed[-1].reason == "stopped"
     assert "thank" in final_text(resumed).lower()
+
+
+def test_a_slow_consumer_drops_blocks_and_counts_them(
+    pulse_server: PulseServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = MicrophoneSource(queue_blocks=3)
+    received = 0
+    began = time.monotonic()
+    with caplog.at_level("WARNING", logger="dictate.audio"):
+        for _ in source.blocks():
+            received += 1
+            time.sleep(0.2)  # far slower than the 30 ms blocks arrive
+            if time.monotonic() - began > 3:
+                source.stop()
+    assert source.dropped_blocks > 0
+    assert any("dropped" in r.getMessage() for r in caplog.records)
+    assert received >= 3  # what fitted in the queue was still delivered
