@@ -71,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dictate {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="run the app offscreen on the bundled sample recording; exit 0 if the text appears",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     punctuate = commands.add_parser(
@@ -426,7 +431,7 @@ def run(
             return cmd_eval_punctuation(args, out)
         return cmd_eval_streaming(args, out)
     if args.command in ("transcribe", "devices", "models") or (
-        args.command == "bench" and args.bench_kind == "pipeline"
+        args.command == "bench" and args.bench_kind in ("pipeline", "gui")
     ):
         from dictate import cli_speech
 
@@ -436,12 +441,18 @@ def run(
             return cli_speech.cmd_devices(args, out)
         if args.command == "models":
             return cli_speech.cmd_models(args, out, stderr)
+        if args.bench_kind == "gui":
+            return cli_speech.cmd_bench_gui(args, out)
         return cli_speech.cmd_bench_pipeline(args, out)
     if args.command == "bench":
         return cmd_bench_punctuator(args, out)
-    # The desktop window arrives with the GUI issue; until then, say what there is.
-    parser.print_help(out)
-    return 0
+    if args.self_test:
+        from dictate.ui.app import self_test
+
+        return self_test()
+    from dictate.ui.app import run_app
+
+    return run_app()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

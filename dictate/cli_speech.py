@@ -127,6 +127,43 @@ def add_bench_parser(bench_kinds: Any) -> None:
     bench.add_argument("--runs", type=int, default=3, metavar="N", help="timed runs (default 3)")
     bench.add_argument("--json", action="store_true", help="print JSON")
 
+    gui = bench_kinds.add_parser(
+        "gui",
+        help="longest stall of the window's event loop during dictation",
+        description="Dictates AUDIO (default: the bundled sample) at real-time speed into the "
+        "window (offscreen unless QT_QPA_PLATFORM says otherwise) while a 5 ms timer measures "
+        "the gaps between its ticks; prints the longest gap, the 99th percentile and how many "
+        "gaps exceeded 50 ms, per run.",
+    )
+    gui.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV file")
+    gui.add_argument("--engine", choices=("vosk", "sphinx"))
+    gui.add_argument("--model", metavar="PATH", help="Vosk model")
+    gui.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    gui.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.audio.capture import FileSource
+    from dictate.paths import asset_path
+    from dictate.ui.bench import bench_gui
+
+    if args.runs < 1:
+        raise InputError("--runs must be at least 1")
+    audio = Path(args.audio) if args.audio else asset_path("sample_en.wav")
+    FileSource(audio)  # a bad file fails here, with one line
+    result = bench_gui(audio, args.engine, args.model, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    for number, r in enumerate(result["runs"], start=1):
+        stdout.write(
+            f"run {number}: longest stall {r['max_stall_ms']} ms, p99 {r['p99_ms']} ms, "
+            f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
+        )
+    stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
+    return 0
+
 
 # -- shared ----------------------------------------------------------------------------------
 

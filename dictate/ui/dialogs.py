@@ -1,0 +1,256 @@
+"""Settings and the first-start speech model dialog."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFontComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from dictate.config import Settings
+from dictate.errors import DictateError, DownloadCancelled
+
+log = logging.getLogger("dictate.ui")
+
+
+def engine_choices() -> list[tuple[str, str | None, str | None]]:
+    """(label, engine, model) for every recogniser the user can pick."""
+    from dictate.asr.models import ModelStore
+
+    choices: list[tuple[str, str | None, str | None]] = [("Automatic (best installed)", None, None)]
+    try:
+        for model in ModelStore().installed():
+            choices.append((f"Vosk: {model.name}", "vosk", model.name))
+    except OSError as exc:
+        log.warning("cannot list Vosk models: %s", exc)
+    choices.append(("PocketSphinx (bundled English, low accuracy)", "sphinx", None))
+    return choices
+
+
+def device_choices() -> tuple[list[tuple[str, str | None]], str | None]:
+    """(label, device name) of every microphone, and an error message if there are none."""
+    from dictate.audio.devices import list_input_devices
+
+    choices: list[tuple[str, str | None]] = [("System default microphone", None)]
+    try:
+        for device in list_input_devices():
+            choices.append((f"{device.name} ({device.host_api})", device.name))
+    except DictateError as exc:
+        return choices, str(exc)
+    return choices, None
+
+
+class SettingsDialog(QDialog):
+    """Everything in :class:`Settings`, saved by the caller when accepted."""
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setAccessibleName("Settings")
+        form = QFormLayout()
+        self.device = QComboBox()
+        devices, error = device_choices()
+        for label, name in devices:
+            self.device.addItem(label, name)
+        if error:
+            self.device.setToolTip(error)
+        self._select(self.device, settings.input_device)
+        self.engine = QComboBox()
+        for label, engine, model in engine_choices():
+            self.engine.addItem(label, (engine, model))
+        self._select(self.engine, (settings.engine, settings.vosk_model))
+        self.silence = QSpinBox()
+        self.silence.setRange(100, 3000)
+        self.silence.setSingleStep(50)
+        self.silence.setSuffix(" ms")
+        self.silence.setValue(settings.silence_ms)
+        self.max_segment = QDoubleSpinBox()
+        self.max_segment.setRange(2.0, 120.0)
+        self.max_segment.setSuffix(" s")
+        self.max_segment.setValue(settings.max_segment_s)
+        self.mode = QComboBox()
+        self.mode.addItem("Streaming (sentences finalized when the next begins)", "streaming")
+        self.mode.addItem("Baseline (every pause ends a sentence)", "baseline")
+        self._select(self.mode, settings.mode)
+        self.right_words = QSpinBox()
+        self.right_words.setRange(1, 20)
+        self.right_words.setValue(settings.min_right_words)
+        self.font_family = QFontComboBox()
+        if settings.font_family:
+            self.font_family.setCurrentFont(QFont(settings.font_family))
+        self.font_size = QSpinBox()
+        self.font_size.setRange(6, 72)
+        self.font_size.setValue(settings.font_size)
+        for label, widget in (
+            ("&Microphone", self.device),
+            ("Speech &engine", self.engine),
+            ("&Silence that ends a segment", self.silence),
+            ("Ma&ximum segment", self.max_segment),
+            ("Punctuation &mode", self.mode),
+            ("Words after a sentence &before it is final", self.right_words),
+            ("Editor &font", self.font_family),
+            ("Font si&ze", self.font_size),
+        ):
+            widget.setAccessibleName(label.replace("&", ""))
+            form.addRow(label, widget)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    @staticmethod
+    def _select(combo: QComboBox, value: object) -> None:
+        for i in range(combo.count()):
+            if combo.itemData(i) == value:
+                combo.setCurrentIndex(i)
+                return
+
+    def apply_to(self, settings: Settings) -> None:
+        settings.input_device = self.device.currentData()
+        settings.engine, settings.vosk_model = self.engine.currentData()
+        settings.silence_ms = self.silence.value()
+        settings.max_segment_s = self.max_segment.value()
+        settings.mode = self.mode.currentData()
+        settings.min_right_words = self.right_words.value()
+        settings.font_family = self.font_family.currentFont().family()
+        settings.font_size = self.font_size.value()
+
+
+class _DownloadSignals(QObject):
+    progress = Signal(int, int)
+    finished = Signal(str)
+    failed = Signal(str)
+
+
+class ModelDialog(QDialog):
+    """First start without a Vosk model: download the recommended one, import one, or go on
+    with the bundled English engine. The download runs on a worker thread with progress,
+    cancel and retry."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        from dictate.asr.models import RECOMMENDED, find_entry, format_size
+
+        super().__init__(parent)
+        self.setWindowTitle("Speech model")
+        self.entry = find_entry(RECOMMENDED)
+        self.installed_path: Path | None = None
+        self._cancel = threading.Event()
+        self._signals = _DownloadSignals()
+        self._signals.progress.connect(self._on_progress)
+        self._signals.finished.connect(self._on_finished)
+        self._signals.failed.connect(self._on_failed)
+        self.message = QLabel(
+            "No Vosk speech model is installed. Dictation works now with the bundled "
+            "PocketSphinx English engine, but it is much less accurate.\n\n"
+            f"Download the recommended model {self.entry.name} "
+            f"({format_size(self.entry.approx_bytes)}), or import one you already have."
+        )
+        self.message.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Download progress")
+        self.progress.setVisible(False)
+        self.download_button = QPushButton("&Download")
+        self.import_button = QPushButton("&Import from disk…")
+        self.cancel_button = QPushButton("&Cancel download")
+        self.cancel_button.setVisible(False)
+        self.later_button = QPushButton("Use the &bundled engine for now")
+        self.download_button.clicked.connect(self.start_download)
+        self.import_button.clicked.connect(self.import_model)
+        self.cancel_button.clicked.connect(self._cancel.set)
+        self.later_button.clicked.connect(self.reject)
+        row = QHBoxLayout()
+        for button in (
+            self.download_button,
+            self.import_button,
+            self.cancel_button,
+            self.later_button,
+        ):
+            row.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.progress)
+        layout.addLayout(row)
+
+    def start_download(self) -> None:
+        from dictate.asr.models import ModelStore
+
+        self._cancel.clear()
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.cancel_button.setVisible(True)
+        self.download_button.setEnabled(False)
+        self.import_button.setEnabled(False)
+        self.message.setText(f"Downloading {self.entry.name}…")
+        signals, cancel, name = self._signals, self._cancel, self.entry.name
+
+        def work() -> None:
+            try:
+                path = ModelStore().download(
+                    name,
+                    progress=lambda done, total: signals.progress.emit(done, total or 0),
+                    cancel=cancel,
+                )
+            except DownloadCancelled:
+                signals.failed.emit("Download cancelled; nothing was installed.")
+            except DictateError as exc:
+                signals.failed.emit(str(exc))
+            except Exception as exc:
+                log.exception("download failed")
+                signals.failed.emit(f"Download failed: {exc!r}")
+            else:
+                signals.finished.emit(str(path))
+
+        threading.Thread(target=work, name="dictate-download", daemon=True).start()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * done / total))
+            self.progress.setFormat(f"{done * 100 // total}%")
+
+    def _on_finished(self, path: str) -> None:
+        self.installed_path = Path(path)
+        self.accept()
+
+    def _on_failed(self, message: str) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.download_button.setEnabled(True)
+        self.download_button.setText("&Retry download")
+        self.import_button.setEnabled(True)
+        self.message.setText(message)
+
+    def import_model(self) -> None:
+        from dictate.asr.models import ModelStore
+
+        path = QFileDialog.getExistingDirectory(self, "Vosk model folder")
+        if not path:
+            return
+        try:
+            self.installed_path = ModelStore().import_path(Path(path))
+        except DictateError as exc:
+            self.message.setText(str(exc))
+            return
+        self.accept()

@@ -1,0 +1,195 @@
+"""Crash recovery after kill -9, settings round trip, the first-start model dialog against a real
+HTTP server on 127.0.0.1, and the self-test."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dictate.config import Settings, load_settings, save_settings
+from dictate.journal import Journal, replay
+from dictate.ui.app import open_document_at_start
+from dictate.ui.main_window import MainWindow
+
+CRASHING_SESSION = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+    from dictate.config import Settings
+    from dictate.journal import Journal
+    from dictate.pipeline import Finalized, Pending
+    from dictate.ui.main_window import MainWindow
+
+    app = QApplication([])
+    window = MainWindow(Settings(engine="sphinx"), Journal(Path(sys.argv[1])), False)
+    window.load_text("", None)
+    window.show()
+    window.handle_event(Finalized(0.1, 1, ["Dictated before the crash."]))
+    window.editor.setFocus()
+    QTest.keyClicks(window.editor, " Typed too, with ")
+    for char in "ünïcode.":  # QTest.keyClicks takes ASCII only
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            event = QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, char)
+            QApplication.sendEvent(window.editor, event)
+    window.handle_event(Pending(0.2, 2, "and words still pending"))
+    print(repr(window.editor.text), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_kill_9_then_recover_exactly(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    journal_path = tmp_path / "journal.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-c", CRASHING_SESSION, str(journal_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr
+    text_before_crash = eval(result.stdout.strip().splitlines()[-1])  # the repr printed above
+    recovered = replay(journal_path)
+    assert recovered is not None and not recovered.closed
+    assert recovered.text == text_before_crash
+    assert recovered.text == "Dictated before the crash. Typed too, with ünïcode."
+    assert recovered.pending == "and words still pending"
+
+    window = MainWindow(Settings(engine="sphinx"), Journal(journal_path), False)
+    asked = []
+
+    def ask(parent: object, what: object) -> bool:
+        asked.append(what)
+        return True
+
+    assert open_document_at_start(window, recovered, ask)
+    assert asked and window.editor.text == recovered.full_text
+    assert window.modified
+    window.modified = False
+    window.close()
+    # A normal close marks the journal: nothing to offer next time.
+    after = replay(journal_path)
+    assert after is not None and after.closed
+    fresh = MainWindow(Settings(engine="sphinx"), Journal(journal_path), False)
+    assert not open_document_at_start(fresh, after, lambda w, r: pytest.fail("asked"))
+    fresh.close()
+
+
+def test_settings_round_trip(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from dictate.ui.dialogs import SettingsDialog
+
+    path = tmp_path / "settings.json"
+    settings = Settings(input_device="USB mic", silence_ms=700, mode="baseline", font_size=18)
+    save_settings(settings, path)
+    assert load_settings(path) == settings
+    dialog = SettingsDialog(settings)
+    dialog.silence.setValue(900)
+    dialog.right_words.setValue(6)
+    dialog.font_size.setValue(20)
+    dialog.apply_to(settings)
+    save_settings(settings, path)
+    again = load_settings(path)
+    assert (again.silence_ms, again.min_right_words, again.font_size) == (900, 6, 20)
+    path.write_text("{not json")
+    assert load_settings(path) == Settings()  # a broken file never stops the app
+
+
+@pytest.fixture
+def model_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
+    """A real HTTP server on 127.0.0.1 serving a zip with a Vosk model's layout (the manager only
+    moves files), or 404 once ``state["fail"]`` is set."""
+    top = tmp_path / "vosk-model-small-en-us-0.15"
+    (top / "am").mkdir(parents=True)
+    (top / "conf").mkdir()
+    (top / "am" / "final.mdl").write_bytes(os.urandom(200_000))
+    (top / "conf" / "model.conf").write_text("--sample-frequency=16000\n")
+    archive = tmp_path / "m.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in top.rglob("*"):
+            zf.write(path, path.relative_to(tmp_path))
+    payload = archive.read_bytes()
+    state = {"fail": 0, "requests": 0}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            state["requests"] += 1
+            if state["fail"]:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("DICTATE_VOSK_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_first_start_dialog_fails_then_retries_and_installs(model_server, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from dictate.asr.models import ModelStore
+    from dictate.ui.dialogs import ModelDialog
+
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    model_server["fail"] = 1
+    dialog.start_download()
+    qtbot.waitUntil(lambda: dialog.download_button.isEnabled(), timeout=20_000)
+    assert "404" in dialog.message.text()
+    assert "Retry" in dialog.download_button.text()
+    assert ModelStore().installed() == []
+    model_server["fail"] = 0
+    dialog.download_button.click()
+    qtbot.waitUntil(lambda: dialog.installed_path is not None, timeout=20_000)
+    assert [m.name for m in ModelStore().installed()] == ["vosk-model-small-en-us-0.15"]
+
+
+def test_first_start_dialog_cancel_leaves_nothing(model_server, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dictate.asr.models import ModelStore
+    from dictate.ui.dialogs import ModelDialog
+
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    dialog._cancel.set()  # cancelled before the first chunk arrives
+    real_clear = dialog._cancel.clear
+    monkeypatch.setattr(dialog._cancel, "clear", lambda: None)
+    dialog.start_download()
+    qtbot.waitUntil(lambda: dialog.download_button.isEnabled(), timeout=20_000)
+    real_clear()
+    assert "cancelled" in dialog.message.text().lower()
+    assert ModelStore().installed() == []
+    assert not any(p.name.endswith(".part") for p in ModelStore().root.rglob("*"))
+
+
+def test_self_test_command() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dictate", "--self-test"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("self-test: OK:") and "Thank you." in result.stdout

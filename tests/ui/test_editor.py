@@ -1,0 +1,193 @@
+"""The window with scripted pipeline events (pytest-qt, offscreen): finalized text is normal,
+pending and partial words are greyed and replaced in place, the user's typing is never lost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
+
+from dictate.asr.engine import Word
+from dictate.config import Settings
+from dictate.journal import Journal, replay
+from dictate.pipeline import Finalized, Finished, Level, Partial, Pending, Segment
+from dictate.ui.editor import fit_to_context
+from dictate.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    win.load_text("", None)
+    win.show()
+    yield win
+    win.modified = False  # closing must not stop at the "save first?" question
+    win.close()
+    win.deleteLater()
+
+
+def char_format(window: MainWindow, pos: int):  # type: ignore[no-untyped-def]
+    cursor = QTextCursor(window.editor.document())
+    cursor.setPosition(pos + 1)  # the format of the character before the cursor
+    return cursor.charFormat()
+
+
+def segment(n: int, words: str) -> Segment:
+    return Segment(0.0, n, 0.0, 1.0, "silence", [Word(w, 0, 0) for w in words.split()])
+
+
+def test_finalized_normal_pending_and_partial_greyed(window: MainWindow) -> None:
+    editor = window.editor
+    window.handle_event(Partial(0.1, 1, ["my", "sister"]))
+    assert editor.toPlainText() == "My sister" and editor.text == ""
+    window.handle_event(segment(1, "my sister lives in paris"))
+    window.handle_event(Pending(0.2, 1, "My sister lives in Paris"))
+    assert editor.toPlainText() == "My sister lives in Paris"
+    window.handle_event(Partial(0.3, 2, ["she", "works"]))
+    doc = editor.toPlainText()
+    assert doc == "My sister lives in Paris she works"
+    window.handle_event(Finalized(0.4, 2, ["My sister lives in Paris."]))
+    window.handle_event(Pending(0.4, 2, "She works as a"))
+    assert editor.text == "My sister lives in Paris."
+    assert editor.toPlainText() == "My sister lives in Paris. She works as a"
+
+    text_color = editor.palette().color(QPalette.ColorRole.Text)
+    final = char_format(window, 3)
+    pending = char_format(window, len("My sister lives in Paris. S"))
+    assert (
+        final.foreground().color() == text_color
+        or final.foreground().style() == Qt.BrushStyle.NoBrush
+    )
+    assert pending.foreground().color() != text_color
+    window.handle_event(Partial(0.5, 3, ["nurse"]))
+    partial = char_format(window, len(editor.toPlainText()) - 2)
+    assert partial.fontItalic() and not pending.fontItalic()
+    assert partial.foreground().color() != pending.foreground().color()
+    assert "Latency" in window.latency_label.text()
+
+    window.handle_event(Finalized(0.6, 3, ["She works as a nurse."]))
+    window.handle_event(Pending(0.6, 3, ""))
+    window.handle_event(Finished(0.7, "stopped", 3.0, 2))
+    assert editor.toPlainText() == editor.text == "My sister lives in Paris. She works as a nurse."
+    assert "2 audio blocks dropped" in window.dropped_label.text()
+
+
+def test_the_journal_holds_every_final_sentence_before_it_is_shown(window: MainWindow) -> None:
+    window.handle_event(Finalized(0.1, 1, ["One sentence."]))
+    got = replay(window.journal.path)
+    assert got is not None and got.text == "One sentence."
+    window.handle_event(Pending(0.1, 1, "and more"))
+    got = replay(window.journal.path)
+    assert got is not None and got.pending == "and more"
+
+
+def test_typing_during_dictation_keeps_both(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["The plan is simple."]))
+    window.handle_event(Pending(0.1, 1, "We start on Monday"))
+    editor.setFocus()
+    qtbot.keyClicks(editor, " Really.")
+    assert editor.text == "The plan is simple. Really."
+    assert editor.toPlainText() == "The plan is simple. Really. We start on Monday"
+    # The next final sentence lands after the typed text; nothing is displaced.
+    window.handle_event(Finalized(0.2, 2, ["We start on Monday."]))
+    window.handle_event(Pending(0.2, 2, ""))
+    assert editor.text == "The plan is simple. Really. We start on Monday."
+    got = replay(window.journal.path)
+    assert got is not None and got.text == editor.text
+
+
+def test_moving_the_cursor_moves_the_dictation_point(window: MainWindow) -> None:
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["First line.\nSecond line."]))
+    cursor = editor.textCursor()
+    cursor.setPosition(len("First line."))
+    editor.setTextCursor(cursor)
+    window.handle_event(Pending(0.2, 2, "inserted here"))
+    assert editor.toPlainText() == "First line. Inserted here\nSecond line."
+    window.handle_event(Finalized(0.3, 2, ["Inserted here."]))
+    window.handle_event(Pending(0.3, 2, ""))
+    assert editor.text == "First line. Inserted here.\nSecond line."
+
+
+def test_undo_redo_do_not_fight_dictation(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["Dictated sentence."]))
+    editor.setFocus()
+    qtbot.keyClicks(editor, " typed")
+    window.handle_event(Pending(0.2, 2, "still pending"))
+    qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert editor.text == "Dictated sentence. "  # the typed word, not the greyed text
+    assert editor.pending_text == "still pending"
+    editor.undo_edit()
+    editor.undo_edit()  # the whole dictated sentence is one step
+    assert editor.text == ""
+    editor.redo_edit()
+    assert editor.text == "Dictated sentence."
+    got = replay(window.journal.path)
+    assert got is not None and got.text == editor.text
+
+
+def test_copy_all_and_save_take_only_the_real_text(window: MainWindow, tmp_path: Path) -> None:
+    window.handle_event(Finalized(0.1, 1, ["Kept."]))
+    window.handle_event(Pending(0.1, 1, "not yet"))
+    window.copy_all()
+    assert QGuiApplication.clipboard().text() == "Kept."
+    for name in ("notes.txt", "notes.md"):
+        target = tmp_path / name
+        assert window.save_as(target)
+        assert target.read_text(encoding="utf-8") == "Kept."
+        assert not window.modified and name in window.windowTitle()
+    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
+    window.open_document(tmp_path / "notes.md")
+    assert window.editor.text == "Kept." and window.path == tmp_path / "notes.md"
+
+
+def test_level_meter_and_errors_with_a_way_out(window: MainWindow) -> None:
+    from dictate.pipeline import Error
+
+    window.handle_event(Level(0.1, -20.4))
+    assert window.level.value() == -20
+    window.handle_event(Error(0.2, "microphone 'USB' stopped delivering audio", True))
+    assert not window.messages.isHidden()
+    assert "stopped delivering audio" in window.messages.label.text()
+    labels = [b.text() for b in window.messages.buttons]
+    assert "Resume dictation" in labels and "Choose microphone" in labels
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "after", "expected"),
+    [
+        ("Hello there.", "", "", "Hello there."),
+        ("Hello there.", "Done.", "", " Hello there."),
+        ("Then we left.", "We ate", "", " then we left."),
+        ("I left.", "and", "", " I left."),
+        ("NASA called.", "so", "", " NASA called."),
+        ("Next.", "line\n", "", "Next."),
+        ("Middle.", "Start. ", "End.", "Middle. "),
+    ],
+)
+def test_spacing_and_capitals_at_the_join(
+    text: str, before: str, after: str, expected: str
+) -> None:
+    assert fit_to_context(text, before, after) == expected
+
+
+def test_actions_have_shortcuts_and_accessible_names(window: MainWindow) -> None:
+    assert window.dictate_action.shortcut().toString() == "F9"
+    assert "F9" in window.dictate_action.toolTip()
+    for action in (
+        window.new_action,
+        window.open_action,
+        window.save_action,
+        window.copy_all_action,
+        window.undo_action,
+        window.redo_action,
+        window.settings_action,
+    ):
+        assert not action.shortcut().isEmpty(), action.text()
+    for widget in (window.editor, window.mic_combo, window.level, window.engine_combo):
+        assert widget.accessibleName()
