@@ -38,10 +38,18 @@ def preload_modules() -> None:
     import dictate.punctuation.model  # noqa: F401
 
 
+def _qt_message(mode: object, context: object, message: str) -> None:
+    # The offscreen platform warns about window-manager hints it cannot pass on; noise.
+    if "propagateSizeHints" not in message:
+        log.warning("Qt: %s", message)
+
+
 def _application() -> object:
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    qInstallMessageHandler(_qt_message)
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     preload_modules()
     app.setApplicationName("dictate")

@@ -231,7 +231,12 @@ class DictationEditor(QPlainTextEdit):
         for piece, fmt in ((self._pending, pending_fmt), (self._partial, partial_fmt)):
             if not piece:
                 continue
-            joined = fit_to_context(piece, before + shown, "") if not shown else " " + piece
+            if shown:  # the space between pending and partial words stays unstyled
+                parts.append((" ", pending_fmt))
+                joined = piece
+                shown += " "
+            else:
+                joined = fit_to_context(piece, before, "")
             parts.append((joined, fmt))
             shown += joined
         if shown and after and not after[0].isspace():

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Install dictate for the current user and start it.
+#
+#   bash installer/setup.sh [--no-system-packages] [--no-start] [--prefix DIR]
+#   bash installer/setup.sh --desktop-only --bin PATH      (desktop entry and icon only)
+#
+# 1. System packages (Debian/Ubuntu, with sudo unless root): Python's venv module, PortAudio for
+#    the microphone, and the X11/Wayland libraries Qt needs.
+# 2. A virtual environment in $PREFIX/venv (default ~/.local/share/dictate/app) with dictate
+#    installed from this checkout.
+# 3. Desktop integration: ~/.local/bin/dictate, a desktop entry and the icon.
+# 4. A smoke test (dictate --self-test, offscreen), then the app starts.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+prefix="${XDG_DATA_HOME:-$HOME/.local/share}/dictate/app"
+system_packages=1
+start=1
+desktop_only=0
+bin=""
+
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-system-packages) system_packages=0 ;;
+        --no-start) start=0 ;;
+        --prefix) prefix="$2"; shift ;;
+        --desktop-only) desktop_only=1 ;;
+        --bin) bin="$2"; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+install_desktop_entry() {
+    local exe="$1"
+    local data="${XDG_DATA_HOME:-$HOME/.local/share}"
+    mkdir -p "$data/applications" "$data/icons/hicolor/scalable/apps"
+    cp "$here/assets/dictate.svg" "$data/icons/hicolor/scalable/apps/dictate.svg"
+    sed "s|^Exec=.*|Exec=$exe|" "$here/assets/dictate.desktop" > "$data/applications/dictate.desktop"
+    if command -v update-desktop-database >/dev/null 2>&1; then
+        update-desktop-database "$data/applications" >/dev/null 2>&1 || true
+    fi
+    echo "setup.sh: desktop entry $data/applications/dictate.desktop"
+}
+
+if [ "$desktop_only" = 1 ]; then
+    if [ -z "$bin" ]; then echo "setup.sh: --desktop-only needs --bin PATH" >&2; exit 2; fi
+    install_desktop_entry "$bin"
+    exit 0
+fi
+
+if [ "$system_packages" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    packages=(python3-venv libportaudio2 libegl1 libxkbcommon-x11-0 libxcb-cursor0
+              libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
+              libfontconfig1 libdbus-1-3)
+    missing=()
+    for pkg in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
+            || missing+=("$pkg")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup.sh: installing system packages: ${missing[*]}"
+        $sudo apt-get update -q
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+    fi
+elif [ "$system_packages" = 1 ]; then
+    echo "setup.sh: no apt-get here; install PortAudio and Python's venv module yourself" >&2
+fi
+
+python3 -m venv "$prefix/venv"
+"$prefix/venv/bin/pip" install -q --upgrade pip
+"$prefix/venv/bin/pip" install -q "$here"
+mkdir -p "$HOME/.local/bin"
+ln -sf "$prefix/venv/bin/dictate" "$HOME/.local/bin/dictate"
+install_desktop_entry "$prefix/venv/bin/dictate"
+
+echo "setup.sh: smoke test"
+QT_QPA_PLATFORM=offscreen "$prefix/venv/bin/dictate" --self-test
+
+echo "setup.sh: installed; run 'dictate' (in ~/.local/bin) or find dictate in the app menu"
+if [ "$start" = 1 ]; then
+    exec "$prefix/venv/bin/dictate"
+fi

@@ -1,0 +1,49 @@
+"""The installer script's option handling and desktop integration, and the PyInstaller spec's
+inputs. (The full install needs the network for pip and sudo for apt; it is run by hand, see
+installer/README.md.)"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SETUP = ROOT / "installer" / "setup.sh"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(SETUP), *args], capture_output=True, text=True, timeout=60, env=env
+    )
+
+
+def test_help_and_bad_options() -> None:
+    assert run("--help").returncode == 0 and "--no-start" in run("--help").stdout
+    bad = run("--frobnicate")
+    assert bad.returncode == 2 and "unknown option --frobnicate" in bad.stderr
+    assert run("--desktop-only").returncode == 2
+
+
+def test_desktop_entry_and_icon(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    result = run("--desktop-only", "--bin", "/opt/dictate/venv/bin/dictate", env=env)
+    assert result.returncode == 0, result.stderr
+    entry = tmp_path / "applications" / "dictate.desktop"
+    icon = tmp_path / "icons" / "hicolor" / "scalable" / "apps" / "dictate.svg"
+    assert icon.read_bytes() == (ROOT / "assets" / "dictate.svg").read_bytes()
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(entry)
+    section = parser["Desktop Entry"]
+    assert section["Type"] == "Application"
+    assert section["Exec"] == "/opt/dictate/venv/bin/dictate"
+    assert section["Icon"] == "dictate" and section["Name"] == "dictate"
+
+
+def test_pyinstaller_spec_inputs_exist() -> None:
+    spec = (ROOT / "installer" / "dictate.spec").read_text()
+    assert '"models" / "punctuator"' in spec and '"assets"' in spec
+    assert (ROOT / "installer" / "launch.py").is_file()
+    assert (ROOT / "models" / "punctuator" / "model.onnx").is_file()
