@@ -224,4 +224,6 @@ def test_bench_punctuator(tmp_path: Path) -> None:
 def test_help_and_version() -> None:
     result = dictate("--version")
     assert result.returncode == 0 and result.stdout.startswith(b"dictate ")
-    assert b"punctuate" in dictate().stdout
+    helped = dictate("--help").stdout
+    for command in (b"punctuate", b"transcribe", b"models", b"devices", b"--self-test"):
+        assert command in helped

@@ -96,7 +96,13 @@ class DictationController(QObject):
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
         if self._cache.get("engine_key") != (s.engine, s.vosk_model):
-            self._cache["engine"] = load_engine(s.engine, s.vosk_model)
+            engine: Any = load_engine(s.engine, s.vosk_model)
+            if engine.name == "sphinx":
+                # PocketSphinx holds the GIL while decoding: keep it out of the GUI's process.
+                from dictate.asr.process_engine import ProcessEngine
+
+                engine = ProcessEngine("sphinx")
+            self._cache["engine"] = engine
             self._cache["engine_key"] = (s.engine, s.vosk_model)
         if "model" not in self._cache:
             self._cache["model"] = PunctuationModel(resolve_punctuator_model())

@@ -150,3 +150,26 @@ def test_vosk_bracket_tokens_are_not_words() -> None:
     from dictate.asr.vosk_engine import _words
 
     assert _words("we [unk] went [4] home") == ["we", "went", "home"]
+
+
+def test_a_recogniser_in_a_child_process_gives_the_same_words() -> None:
+    from dictate.asr.process_engine import ProcessEngine
+
+    child = ProcessEngine("sphinx")
+    assert child.name == "sphinx" and "low accuracy" in child.label
+    in_child = recognise("en_phrases", child.recognizer())
+    in_process = recognise("en_phrases", SphinxEngine().recognizer())
+    assert [[w.text for w in words] for _, words, _ in in_child] == [
+        [w.text for w in words] for _, words, _ in in_process
+    ]
+    assert [w.start for _, words, _ in in_child for w in words] == pytest.approx(
+        [w.start for _, words, _ in in_process for w in words]
+    )
+
+
+def test_a_child_process_that_cannot_load_reports_why() -> None:
+    from dictate.asr.process_engine import ProcessEngine
+    from dictate.errors import DictateError
+
+    with pytest.raises(DictateError, match="no Vosk model installed"):
+        ProcessEngine("vosk")

@@ -193,3 +193,36 @@ def test_self_test_command() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("self-test: OK:") and "Thank you." in result.stdout
+
+
+def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from dictate.audio.capture import FileSource
+    from dictate.paths import asset_path
+    from dictate.pipeline import Finished, Segment, final_text
+
+    asked: list[str] = []
+
+    def discard(*args: object) -> QMessageBox.StandardButton:
+        asked.append("save?")
+        return QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(QMessageBox, "question", discard)
+    window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    window.load_text("", None)
+    window.show()
+    events: list[object] = []
+    window.controller.pipelineEvent.connect(events.append)
+    window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+    qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=30_000)
+    window.close()  # mid-dictation: the rest of what was heard is flushed first
+    assert any(isinstance(e, Finished) for e in events)
+    heard = [w.text for e in events if isinstance(e, Segment) for w in e.words]
+    assert re.findall(r"[\w']+", window.editor.text.lower()) == heard
+    assert window.editor.text == final_text(events)  # type: ignore[arg-type]
+    assert asked == ["save?"]
+    journaled = replay(tmp_path / "j.jsonl")
+    assert journaled is not None and journaled.closed and journaled.text == window.editor.text
