@@ -191,3 +191,17 @@ def test_actions_have_shortcuts_and_accessible_names(window: MainWindow) -> None
         assert not action.shortcut().isEmpty(), action.text()
     for widget in (window.editor, window.mic_combo, window.level, window.engine_combo):
         assert widget.accessibleName()
+
+
+def test_greys_follow_a_dark_palette(window: MainWindow) -> None:
+    from PySide6.QtGui import QColor
+
+    dark = QPalette(window.editor.palette())
+    dark.setColor(QPalette.ColorRole.Text, QColor("white"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("black"))
+    window.editor.setPalette(dark)
+    window.handle_event(Finalized(0.1, 1, ["Light on dark."]))
+    window.handle_event(Pending(0.1, 1, "pending words"))
+    pending = char_format(window, len("Light on dark. p")).foreground().color()
+    # Mixed from the palette's own colours: a grey between white text and black background.
+    assert 60 < pending.red() < 200 and pending.red() == pending.green() == pending.blue()
