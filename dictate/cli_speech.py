@@ -361,9 +361,16 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         stdout.write("Bundled fallback: PocketSphinx US English (always available, low accuracy)\n")
         return 0
     if action == "download":
-        progress = _Progress(args.name, stderr or sys.stderr)
+        err = stderr or sys.stderr
+        progress = _Progress(args.name, err)
         try:
             path = store.download(args.name, url=args.url, progress=progress)
+        except KeyboardInterrupt:
+            err.write(
+                "dictate: download interrupted; what was received is kept, run the same "
+                "command again to resume\n"
+            )
+            return 130
         finally:
             progress.close()
         stdout.write(f"installed {args.name} in {path}\n")

@@ -198,3 +198,26 @@ def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert sphinx["segments"] == 3 and sphinx["latency_close_ms_median"] > 0
     # Speech end -> shown includes the 500 ms of silence that closes a segment.
     assert sphinx["latency_speech_end_ms_median"] > 450
+
+
+def test_models_download_interrupted_then_resumed(
+    zip_server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dictate import cli_speech
+
+    real_call = cli_speech._Progress.__call__
+
+    def interrupt(self: cli_speech._Progress, done: int, total: int | None) -> None:
+        if done > 0:
+            raise KeyboardInterrupt  # Ctrl+C after the first chunk
+        real_call(self, done, total)
+
+    monkeypatch.setattr(cli_speech._Progress, "__call__", interrupt)
+    name = "vosk-model-small-en-us-0.15"
+    code, _, err = call(["models", "download", name, "--url", zip_server], capsys)
+    assert code == 130 and "run the same command again to resume" in err
+    _, out, _ = call(["models", "list"], capsys)
+    assert "not installed" in out.split(name, 1)[1].splitlines()[0]
+    monkeypatch.setattr(cli_speech._Progress, "__call__", real_call)
+    code, out, err = call(["models", "download", name, "--url", zip_server], capsys)
+    assert code == 0, err
