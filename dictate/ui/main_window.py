@@ -321,10 +321,21 @@ class MainWindow(QMainWindow):
 
     def _on_start_failed(self, message: str) -> None:
         self.dictate_action.setChecked(False)
-        self.messages.show_message(
-            message,
-            [("Choose microphone", self._focus_mic), ("Try again", self.start_dictation)],
-        )
+        actions: list[tuple[str, object]]
+        if "model" in message.lower():  # missing or corrupt speech / punctuation model
+            actions = [
+                ("Get a model…", self.offer_model),
+                ("Use the bundled engine", self._use_bundled_engine),
+            ]
+        else:
+            actions = [("Choose microphone", self._focus_mic), ("Try again", self.start_dictation)]
+        self.messages.show_message(message, actions)
+
+    def _use_bundled_engine(self) -> None:
+        self.settings.engine, self.settings.vosk_model = "sphinx", None
+        self.controller.forget_engine()
+        self.refresh_engines()
+        self._settings_changed()
 
     def handle_event(self, event: Event) -> None:
         """Apply one pipeline event to the window (called on the GUI thread)."""

@@ -205,3 +205,14 @@ def test_greys_follow_a_dark_palette(window: MainWindow) -> None:
     pending = char_format(window, len("Light on dark. p")).foreground().color()
     # Mixed from the palette's own colours: a grey between white text and black background.
     assert 60 < pending.red() < 200 and pending.red() == pending.green() == pending.blue()
+
+
+def test_a_failed_start_offers_a_way_out(window: MainWindow) -> None:
+    window._on_start_failed("no microphone found: PortAudio reports no input device")
+    assert [b.text() for b in window.messages.buttons] == ["Choose microphone", "Try again"]
+    window._on_start_failed("Vosk could not load the model in /x; it may be corrupt")
+    labels = [b.text() for b in window.messages.buttons]
+    assert labels == ["Get a model…", "Use the bundled engine"]
+    window.messages.buttons[1].click()
+    assert window.settings.engine == "sphinx"
+    assert window.engine_combo.currentData() == ("sphinx", None)
