@@ -48,6 +48,7 @@ class DictationController(QObject):
         self._pipeline: Pipeline | None = None
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._stop_early = False
 
     def _set_state(self, state: str) -> None:
         self.state = state
@@ -57,6 +58,7 @@ class DictationController(QObject):
         """Start dictation from the chosen microphone (or ``source_factory()``, for files)."""
         if self.state != "idle":
             return
+        self._stop_early = False
         self._set_state("starting")
         threading.Thread(
             target=self._start, args=(source_factory,), name="dictate-start", daemon=True
@@ -131,6 +133,8 @@ class DictationController(QObject):
                     if source_factory
                     else MicrophoneSource(self.settings.input_device)
                 )
+                # Before start: a short run can finish (and set "idle") before start returns.
+                self._set_state("listening")
                 pipeline.start(source)
         except (DictateError, ValueError) as exc:
             self._set_state("idle")
@@ -141,7 +145,8 @@ class DictationController(QObject):
             self._set_state("idle")
             self.failed.emit(f"dictation could not start: {exc!r}")
             return
-        self._set_state("listening")
+        if self._stop_early:  # Stop was pressed while it was still starting
+            self.stop()
 
     def _on_event(self, event: Event) -> None:
         self.pipelineEvent.emit(event)
@@ -150,6 +155,9 @@ class DictationController(QObject):
 
     def stop(self) -> None:
         """Stop listening; the rest of the run (draining, flushing) arrives as events."""
+        if self.state == "starting":
+            self._stop_early = True
+            return
         with self._lock:
             pipeline = self._pipeline
         if pipeline is not None and pipeline.running:

@@ -226,3 +226,23 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     assert asked == ["save?"]
     journaled = replay(tmp_path / "j.jsonl")
     assert journaled is not None and journaled.closed and journaled.text == window.editor.text
+
+
+def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from dictate.audio.capture import FileSource
+    from dictate.paths import asset_path
+    from dictate.pipeline import Finished
+
+    window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    window.load_text("", None)
+    events: list[object] = []
+    window.controller.pipelineEvent.connect(events.append)
+    window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+    window.toggle_dictation()  # F9 again at once, while the engine is still loading
+    qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=30_000)
+    finished = [e for e in events if isinstance(e, Finished)]
+    assert finished[0].reason == "stopped" and finished[0].audio_seconds < 5
+    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=5_000)
+    qtbot.waitUntil(lambda: not window.dictate_action.isChecked(), timeout=5_000)
+    window.modified = False
+    window.close()
