@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -227,7 +227,17 @@ class MainWindow(QMainWindow):
 
     # -- pickers ---------------------------------------------------------------------------
 
-    def refresh_devices(self) -> None:
+    def refresh_devices(self, rescan: bool = False) -> None:
+        """Fill the microphone picker; ``rescan`` makes PortAudio look for devices again
+        (only while no stream is open: after a run, or before one)."""
+        if rescan and self.controller.state == "idle":
+            from dictate.audio.devices import refresh_devices
+            from dictate.errors import DictateError
+
+            try:
+                refresh_devices()
+            except DictateError as exc:
+                log.warning("cannot rescan audio devices: %s", exc)
         self.mic_combo.clear()
         choices, error = device_choices()
         for label, name in choices:
@@ -263,6 +273,7 @@ class MainWindow(QMainWindow):
             save_settings(self.settings)
 
     def open_settings(self) -> None:
+        self.refresh_devices(rescan=True)
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
             dialog.apply_to(self.settings)
@@ -368,6 +379,9 @@ class MainWindow(QMainWindow):
                 ]
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
+            if event.reason == "error":
+                # The device may be gone, or another may have appeared: list them afresh.
+                QTimer.singleShot(0, lambda: self.refresh_devices(rescan=True))
             self.editor.clear_dictation()
             self.journal.pending("")
             self.level.setValue(-60)
