@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import http.server
 import io
 import json
 import threading
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pulse import PulseServer
+from zip_server import NAME, fake_vosk_model, serve_model_zip
 
 from dictate.cli import main, run
 from dictate.config import load_settings
@@ -95,15 +94,6 @@ def test_bad_input_gives_one_line_and_exit_2(
     )
 
 
-def fake_vosk_model(root: Path) -> Path:
-    """A directory with a Vosk model's layout (the manager only moves files; nothing loads it)."""
-    (root / "am").mkdir(parents=True)
-    (root / "conf").mkdir()
-    (root / "am" / "final.mdl").write_bytes(b"x" * 1000)
-    (root / "conf" / "model.conf").write_text("--sample-frequency=16000\n")
-    return root
-
-
 def test_models_import_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = fake_vosk_model(tmp_path / "my-model")
     code, out, _ = call(["models", "import", str(source)], capsys)
@@ -118,32 +108,8 @@ def test_models_import_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.fixture
 def zip_server(tmp_path: Path) -> Iterator[str]:
-    """A real HTTP server on 127.0.0.1 serving a zipped model."""
-    model = fake_vosk_model(tmp_path / "served" / "vosk-model-small-en-us-0.15")
-    archive = tmp_path / "model.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        for path in model.rglob("*"):
-            zf.write(path, path.relative_to(model.parent))
-    payload = archive.read_bytes()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/model.zip"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_model_zip(tmp_path) as (base, _):
+        yield f"{base}/{NAME}.zip"
 
 
 def test_models_download_shows_progress(

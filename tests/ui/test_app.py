@@ -3,18 +3,16 @@ HTTP server on 127.0.0.1, and the self-test."""
 
 from __future__ import annotations
 
-import http.server
 import os
 import signal
 import subprocess
 import sys
 import textwrap
-import threading
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from zip_server import serve_model_zip
 
 from dictate.config import Settings, load_settings, save_settings
 from dictate.journal import Journal, replay
@@ -110,42 +108,10 @@ def test_settings_round_trip(tmp_path: Path, qtbot) -> None:  # type: ignore[no-
 
 @pytest.fixture
 def model_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
-    """A real HTTP server on 127.0.0.1 serving a zip with a Vosk model's layout (the manager only
-    moves files), or 404 once ``state["fail"]`` is set."""
-    top = tmp_path / "vosk-model-small-en-us-0.15"
-    (top / "am").mkdir(parents=True)
-    (top / "conf").mkdir()
-    (top / "am" / "final.mdl").write_bytes(os.urandom(200_000))
-    (top / "conf" / "model.conf").write_text("--sample-frequency=16000\n")
-    archive = tmp_path / "m.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        for path in top.rglob("*"):
-            zf.write(path, path.relative_to(tmp_path))
-    payload = archive.read_bytes()
-    state = {"fail": 0, "requests": 0}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            state["requests"] += 1
-            if state["fail"]:
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("DICTATE_VOSK_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}")
-    try:
+    """The catalogue's recommended model, served from 127.0.0.1 (404 once state["fail"])."""
+    with serve_model_zip(tmp_path, model_bytes=200_000) as (base, state):
+        monkeypatch.setenv("DICTATE_VOSK_BASE_URL", base)
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_first_start_dialog_fails_then_retries_and_installs(model_server, qtbot) -> None:  # type: ignore[no-untyped-def]
