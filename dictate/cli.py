@@ -223,15 +223,10 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 
 
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
-    from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
+    from dictate.punctuation.decoder import make_punctuator
 
     options = _options(args)
-    model = _load_model(args)
-    punctuator = (
-        StreamingPunctuator(model, options)
-        if args.mode == "streaming"
-        else SegmentPunctuator(model)
-    )
+    punctuator = make_punctuator(_load_model(args), args.mode, options)
     written = False
 
     def emit(text: str) -> None:

@@ -170,15 +170,13 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def _punctuator(args: argparse.Namespace, options: Any) -> Any:
     from dictate.paths import resolve_punctuator_model
-    from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
+    from dictate.punctuation.decoder import make_punctuator
     from dictate.punctuation.model import PunctuationModel
 
     model = PunctuationModel(
         resolve_punctuator_model(args.punctuator), getattr(args, "provider", "auto")
     )
-    if getattr(args, "mode", "streaming") == "baseline":
-        return SegmentPunctuator(model)
-    return StreamingPunctuator(model, options)
+    return make_punctuator(model, getattr(args, "mode", "streaming"), options)
 
 
 def _segmenter_options(args: argparse.Namespace) -> Any:

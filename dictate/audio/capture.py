@@ -146,15 +146,15 @@ class MicrophoneSource:
         self.block_ms = block_ms
         self.stall_timeout = stall_timeout
         self.dropped_blocks = 0
-        self.status_flags: list[str] = []
+        self.overflows = 0  # blocks PortAudio itself reported as overflowed
         self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=queue_blocks)
         self._stop = threading.Event()
         self._finished = threading.Event()
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy and enqueue, nothing else.
-        if status:
-            self.status_flags.append(str(status))
+        if status.input_overflow:
+            self.overflows += 1
         try:
             self._queue.put_nowait(indata.copy())
         except queue.Full:
@@ -217,12 +217,14 @@ class MicrophoneSource:
                 samples = resampler.process(raw)
                 if samples.size:
                     yield clock.block(samples)
-                if self.dropped_blocks != reported_drops:
+                if self.dropped_blocks + self.overflows != reported_drops:
+                    reported_drops = self.dropped_blocks + self.overflows
                     log.warning(
-                        "dropped %d audio blocks so far: the recogniser could not keep up",
+                        "audio lost so far: %d blocks dropped (the recogniser could not keep "
+                        "up), %d overflows reported by the device",
                         self.dropped_blocks,
+                        self.overflows,
                     )
-                    reported_drops = self.dropped_blocks
                 if self._stop.is_set() and not stream.closed:
                     # Stop the device now; the loop then drains what is already queued.
                     self._close(stream)

@@ -305,3 +305,15 @@ class SegmentPunctuator:
 
 
 Punctuator = StreamingPunctuator | SegmentPunctuator
+
+
+def make_punctuator(
+    tagger: Tagger, mode: str = "streaming", options: StreamingOptions | None = None
+) -> StreamingPunctuator | SegmentPunctuator:
+    """The decoder for ``mode``: "streaming" (the product) or "baseline" (one sentence per
+    segment, for comparison)."""
+    if mode == "baseline":
+        return SegmentPunctuator(tagger)
+    if mode != "streaming":
+        raise ValueError(f"unknown punctuation mode {mode!r}; use streaming or baseline")
+    return StreamingPunctuator(tagger, options)

@@ -86,11 +86,7 @@ class DictationController(QObject):
         from dictate.asr.engine import load_engine
         from dictate.asr.segmenter import SegmenterOptions
         from dictate.paths import resolve_punctuator_model
-        from dictate.punctuation.decoder import (
-            SegmentPunctuator,
-            StreamingOptions,
-            StreamingPunctuator,
-        )
+        from dictate.punctuation.decoder import StreamingOptions, make_punctuator
         from dictate.punctuation.model import PunctuationModel
 
         s = self.settings
@@ -109,13 +105,9 @@ class DictationController(QObject):
         if "model" not in self._cache:
             self._cache["model"] = PunctuationModel(resolve_punctuator_model())
         model = self._cache["model"]
-        punctuator: Any
-        if s.mode == "baseline":
-            punctuator = SegmentPunctuator(model)
-        else:
-            punctuator = StreamingPunctuator(
-                model, StreamingOptions(min_right_words=s.min_right_words)
-            )
+        punctuator = make_punctuator(
+            model, s.mode, StreamingOptions(min_right_words=s.min_right_words)
+        )
         options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
         self._pipeline = Pipeline(self._cache["engine"], punctuator, self._on_event, options)
         self._cache["key"] = key

@@ -379,21 +379,17 @@ class DictationEditor(QPlainTextEdit):
 
     # -- user input: keep the region out of every edit -------------------------------------
 
-    def _around_user_edit(self) -> contextlib.AbstractContextManager[None]:
-        editor = self
-
-        @contextlib.contextmanager
-        def manage() -> Iterator[None]:
-            editor._remove_region()
-            try:
-                yield
-            finally:
-                cursor = editor.textCursor()
-                if not cursor.hasSelection():
-                    editor._point = editor._to_real(cursor.position())
-                editor._render_region()
-
-        return manage()
+    @contextlib.contextmanager
+    def _around_user_edit(self) -> Iterator[None]:
+        """Take the region out for a user edit; afterwards the dictation point is the cursor."""
+        self._remove_region()
+        try:
+            yield
+        finally:
+            cursor = self.textCursor()
+            if not cursor.hasSelection():
+                self._point = self._to_real(cursor.position())
+            self._render_region()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):

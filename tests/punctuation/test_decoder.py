@@ -25,6 +25,7 @@ from dictate.punctuation.decoder import (
     StreamingOptions,
     StreamingPunctuator,
     Update,
+    make_punctuator,
 )
 from dictate.punctuation.model import Tagging
 
@@ -318,3 +319,12 @@ def test_no_qt_under_the_punctuation_package() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_make_punctuator_by_mode() -> None:
+    tagger = FakeTagger()
+    assert isinstance(make_punctuator(tagger), StreamingPunctuator)
+    assert isinstance(make_punctuator(tagger, "baseline"), SegmentPunctuator)
+    with pytest.raises(ValueError, match="unknown punctuation mode"):
+        make_punctuator(tagger, "fast")
+
