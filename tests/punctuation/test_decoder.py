@@ -327,4 +327,3 @@ def test_make_punctuator_by_mode() -> None:
     assert isinstance(make_punctuator(tagger, "baseline"), SegmentPunctuator)
     with pytest.raises(ValueError, match="unknown punctuation mode"):
         make_punctuator(tagger, "fast")
-
