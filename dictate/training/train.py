@@ -62,7 +62,7 @@ class TrainConfig:
     weight_decay: float = 0.01
     dropout: float = 0.1
     attention_dropout: float = 0.0  # see EncoderConfig.attention_dropout
-    # Class weights of the exported punctuation head; the probe head (same encoder, gradients
+    # Class weights of the main punctuation head; the probe head (same encoder, gradients
     # stopped) is trained with probe_question_weight, so the two can be compared.
     question_weight: float = 1.0
     probe_question_weight: float = 3.0
@@ -340,7 +340,7 @@ def fit(
         if step % 1000 == 0 or step == cfg.steps:
             main, probe = predict(model, tokenizer, dev_words, [model.punct_head, probe_head])
             log.info(
-                "step %d dev2012[:20k] F1 exported head %s probe head %s",
+                "step %d dev2012[:20k] F1 main head %s probe head %s",
                 step,
                 f1_report(dev_tags, main),
                 f1_report(dev_tags, probe),
