@@ -27,7 +27,7 @@ from dictate.training.model import EncoderConfig, PunctuationTagger
 log = logging.getLogger("dictate.training")
 IGNORE = -100
 SHORT_BUDGETS = (30, 62, 126)  # word tokens of the windows of a shortened batch
-MODEL_VERSION = "minilm-l6-ted-2"
+MODEL_VERSION = "minilm-l6-ted-3"
 
 
 def base_model_dir() -> Path:
@@ -52,12 +52,12 @@ class TrainConfig:
     """Training hyper-parameters (units in the names)."""
 
     seed: int = 1234
-    steps: int = 5600
+    steps: int = 6000
     batch_windows: int = 16
     max_tokens: int = 256  # the app's window (config.json max_length)
     short_batch_windows: int = 32
     short_window_p: float = 0.3  # share of batches cut to a random length (contextual dropout)
-    lr: float = 2e-4
+    lr: float = 3e-4
     warmup_frac: float = 0.05
     weight_decay: float = 0.01
     dropout: float = 0.1
