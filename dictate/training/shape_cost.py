@@ -58,8 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, required=True, help="model directory to write")
     args = parser.parse_args(argv)
-    if args.hidden % 12 or args.hidden <= 0 or args.layers <= 0:
+    if args.hidden % 12 or args.hidden <= 0:
         parser.error(f"--hidden {args.hidden} must be a positive multiple of 12 (the heads)")
+    if args.layers <= 0 or args.steps <= 0:
+        parser.error("--layers and --steps must be positive")
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is a file; give a directory to write the model into")
     try:
         tokenizer = base_model_dir() / "tokenizer.json"
     except ImportError:

@@ -453,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev-words", type=int, help="use only the first N dev2012 words")
     parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
     args = parser.parse_args(argv)
+    if args.steps < 2 or args.lr <= 0:
+        parser.error(f"--steps must be at least 2 and --lr positive (got {args.steps}, {args.lr})")
     needed = {
         "prepare": [args.data / "ted" / "talks.jsonl.gz"],
         "fit": [args.work / "corpus.npz", args.data / "iwslt" / "dev2012.tsv"],
