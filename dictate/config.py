@@ -11,11 +11,11 @@ import dataclasses
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dictate.fileio import atomic_write_text
 from dictate.paths import APP_NAME
 
 log = logging.getLogger("dictate.config")
@@ -76,15 +76,5 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically (temporary file in the same directory, then rename)."""
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(dataclasses.asdict(settings), fh, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, json.dumps(dataclasses.asdict(settings), indent=2) + "\n")
     return path

@@ -122,6 +122,10 @@ class Finalized(Event):
     segment: int
     sentences: list[str]
     punctuated: bool = True
+    pending: str | None = None
+    """The pending words once these sentences are taken out (the :class:`Pending` event that
+    follows says the same): the window journals both in one record, so a crash between the two
+    events can never repeat words. None if not known."""
 
     @property
     def text(self) -> str:
@@ -318,7 +322,7 @@ class Pipeline:
         if not job.words:
             return
         if self.punctuator is None or self._raw_mode:
-            self._emit(Finalized(self._now(), job.segment, [" ".join(job.words)], False))
+            self._emit(Finalized(self._now(), job.segment, [" ".join(job.words)], False, ""))
             return
         try:
             update = self.punctuator.feed(job.words)
@@ -329,7 +333,8 @@ class Pipeline:
 
     def _emit_update(self, update: Update, segment: int) -> None:
         if update.finalized:
-            self._emit(Finalized(self._now(), segment, [s.text for s in update.finalized]))
+            sentences = [s.text for s in update.finalized]
+            self._emit(Finalized(self._now(), segment, sentences, True, update.pending_text))
         self._emit(Pending(self._now(), segment, update.pending_text))
 
     def _punctuator_failed(self, exc: Exception, job: _Job) -> None:
@@ -348,7 +353,7 @@ class Pipeline:
         held = list(pending.words) if pending is not None else []
         if held or job.words:
             text = " ".join([*held, *job.words])
-            self._emit(Finalized(self._now(), job.segment, [text], False))
+            self._emit(Finalized(self._now(), job.segment, [text], False, ""))
         self._emit(Pending(self._now(), job.segment, ""))
 
     def _flush_punctuator(self) -> None:

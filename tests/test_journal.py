@@ -1,10 +1,17 @@
-"""The autosave journal: replay is exact, survives a cut-off last line, compacts."""
+"""The autosave journal (format 2): replay is exact; checksums and sequence numbers catch damage;
+the intact text before damage is recovered and the loss is measured; format 1 still replays."""
 
 from __future__ import annotations
 
+import json
+import zlib
 from pathlib import Path
 
-from dictate.journal import Journal, replay
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dictate.journal import Journal, encode_record, replay
 
 
 def test_replay_rebuilds_the_document_exactly(tmp_path: Path) -> None:
@@ -13,52 +20,162 @@ def test_replay_rebuilds_the_document_exactly(tmp_path: Path) -> None:
     journal.reset("")
     journal.edit(0, "", "Hello world.")
     journal.edit(5, " world", ", dear reader")
-    journal.pending("and then")
+    journal.pending("and then", at=19)
     journal.set_path("/tmp/x.txt")
     got = replay(path)
     assert got is not None
     assert got.text == "Hello, dear reader."
-    assert got.pending == "and then"
-    assert got.full_text == "Hello, dear reader. and then"
-    assert got.path == "/tmp/x.txt" and not got.closed
+    assert got.pending == "and then" and got.pending_at == 19
+    assert got.full_text == "Hello, dear reader. And then"
+    assert got.path == "/tmp/x.txt" and not got.closed and not got.damaged
     journal.close(clean=True)
     closed = replay(path)
     assert closed is not None and closed.closed
 
 
-def test_a_line_cut_off_by_a_crash_is_ignored(tmp_path: Path) -> None:
+def test_positions_count_code_points_and_pending_goes_where_it_was_shown(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.reset("😀 ab")
+    journal.edit(2, "", "x")  # after the emoji and the space: code points, not UTF-16 units
+    journal.final(0, "Hi. ", "so then", 4)
+    got = replay(path)
+    assert got is not None and got.text == "Hi. 😀 xab"
+    assert got.full_text == "Hi. So then 😀 xab"
+
+
+def test_a_finalized_sentence_and_its_pending_words_are_one_record(tmp_path: Path) -> None:
+    """A crash after the record shows the sentence once and the rest pending; before it, the old
+    pending words: never both (the repeated words of issue 11)."""
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.reset("")
+    journal.pending("we went home and then", at=0)
+    before = path.read_bytes()
+    journal.final(0, "We went home.", "and then", 13)
+    got = replay(path)
+    assert got is not None and got.full_text == "We went home. And then"
+    path.write_bytes(before)
+    got = replay(path)
+    assert got is not None and got.full_text == "We went home and then"
+
+
+def test_a_line_cut_off_is_reported_and_the_text_before_it_kept(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
     journal = Journal(path)
     journal.reset("abc")
     journal.edit(3, "", "def")
     journal.close(clean=False)
     with path.open("ab") as fh:
-        fh.write(b'{"op": "edit", "pos": 0, "del": "", "ins": "XY')  # no end: cut by the crash
+        fh.write(encode_record({"seq": 4, "op": "edit", "pos": 0, "del": "", "ins": "XY"})[:-9])
     got = replay(path)
     assert got is not None and got.text == "abcdef" and not got.closed
+    assert got.damaged and got.unread_records == 1 and "cut off" in got.problem
 
 
-def test_an_edit_that_does_not_fit_stops_the_replay_there(tmp_path: Path) -> None:
-    path = tmp_path / "j.jsonl"
-    journal = Journal(path)
-    journal.reset("abc")
-    journal.edit(0, "zzz", "")  # does not match the document
-    journal.edit(3, "", "d")
-    got = replay(path)
-    assert got is not None and got.text == "abc"
-
-
-def test_compaction_keeps_the_state(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("dictate.journal.COMPACT_AFTER", 10)
+def test_damage_in_the_middle_is_detected_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "j.jsonl"
     journal = Journal(path)
     journal.reset("")
     text = ""
+    for word in ("one ", "two ", "three ", "four "):
+        journal.edit(len(text), "", word)
+        text += word
+    lines = path.read_bytes().split(b"\n")
+    lines[-3] = lines[-3].replace(b"three", b"thrEe")  # checksum no longer matches
+    path.write_bytes(b"\n".join(lines))
+    got = replay(path)
+    assert got is not None and got.text == "one two " and got.damaged
+    assert got.unread_records == 2 and "checksum" in got.problem
+    assert 0 < got.unread_bytes < got.total_bytes
+
+
+def test_a_missing_record_is_detected_by_its_sequence_number(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.reset("")
+    journal.edit(0, "", "a")
+    journal.edit(1, "", "b")
+    journal.edit(2, "", "c")
+    lines = path.read_bytes().split(b"\n")
+    del lines[3]  # the record that typed "b"
+    path.write_bytes(b"\n".join(lines))
+    got = replay(path)
+    assert got is not None and got.text == "a" and got.damaged and "expected" in got.problem
+
+
+def test_format_1_journals_still_recover(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    ops = [
+        {"op": "reset", "text": ""},
+        {"op": "edit", "pos": 0, "del": "", "ins": "Old text."},
+        {"op": "pending", "text": "still pending"},
+        {"op": "path", "path": "/tmp/old.txt"},
+    ]
+    path.write_text("".join(json.dumps(op) + "\n" for op in ops), encoding="utf-8")
+    got = replay(path)
+    assert got is not None and not got.damaged
+    assert got.text == "Old text." and got.full_text == "Old text. Still pending"
+    assert got.path == "/tmp/old.txt"
+
+
+def test_compaction_keeps_the_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dictate.editing.buffer import DictationBuffer
+
+    monkeypatch.setattr("dictate.journal.COMPACT_AFTER", 10)
+    path = tmp_path / "j.jsonl"
+    buffer = DictationBuffer(Journal(path))
+    buffer.load("", "/doc.txt")
     for i in range(25):
-        journal.edit(len(text), "", str(i % 10))
-        text += str(i % 10)
-        journal.maybe_compact(text, "pending words", "/doc.txt")
+        buffer.replace(len(buffer.text), len(buffer.text), str(i % 10))
+    buffer.set_pending("pending words")
     assert len(path.read_text().splitlines()) < 15
     got = replay(path)
-    assert got is not None and got.text == text and got.path == "/doc.txt"
+    assert got is not None and got.text == buffer.text and got.path == "/doc.txt"
+    assert got.pending == "pending words" and got.pending_at == len(buffer.text)
     assert replay(tmp_path / "none.jsonl") is None
+    assert [p.name for p in tmp_path.iterdir()] == ["j.jsonl"]  # no temporary file left
+
+
+def _journal_states(path: Path) -> list[str]:
+    journal = Journal(path)
+    journal.reset("")
+    states = [""]
+    text = ""
+    for i, word in enumerate(["Hello ", "wörld ", "😀 ", "again. ", "中文 "] * 3):
+        if i % 4 == 3:
+            journal.edit(0, text[:3], "")
+            text = text[3:]
+        else:
+            journal.edit(len(text), "", word)
+            text += word
+        states.append(text)
+    return states
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_random_byte_damage_is_always_detected(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    """Any one to three damaged bytes: replay never takes damage as data. It recovers one of the
+    states the document went through, and says that something could not be read."""
+    path = tmp_path_factory.mktemp("damage") / "j.jsonl"
+    states = _journal_states(path)
+    raw = bytearray(path.read_bytes())
+    header = len(raw.split(b"\n")[0]) + 1
+    for _ in range(data.draw(st.integers(1, 3))):
+        index = data.draw(st.integers(header, len(raw) - 1))
+        old = raw[index]
+        raw[index] = data.draw(st.integers(0, 255).filter(lambda b: b != old))  # noqa: B023
+    path.write_bytes(bytes(raw))
+    got = replay(path)
+    assert got is not None
+    assert got.text in states
+    assert got.damaged and got.unread_records >= 1
+
+
+def test_crc_covers_the_record(tmp_path: Path) -> None:
+    line = encode_record({"seq": 1, "op": "reset", "text": "x"})
+    crc, body = line[:8], line[9:-1]
+    assert int(crc, 16) == zlib.crc32(body)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -63,14 +64,46 @@ def _application() -> object:
     return app
 
 
-def ask_to_recover(parent: object, recovered: Recovered) -> bool:
+def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
+    """What the recovery question says, including how much of a damaged journal was lost."""
+    words = len(recovered.full_text.split())
+    message = (
+        "dictate did not close normally last time. Recover the text you had "
+        f"({words} word{'s' if words != 1 else ''})?"
+    )
+    if recovered.damaged:
+        n = recovered.unread_records
+        message += (
+            f"\n\nThe autosave journal is damaged ({recovered.problem}): the last {n} "
+            f"change{'s' if n != 1 else ''} in it ({recovered.unread_bytes:,} of "
+            f"{recovered.total_bytes:,} bytes) could not be read, so the text offered is the "
+            "text as it was before them."
+        )
+        if kept is not None:
+            message += f" The damaged journal is kept as {kept}."
+    return message
+
+
+def keep_damaged_journal(path: Path, recovered: Recovered | None) -> Path | None:
+    """Copy a damaged journal aside before it is rewritten (None if intact or not copied)."""
+    if recovered is None or not recovered.damaged:
+        return None
+    kept = path.with_name(path.name + ".damaged")
+    try:
+        shutil.copyfile(path, kept)
+    except OSError as exc:
+        log.warning("could not keep a copy of the damaged journal %s: %s", path, exc)
+        return None
+    return kept
+
+
+def ask_to_recover(parent: object, recovered: Recovered, kept: Path | None = None) -> bool:
     from PySide6.QtWidgets import QMessageBox
 
     answer = QMessageBox.question(
         parent,  # type: ignore[arg-type]
         "Recover text",
-        "dictate did not close normally last time. Recover the text you had "
-        f"({len(recovered.full_text.split())} words)?",
+        recovery_message(recovered, kept),
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
     )
     return answer == QMessageBox.StandardButton.Yes
@@ -104,8 +137,9 @@ def run_app() -> int:
     settings = load_settings()
     path = default_journal_path()
     recovered = replay(path)
+    kept = keep_damaged_journal(path, recovered)
     window = MainWindow(settings, Journal(path))
-    open_document_at_start(window, recovered)
+    open_document_at_start(window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept))
     window.show()
     if not settings.first_run_done and not ModelStore().installed():
         window.offer_model()

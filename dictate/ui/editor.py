@@ -1,32 +1,29 @@
-"""The editor: the user's text plus a greyed dictation region that the user's edits never touch.
+"""The editor: a thin Qt view of the dictation buffer (:mod:`dictate.editing.buffer`).
 
-The document holds the real text and, at the *dictation point*, a region that only displays the
-dictation in progress: the pending words (punctuated, may still change) and the live partial
-words of the segment being spoken, in two distinguishable styles. The region is not part of the
-text: it is never journaled, saved, copied by Copy All or undone.
+The buffer owns the text, the dictation point, the greyed region (pending words, then the
+partial words being spoken), undo and the journal, in code points. This widget shows the text
+with the region at the dictation point and forwards what the user does. Qt counts positions in
+UTF-16 units; every conversion between the two happens here, in ``_to_*``/``_from_*`` helpers
+over the string the document shows.
 
-Rules (documented in the README):
-
-* Finalized sentences are inserted at the dictation point as normal text, journaled and fsynced
-  first, with spacing and the first letter's case fitted to the text before them.
-* The dictation point follows the user's cursor: move the cursor (or type) and the greyed region
-  moves there, and the next finalized sentence goes there. Text the user typed is never moved or
-  overwritten by dictation.
-* Before any user edit (keys, input methods, paste, drop, context menu) the region is taken out
-  of the document and put back afterwards, so an edit can never land inside it.
-* Undo/Redo is the editor's own stack of text operations (Qt's document undo is off, since it
-  would record the region's updates): typing is grouped into words, a dictated sentence is one
-  step, and undoing never touches the greyed region.
+How user input reaches the buffer: before any user input that could change the document (every
+key press, an input method's commit, paste, drop, the context menu, a middle-click paste) the
+region is taken out of the document, so the document is exactly the real text; Qt applies the
+input; the document is compared with the text it was and the difference goes to the buffer as
+one edit; the region is put back at the dictation point (where the cursor now is, unless text is
+selected). A cursor move (mouse click, or anything else outside a key press) moves the dictation
+point. Everything the editor changes itself happens with its change signals ignored.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -35,73 +32,20 @@ from PySide6.QtGui import (
     QInputMethodEvent,
     QKeyEvent,
     QKeySequence,
+    QMouseEvent,
     QPalette,
     QTextCharFormat,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from dictate.editing.buffer import Change, DictationBuffer
+from dictate.editing.text import diff, fit_to_context, from_utf16, normalize_newlines, to_utf16
 from dictate.journal import Journal
 
-_SENTENCE_END = (".", "?", "!", ":")
-_TYPING_GROUP_SECONDS = 1.0
+__all__ = ["DictationEditor", "fit_to_context"]
 
-
-@dataclass
-class Op:
-    """``removed`` at ``pos`` was replaced by ``inserted``."""
-
-    pos: int
-    removed: str
-    inserted: str
-    kind: str  # "typing", "edit", "dictation"
-    at: float = 0.0
-
-
-def _diff(old: str, new: str, hint: int | None = None) -> tuple[int, str, str]:
-    """The single replaced span that turns ``old`` into ``new``.
-
-    ``hint`` (where Qt says the change began) breaks ties in repeated text: typing "l" into
-    "he|llo" is an insertion at 2, not at 4.
-    """
-    start = 0
-    limit = min(len(old), len(new))
-    if hint is not None:
-        limit = min(limit, max(0, hint))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-    return start, old[start:end_old], new[start:end_new]
-
-
-def fit_to_context(text: str, before: str, after: str) -> str:
-    """Adjust dictated ``text`` for insertion between ``before`` and ``after``.
-
-    A space is added where it joins a word, and the first letter is capitalised only where a
-    sentence begins (document start, after a line break or a sentence end); mid-sentence the
-    punctuator's sentence-initial capital is lowered unless the word is "I" or all capitals.
-    """
-    if not text:
-        return text
-    stripped = before.rstrip(" \t")
-    at_sentence_start = not stripped or stripped.endswith(("\n", *_SENTENCE_END))
-    first = text.split(" ", 1)[0]
-    if at_sentence_start:
-        text = text[0].upper() + text[1:]
-    elif (
-        first[:1].isupper()
-        and not first.isupper()
-        and first not in ("I", "I'm", "I'll", "I've", "I'd")
-    ):
-        text = text[0].lower() + text[1:]
-    if before and not before[-1].isspace():
-        text = " " + text
-    if after and not after[0].isspace():
-        text = text + " "
-    return text
+log = logging.getLogger("dictate.ui")
 
 
 class DictationEditor(QPlainTextEdit):
@@ -109,58 +53,105 @@ class DictationEditor(QPlainTextEdit):
 
     textEdited = Signal()
     """The real text changed (user edit, undo/redo or finalized dictation)."""
+    journalStateChanged = Signal(object)
+    """The journal could not be written (an OSError), or works again (None)."""
 
-    def __init__(self, journal: Journal | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        journal: Journal | None = None,
+        parent: QWidget | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Document")
         self.setAccessibleDescription(
             "Your text. Dictated words that may still change are shown greyed at the cursor."
         )
-        self.journal = journal
+        self.buffer = DictationBuffer(journal, clock)
+        self.buffer.on_journal_state = self.journalStateChanged.emit
         self.document().setUndoRedoEnabled(False)
-        self._text = ""  # the real text: the document without the region
-        self._point = 0  # dictation point, in real-text coordinates
-        self._region = ""  # displayed region text
-        self._pending = ""
-        self._partial = ""
+        # What the document shows, kept in step with it: the real text as shown, and the region
+        # (its text) shown at ``_shown_point`` of it.
+        self._real = ""
+        self._shown_point = 0
+        self._shown_region = ""
         self._quiet = 0  # >0 while the editor changes the document itself
-        self._undo: list[Op] = []
-        self._redo: list[Op] = []
+        self._editing = 0  # >0 while Qt applies a user edit (region out of the document)
+        self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self.document().contentsChange.connect(self._on_contents_change)
         self.cursorPositionChanged.connect(self._on_cursor_moved)
 
-    # -- the real text ---------------------------------------------------------------------
+    # -- what the buffer holds -------------------------------------------------------------
+
+    @property
+    def journal(self) -> Journal | None:
+        return self.buffer.journal
 
     @property
     def text(self) -> str:
         """The document without the dictation region."""
-        return self._text
+        return self.buffer.text
 
     @property
     def dictation_point(self) -> int:
-        return self._point
+        """Where the region is shown and the next finalized sentence goes (code points)."""
+        return self.buffer.point
 
     @property
     def pending_text(self) -> str:
-        return self._pending
+        return self.buffer.pending
 
     @property
     def partial_text(self) -> str:
-        return self._partial
+        return self.buffer.partial
 
-    def set_text(self, text: str) -> None:
-        """Replace everything (New, Open, recovery); clears undo and the region."""
-        self._pending = self._partial = ""
-        with self._quietly():
-            self.setPlainText(text)
-            self._region = ""
-        self._text = text
-        self._point = len(text)
-        self._undo.clear()
-        self._redo.clear()
+    def shown_text(self) -> str:
+        """What the document holds, as the buffer counts it (``\\n`` for a line break)."""
+        return normalize_newlines(self.document().toRawText())
+
+    # -- coordinates -----------------------------------------------------------------------
+
+    def _display(self) -> str:
+        p = self._shown_point
+        return self._real[:p] + self._shown_region + self._real[p:]
+
+    def _real_from_doc(self, pos16: int, display: str) -> int:
+        d = from_utf16(display, pos16)
+        p, r = self._shown_point, len(self._shown_region)
+        if d <= p:
+            return d
+        if d <= p + r:
+            return p
+        return d - r
+
+    def _doc_from_real(self, pos: int, display: str) -> int:
+        d = pos if pos <= self._shown_point else pos + len(self._shown_region)
+        return to_utf16(display, d)
+
+    def selection(self) -> tuple[int, int]:
+        """The user's cursor (anchor, position) in the buffer's positions."""
         cursor = self.textCursor()
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        self.setTextCursor(cursor)
+        display = self._display()
+        return (
+            self._real_from_doc(cursor.anchor(), display),
+            self._real_from_doc(cursor.position(), display),
+        )
+
+    def set_selection(self, anchor: int, position: int | None = None) -> None:
+        """Put the cursor (and selection) at buffer positions, without moving the dictation
+        point (a plain cursor move does: see :meth:`move_cursor`)."""
+        position = anchor if position is None else position
+        display = self._display()
+        cursor = self.textCursor()
+        cursor.setPosition(self._doc_from_real(anchor, display))
+        cursor.setPosition(self._doc_from_real(position, display), QTextCursor.MoveMode.KeepAnchor)
+        with self._quietly():
+            self.setTextCursor(cursor)
+
+    def move_cursor(self, pos: int) -> None:
+        """Move the cursor to buffer position ``pos``: the dictation point goes with it."""
+        self.buffer.move_point(pos)
+        self._refresh(None, (pos, pos))
 
     @contextlib.contextmanager
     def _quietly(self) -> Iterator[None]:
@@ -170,32 +161,9 @@ class DictationEditor(QPlainTextEdit):
         finally:
             self._quiet -= 1
 
-    # -- coordinates -----------------------------------------------------------------------
+    # -- keeping the document in step with the buffer ----------------------------------------
 
-    def _to_real(self, pos: int) -> int:
-        if pos <= self._point:
-            return pos
-        if pos <= self._point + len(self._region):
-            return self._point
-        return pos - len(self._region)
-
-    def _to_doc(self, pos: int) -> int:
-        return pos if pos <= self._point else pos + len(self._region)
-
-    def _user_cursor(self) -> tuple[int, int]:
-        cursor = self.textCursor()
-        return self._to_real(cursor.anchor()), self._to_real(cursor.position())
-
-    def _set_user_cursor(self, anchor: int, position: int) -> None:
-        cursor = self.textCursor()
-        cursor.setPosition(self._to_doc(anchor))
-        cursor.setPosition(self._to_doc(position), QTextCursor.MoveMode.KeepAnchor)
-        with self._quietly():
-            self.setTextCursor(cursor)
-
-    # -- the region ------------------------------------------------------------------------
-
-    def _formats(self) -> tuple[QTextCharFormat, QTextCharFormat]:
+    def _formats(self) -> dict[str, QTextCharFormat]:
         palette = self.palette()
         base = palette.color(QPalette.ColorRole.Text)
         back = palette.color(QPalette.ColorRole.Base)
@@ -206,190 +174,240 @@ class DictationEditor(QPlainTextEdit):
         partial.setFontItalic(True)
         partial.setFontUnderline(True)
         partial.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-        return pending, partial
+        return {"pending": pending, "space": pending, "partial": partial}
 
-    def _remove_region(self) -> None:
-        if not self._region:
+    def _hide_region(self) -> None:
+        if not self._shown_region:
             return
-        anchor, position = self._user_cursor()
+        display = self._display()
+        p = self._shown_point
         with self._quietly():
             cursor = QTextCursor(self.document())
-            cursor.setPosition(self._point)
-            cursor.setPosition(self._point + len(self._region), QTextCursor.MoveMode.KeepAnchor)
+            cursor.setPosition(to_utf16(display, p))
+            cursor.setPosition(
+                to_utf16(display, p + len(self._shown_region)), QTextCursor.MoveMode.KeepAnchor
+            )
             cursor.removeSelectedText()
-            self._region = ""
-        self._set_user_cursor(anchor, position)
+        self._shown_region = ""
 
-    def _render_region(self) -> None:
-        anchor, position = self._user_cursor()
-        self._remove_region()
-        before = self._text[: self._point]
-        after = self._text[self._point :]
-        parts: list[tuple[str, QTextCharFormat]] = []
-        pending_fmt, partial_fmt = self._formats()
-        shown = ""
-        for piece, fmt in ((self._pending, pending_fmt), (self._partial, partial_fmt)):
-            if not piece:
-                continue
-            if shown:  # the space between pending and partial words stays unstyled
-                parts.append((" ", pending_fmt))
-                joined = piece
-                shown += " "
-            else:
-                joined = fit_to_context(piece, before, "")
-            parts.append((joined, fmt))
-            shown += joined
-        if shown and after and not after[0].isspace():
-            parts.append((" ", pending_fmt))
-            shown += " "
-        if not shown:
-            self._set_user_cursor(anchor, position)
+    def _show_region(self) -> None:
+        assert not self._shown_region
+        self._shown_point = self.buffer.point
+        parts = self.buffer.region_parts()
+        if not parts:
             return
+        formats = self._formats()
         with self._quietly():
             cursor = QTextCursor(self.document())
-            cursor.setPosition(self._point)
-            for piece, fmt in parts:
-                cursor.insertText(piece, fmt)
-            self._region = shown
-        self._set_user_cursor(anchor, position)
+            cursor.setPosition(to_utf16(self._real, self._shown_point))
+            for piece, kind in parts:
+                cursor.insertText(piece, formats[kind])
+        self._shown_region = "".join(piece for piece, _ in parts)
+
+    def _apply_change(self, change: Change) -> None:
+        """Apply a change of the real text to the document (the region is out of it)."""
+        start = to_utf16(self._real, change.pos)
+        end = start + to_utf16(change.removed, len(change.removed))
+        with self._quietly():
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(change.inserted, QTextCharFormat())
+        self._real = (
+            self._real[: change.pos]
+            + change.inserted
+            + self._real[change.pos + len(change.removed) :]
+        )
+
+    def _rebuild(self) -> None:
+        """Show the buffer afresh (a safety net; the normal path changes only what changed)."""
+        with self._quietly():
+            cursor = QTextCursor(self.document())
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(self.buffer.text, QTextCharFormat())
+        self._real = self.buffer.text
+        self._shown_region = ""
+        self._show_region()
+
+    def _refresh(self, change: Change | None, cursor: tuple[int, int] | None) -> None:
+        """After the buffer changed: take the region out, apply ``change``, put the region
+        back at the dictation point, and put the cursor at ``cursor`` (buffer positions;
+        None: at the dictation point)."""
+        self._hide_region()
+        if change is not None:
+            self._apply_change(change)
+        if self._real != self.buffer.text:  # never expected; show the buffer as it is
+            log.error("editor out of step with the buffer; showing the buffer afresh")
+            self._rebuild()
+        else:
+            self._show_region()
+        anchor, position = cursor if cursor is not None else (self.buffer.point,) * 2
+        limit = len(self.buffer.text)
+        self.set_selection(min(anchor, limit), min(position, limit))
+
+    @staticmethod
+    def _map(pos: int, change: Change, after_insert: bool) -> int:
+        """Where ``pos`` is after ``change``; a position at an insertion moves after it only
+        if ``after_insert``."""
+        end = change.pos + len(change.removed)
+        if pos < change.pos or (pos == change.pos and not after_insert and not change.removed):
+            return pos
+        if pos < end:
+            return change.pos
+        return pos + len(change.inserted) - len(change.removed)
+
+    def _after_pipeline_change(self, change: Change | None, old_point: int) -> None:
+        anchor, position = self.selection()
+        if change is not None:
+            if anchor == position:
+                anchor = position = self._map(position, change, position == old_point)
+            else:
+                lo, hi = min(anchor, position), max(anchor, position)
+                lo2, hi2 = self._map(lo, change, True), self._map(hi, change, False)
+                anchor, position = (lo2, hi2) if anchor <= position else (hi2, lo2)
+        if anchor == position:
+            anchor = position = self.buffer.point if change is not None else position
+        self._refresh(change, (anchor, position))
+        if change is not None:
+            self.textEdited.emit()
+
+    # -- the pipeline's events and commands --------------------------------------------------
+
+    def set_text(self, text: str, path: str | None = None) -> None:
+        """Replace everything (New, Open, recovery); clears undo and the region."""
+        self.buffer.load(text, path)
+        self._rebuild()
+        self.set_selection(len(self.buffer.text))
+
+    def insert_final(self, sentences: str | list[str], pending: str | None = None) -> None:
+        """Insert finalized sentences at the dictation point (journaled before they appear);
+        the pending words become ``pending`` (see :meth:`DictationBuffer.finalize`)."""
+        old = self.buffer.point
+        change = self.buffer.finalize(sentences, pending)
+        self._after_pipeline_change(change, old)
 
     def set_dictation(self, pending: str | None = None, partial: str | None = None) -> None:
         """Show the pending text and/or the live partial words (greyed, replaced in place)."""
         if pending is not None:
-            self._pending = pending
+            self.buffer.set_pending(pending)
         if partial is not None:
-            self._partial = partial
-        self._render_region()
+            self.buffer.set_partial(partial)
+        self._after_pipeline_change(None, self.buffer.point)
 
     def clear_dictation(self) -> None:
-        self._pending = self._partial = ""
-        self._remove_region()
+        self.buffer.clear_dictation()
+        self._after_pipeline_change(None, self.buffer.point)
 
-    def insert_final(self, text: str) -> None:
-        """Insert finalized sentences at the dictation point (journaled before they appear)."""
-        if not text:
-            return
-        adjusted = fit_to_context(text, self._text[: self._point], self._text[self._point :])
-        self._apply(Op(self._point, "", adjusted, "dictation", time.monotonic()), record=True)
+    def scratch(self) -> str:
+        """Remove the pending words, else the last dictated sentence (see the buffer)."""
+        old_text = self.buffer.text
+        old = self.buffer.point
+        result = self.buffer.scratch()
+        change = None
+        if self.buffer.text != old_text:
+            pos, removed, inserted = diff(old_text, self.buffer.text)
+            change = Change(pos, removed, inserted)
+        self._after_pipeline_change(change, old)
+        return result
 
-    # -- applying operations ---------------------------------------------------------------
-
-    def _apply(self, op: Op, record: bool, keep_cursor: bool = False) -> None:
-        """Apply ``op`` to the real text and the document; journal it first."""
-        if self.journal is not None:
-            self.journal.edit(op.pos, op.removed, op.inserted)
-        anchor, position = self._user_cursor()
-        self._remove_region()
-        with self._quietly():
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(op.pos)
-            cursor.setPosition(op.pos + len(op.removed), QTextCursor.MoveMode.KeepAnchor)
-            cursor.insertText(op.inserted, QTextCharFormat())
-        self._text = self._text[: op.pos] + op.inserted + self._text[op.pos + len(op.removed) :]
-        delta = len(op.inserted) - len(op.removed)
-        if op.kind == "dictation":
-            # The user's cursor stays where it was unless it sat at the dictation point.
-            shift = lambda p: p + delta if p >= op.pos else p  # noqa: E731
-            self._point = op.pos + len(op.inserted)
-            anchor, position = shift(anchor), shift(position)
-        else:
-            self._point = op.pos + len(op.inserted)
-            anchor = position = self._point
-        if record:
-            self._undo.append(op)
-            self._redo.clear()
-        self._render_region()
-        if not keep_cursor:
-            self._set_user_cursor(anchor, position)
-        self.textEdited.emit()
-
-    def _on_contents_change(self, position: int, removed: int, added: int) -> None:
-        if self._quiet:
-            return
-        # A user edit. The region was taken out before it (see the event overrides), so the
-        # document is the real text; an edit that slipped past them is mapped if it kept clear
-        # of the region, and otherwise taken as it is.
-        new_doc = self.toPlainText()
-        if not self._region:
-            new_text = new_doc
-        else:
-            old_doc = self._text[: self._point] + self._region + self._text[self._point :]
-            pos, gone, came = _diff(old_doc, new_doc, position)
-            if pos < self._point + len(self._region) and pos + len(gone) > self._point:
-                new_text, self._region = new_doc, ""
-            else:
-                real = self._to_real(pos)
-                new_text = self._text[:real] + came + self._text[real + len(gone) :]
-                if real < self._point:
-                    self._point += len(came) - len(gone)
-        pos, gone, came = _diff(self._text, new_text, self._to_real(position))
-        self._text = new_text
-        self._point = min(self._point, len(new_text))
-        if self.journal is not None:
-            self.journal.edit(pos, gone, came)
-        now = time.monotonic()
-        last = self._undo[-1] if self._undo else None
-        typing = not gone and len(came) == 1 and not came.isspace()
-        if (
-            typing
-            and last is not None
-            and last.kind == "typing"
-            and last.pos + len(last.inserted) == pos
-            and now - last.at < _TYPING_GROUP_SECONDS
-        ):
-            last.inserted += came
-            last.at = now
-        else:
-            self._undo.append(Op(pos, gone, came, "typing" if typing else "edit", now))
-        self._redo.clear()
-        self.textEdited.emit()
-
-    def _on_cursor_moved(self) -> None:
-        if self._quiet:
-            return
-        cursor = self.textCursor()
-        if cursor.hasSelection():
-            return
-        real = self._to_real(cursor.position())
-        if real != self._point:
-            self._point = real
-            self._render_region()
+    def insert_break(self, paragraph: bool = False) -> None:
+        old = self.buffer.point
+        self._after_pipeline_change(self.buffer.insert_break(paragraph), old)
 
     # -- undo / redo -----------------------------------------------------------------------
 
     def can_undo(self) -> bool:
-        return bool(self._undo)
+        return self.buffer.can_undo()
 
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return self.buffer.can_redo()
 
     def undo_edit(self) -> None:
-        if not self._undo:
-            return
-        op = self._undo.pop()
-        self._apply(Op(op.pos, op.inserted, op.removed, "edit"), record=False)
-        self._redo.append(op)
+        change = self.buffer.undo()
+        if change is not None:
+            self._refresh(change, None)
+            self.textEdited.emit()
 
     def redo_edit(self) -> None:
-        if not self._redo:
-            return
-        op = self._redo.pop()
-        self._apply(Op(op.pos, op.removed, op.inserted, "edit"), record=False)
-        self._undo.append(op)
+        change = self.buffer.redo()
+        if change is not None:
+            self._refresh(change, None)
+            self.textEdited.emit()
 
-    # -- user input: keep the region out of every edit -------------------------------------
+    # -- user input ------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _around_user_edit(self) -> Iterator[None]:
-        """Take the region out for a user edit; afterwards the dictation point is the cursor."""
-        self._remove_region()
+    def _user_edit(self) -> Iterator[None]:
+        """Take the region out for user input; afterwards hand the edit to the buffer."""
+        if self._editing:
+            yield
+            return
+        self._hide_region()
+        self._editing += 1
+        self._edit_hint = None
         try:
             yield
         finally:
-            cursor = self.textCursor()
-            if not cursor.hasSelection():
-                self._point = self._to_real(cursor.position())
-            self._render_region()
+            self._editing -= 1
+            self._finish_user_edit()
+
+    def _finish_user_edit(self) -> None:
+        new = self.shown_text()
+        cursor = self.textCursor()
+        anchor, position = from_utf16(new, cursor.anchor()), from_utf16(new, cursor.position())
+        changed = new != self._real
+        if changed:
+            hint = None if self._edit_hint is None else from_utf16(new, self._edit_hint)
+            pos, removed, inserted = diff(self._real, new, hint)
+            self._real = new
+            self.buffer.replace(pos, pos + len(removed), inserted, point=position)
+        elif anchor == position:
+            self.buffer.move_point(position)
+        if self._real != self.buffer.text:  # the buffer normalised what Qt inserted
+            self._real = self.buffer.text
+            self._rebuild()
+        else:
+            self._show_region()
+        self.set_selection(anchor, position)
+        if changed:
+            self.textEdited.emit()
+
+    def _on_contents_change(self, position: int, removed: int, added: int) -> None:
+        if self._quiet:
+            return
+        if self._editing:
+            hint = self._edit_hint
+            self._edit_hint = position if hint is None else min(hint, position)
+            return
+        # An edit that reached the document outside the wrapped entry points. Apply it if it
+        # kept clear of the region; otherwise show the buffer again (the region is never
+        # edited into text).
+        old = self._display()
+        new = self.shown_text()
+        pos, gone, came = diff(old, new, from_utf16(new, position))
+        p, r = self._shown_point, len(self._shown_region)
+        if pos + len(gone) <= p or pos >= p + r:
+            real = pos if pos + len(gone) <= p else pos - r
+            log.warning("editor: an edit outside the usual paths, applied at %d", real)
+            point = p + len(came) - len(gone) if pos + len(gone) <= p else p
+            self.buffer.replace(real, real + len(gone), came, point=point)
+            self.textEdited.emit()
+        else:
+            log.warning("editor: an edit into the greyed region was refused")
+        self._rebuild()
+        self.set_selection(self.buffer.point)
+
+    def _on_cursor_moved(self) -> None:
+        if self._quiet or self._editing:
+            return
+        anchor, position = self.selection()
+        if anchor != position:
+            return  # a selection: the dictation point stays where it was
+        if (
+            position != self.buffer.point
+            or self._doc_from_real(position, self._display()) != self.textCursor().position()
+        ):
+            self.move_cursor(position)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):
@@ -398,40 +416,93 @@ class DictationEditor(QPlainTextEdit):
         if event.matches(QKeySequence.StandardKey.Redo):
             self.redo_edit()
             return
-        if (
-            event.text()
-            or event.key() in (Qt.Key.Key_Backspace, Qt.Key.Key_Delete)
-            or (
-                event.matches(QKeySequence.StandardKey.Paste)
-                or event.matches(QKeySequence.StandardKey.Cut)
-            )
-        ):
-            with self._around_user_edit():
-                super().keyPressEvent(event)
-            return
-        super().keyPressEvent(event)
+        with self._user_edit():
+            super().keyPressEvent(event)
 
     def inputMethodEvent(self, event: QInputMethodEvent) -> None:
-        with self._around_user_edit():
+        if not event.commitString() and not event.replacementLength():
+            super().inputMethodEvent(event)  # only the preedit text, drawn by the layout
+            return
+        with self._user_edit():
             super().inputMethodEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        with self._around_user_edit():
+        with self._user_edit():
             super().dropEvent(event)
 
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton:  # X11's selection paste
+            with self._user_edit():
+                super().mouseReleaseEvent(event)
+            return
+        super().mouseReleaseEvent(event)
+
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        with self._around_user_edit():
-            menu = self.createStandardContextMenu()
-            for action in menu.actions():
-                if action.text().replace("&", "").startswith(("Undo", "Redo")):
-                    menu.removeAction(action)
+        menu = self.createStandardContextMenu()
+        for action in menu.actions():
+            if action.text().replace("&", "").startswith(("Undo", "Redo")):
+                menu.removeAction(action)
+        with self._user_edit():
             menu.exec(event.globalPos())
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """Copy, cut and drag carry the selected real text, never the greyed words."""
+        anchor, position = self.selection()
+        data = QMimeData()
+        data.setText(self.buffer.text[min(anchor, position) : max(anchor, position)])
+        return data
+
+    def selected_text(self) -> str:
+        anchor, position = self.selection()
+        return self.buffer.text[min(anchor, position) : max(anchor, position)]
+
+    # Edit menu entry points (the same as the keys, with the region kept out).
+    def cut(self) -> None:
+        with self._user_edit():
+            super().cut()
+
+    def paste(self) -> None:
+        with self._user_edit():
+            super().paste()
+
+    def find_text(self, needle: str, backward: bool = False, wrap: bool = True) -> bool:
+        """Select the next (or previous) match of ``needle`` in the real text, ignoring case;
+        the greyed words are never searched. False if there is none."""
+        if not needle:
+            return False
+        pattern = re.compile(re.escape(needle), re.IGNORECASE)
+        text = self.buffer.text
+        anchor, position = self.selection()
+        lo, hi = min(anchor, position), max(anchor, position)
+        if backward:
+            before = [m for m in pattern.finditer(text) if m.start() < lo]
+            match = before[-1] if before else None
+            if match is None and wrap:
+                every = list(pattern.finditer(text))
+                match = every[-1] if every else None
+        else:
+            match = pattern.search(text, hi)
+            if match is None and wrap:
+                match = pattern.search(text)
+        if match is None:
+            return False
+        return self._select_found(match.start(), match.end() - match.start())
+
+    def _select_found(self, start: int, length: int) -> bool:
+        self.set_selection(start, start + length)
+        self.ensureCursorVisible()
+        return True
 
     def set_font_size(self, points: int) -> None:
         font = QFont(self.font())
         font.setPointSize(max(6, min(72, points)))
         self.setFont(font)
-        self._render_region()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and not self._quiet:
+            selection = self.selection()
+            self._refresh(None, selection)  # greys are mixed from the palette
 
 
 def _mix(a: QColor, b: QColor, t: float) -> QColor:

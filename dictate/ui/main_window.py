@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import Settings, save_settings
+from dictate.fileio import atomic_write_text
 from dictate.journal import Journal
 from dictate.pipeline import (
     Error,
@@ -39,20 +40,23 @@ from dictate.pipeline import (
 from dictate.ui.controller import DictationController, Loaded
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.editor import DictationEditor
+from dictate.ui.find_bar import FindBar
 
 log = logging.getLogger("dictate.ui")
 
 DICTATE_KEY = "F9"
+JOURNAL_RETRY_MS = 5000
 FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
 
 
 class MessageBar(QFrame):
     """A message inside the window with up to two actions and a close button."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, dismissable: bool = True) -> None:
         super().__init__(parent)
+        self.dismissable = dismissable
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Message")
+        self.setAccessibleName("Message" if dismissable else "Problem saving your text")
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -62,6 +66,7 @@ class MessageBar(QFrame):
         self._row = QHBoxLayout(self)
         self._row.addWidget(self.label, 1)
         self._row.addWidget(self.close_button)
+        self.close_button.setVisible(dismissable)
         self.hide()
 
     def show_message(self, text: str, actions: list[tuple[str, object]] | None = None) -> None:
@@ -70,8 +75,9 @@ class MessageBar(QFrame):
         self.buttons = []
         for label, slot in actions or []:
             button = QPushButton(label)
-            button.clicked.connect(slot)
-            button.clicked.connect(self.hide)
+            button.clicked.connect(lambda _checked=False, slot=slot: slot())
+            if self.dismissable:
+                button.clicked.connect(self.hide)
             self._row.insertWidget(self._row.count() - 1, button)
             self.buttons.append(button)
         self.label.setText(text)
@@ -104,15 +110,24 @@ class MainWindow(QMainWindow):
         self.resize(900, 640)
 
         self.editor = DictationEditor(journal)
+        self.editor.journalStateChanged.connect(self._on_journal_state)
+        self._retry_timer = QTimer(self)
+        self._retry_timer.setInterval(JOURNAL_RETRY_MS)
+        self._retry_timer.timeout.connect(self.retry_journal)
+        self._save_error: str | None = None
         if settings.font_family:
             self.editor.setFont(QFont(settings.font_family))
         self.editor.set_font_size(settings.font_size)
         self.editor.textEdited.connect(self._on_text_edited)
         self.messages = MessageBar()
+        self.write_problem = MessageBar(dismissable=False)
+        self.find_bar = FindBar(self.editor)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.write_problem)
         layout.addWidget(self.messages)
+        layout.addWidget(self.find_bar)
         layout.addWidget(self.editor, 1)
         self.setCentralWidget(central)
 
@@ -147,9 +162,12 @@ class MainWindow(QMainWindow):
         self.dictate_action.setCheckable(True)
         self.dictate_action.setToolTip(f"Start or stop dictation ({DICTATE_KEY})")
         self.new_action = self._action("&New", QKeySequence.StandardKey.New, self.new_document)
-        self.open_action = self._action("&Open…", QKeySequence.StandardKey.Open, self.open_document)
-        self.save_action = self._action("&Save", QKeySequence.StandardKey.Save, self.save)
-        self.save_as_action = self._action("Save &As…", "Ctrl+Shift+S", self.save_as)
+        # QAction.triggered(bool) would arrive as the first argument: these take no flag.
+        self.open_action = self._action(
+            "&Open…", QKeySequence.StandardKey.Open, lambda: self.open_document()
+        )
+        self.save_action = self._action("&Save", QKeySequence.StandardKey.Save, lambda: self.save())
+        self.save_as_action = self._action("Save &As…", "Ctrl+Shift+S", lambda: self.save_as())
         self.copy_all_action = self._action("&Copy All", "Ctrl+Shift+C", self.copy_all)
         self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
         self.undo_action = self._action(
@@ -158,6 +176,24 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action(
             "&Redo", QKeySequence.StandardKey.Redo, self.editor.redo_edit
         )
+        editor = self.editor
+        self.cut_action = self._action("Cu&t", QKeySequence.StandardKey.Cut, editor.cut)
+        self.copy_action = self._action("&Copy", QKeySequence.StandardKey.Copy, editor.copy)
+        self.paste_action = self._action("&Paste", QKeySequence.StandardKey.Paste, editor.paste)
+        self.select_all_action = self._action(
+            "Select &All", QKeySequence.StandardKey.SelectAll, editor.selectAll
+        )
+        self.find_action = self._action("&Find…", QKeySequence.StandardKey.Find, self.find_bar.open)
+        self.find_next_action = self._action(
+            "Find &Next", QKeySequence.StandardKey.FindNext, lambda: self.find_bar.find_next()
+        )
+        self.find_previous_action = self._action(
+            "Find Pre&vious",
+            QKeySequence.StandardKey.FindPrevious,
+            lambda: self.find_bar.find_next(backward=True),
+        )
+        for action in (self.cut_action, self.copy_action, self.paste_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
         self.bigger_action = self._action(
             "&Larger text", QKeySequence.StandardKey.ZoomIn, lambda: self._zoom(1)
@@ -208,6 +244,17 @@ class MainWindow(QMainWindow):
         edit = menus.addMenu("&Edit")
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
+        edit.addSeparator()
+        for action in (
+            self.cut_action,
+            self.copy_action,
+            self.paste_action,
+            self.select_all_action,
+        ):
+            edit.addAction(action)
+        edit.addSeparator()
+        for action in (self.find_action, self.find_next_action, self.find_previous_action):
+            edit.addAction(action)
         dictation = menus.addMenu("D&ictation")
         dictation.addAction(self.dictate_action)
         dictation.addAction(self.focus_mic_action)
@@ -269,8 +316,15 @@ class MainWindow(QMainWindow):
         self.mic_combo.showPopup()
 
     def _settings_changed(self) -> None:
-        if self._save_settings:
+        if not self._save_settings:
+            return
+        try:
             save_settings(self.settings)
+        except OSError as exc:
+            self.messages.show_message(
+                f"Could not save the settings ({exc.strerror or exc}); they apply until dictate "
+                "closes. Free some space or check the permissions of the settings folder."
+            )
 
     def open_settings(self) -> None:
         self.refresh_devices(rescan=True)
@@ -359,9 +413,8 @@ class MainWindow(QMainWindow):
         elif isinstance(event, Segment):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
-            self.editor.insert_final(event.text)
+            self.editor.insert_final(event.sentences, event.pending)
         elif isinstance(event, Pending):
-            self.journal.pending(event.text)
             self._shown_segment = max(self._shown_segment, event.segment)
             clear_partial = self._partial_segment <= event.segment
             self.editor.set_dictation(pending=event.text, partial="" if clear_partial else None)
@@ -383,7 +436,6 @@ class MainWindow(QMainWindow):
                 # The device may be gone, or another may have appeared: list them afresh.
                 QTimer.singleShot(0, lambda: self.refresh_devices(rescan=True))
             self.editor.clear_dictation()
-            self.journal.pending("")
             self.level.setValue(-60)
             self._partial_segment = self._shown_segment = 0
             self._segment_closed.clear()
@@ -409,9 +461,6 @@ class MainWindow(QMainWindow):
         self.redo_action.setEnabled(self.editor.can_redo())
         self.modified = True
         self._update_title()
-        self.journal.maybe_compact(
-            self.editor.text, self.editor.pending_text, str(self.path) if self.path else None
-        )
 
     def _update_title(self) -> None:
         name = self.path.name if self.path else "Untitled"
@@ -438,8 +487,7 @@ class MainWindow(QMainWindow):
         self.load_text("", None)
 
     def load_text(self, text: str, path: Path | None) -> None:
-        self.journal.reset(text, str(path) if path else None)
-        self.editor.set_text(text)
+        self.editor.set_text(text, str(path) if path else None)
         self.path = path
         self.modified = False
         self._update_title()
@@ -472,29 +520,70 @@ class MainWindow(QMainWindow):
             path = chosen
         if self._write(Path(path)):
             self.path = Path(path)
-            self.journal.set_path(str(self.path))
+            self.editor.buffer.set_path(str(self.path))
             self._update_title()
             return True
         return False
 
     def _write(self, path: Path) -> bool:
-        import os
-        import tempfile
-
+        """Save the text (ending with a line break) atomically; on failure the text stays here
+        and a message that stays until a save works says what failed and what to do."""
+        text = self.editor.text
+        if text and not text.endswith("\n"):
+            text += "\n"
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(self.editor.text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            atomic_write_text(path, text)
         except OSError as exc:
-            self.messages.show_message(f"Could not save {path}: {exc}. Your text is still here.")
+            self._save_error = (
+                f"Could not save {path}: {exc.strerror or exc}. Your text is still here: free "
+                "some space or choose another place with Save As."
+            )
+            self._show_write_problem()
             return False
+        self._save_error = None
+        self._show_write_problem()
         self.modified = False
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 3000)
         return True
+
+    # -- write failures --------------------------------------------------------------------
+
+    def _on_journal_state(self, error: OSError | None) -> None:
+        if error is None:
+            self._retry_timer.stop()
+            self.statusBar().showMessage("Autosave works again.", 5000)
+        else:
+            log.error("cannot write the journal %s: %s", self.journal.path, error)
+            self._retry_timer.start()
+        self._show_write_problem()
+
+    def retry_journal(self) -> bool:
+        """Try to write the autosave journal again (every few seconds while it fails)."""
+        return self.editor.buffer.retry_journal()
+
+    def _show_write_problem(self) -> None:
+        """One persistent message for what could not be written, until it can be."""
+        problems = []
+        error = self.editor.buffer.journal_error
+        if error is not None:
+            problems.append(
+                f"Autosave failed: cannot write {self.journal.path} "
+                f"({error.strerror or error}). Everything you dictate and type is kept while "
+                "dictate runs, and autosave is retried every few seconds; free some space, or "
+                "save your text elsewhere with Save As."
+            )
+        if self._save_error:
+            problems.append(self._save_error)
+        if problems:
+            self.write_problem.show_message(
+                " ".join(problems),
+                [("Save As…", lambda: self.save_as()), ("Retry now", self.retry_journal)]
+                if error is not None
+                else [("Save As…", lambda: self.save_as())],
+            )
+        else:
+            self.write_problem.hide()
 
     def copy_all(self) -> None:
         QGuiApplication.clipboard().setText(self.editor.text)
@@ -516,5 +605,5 @@ class MainWindow(QMainWindow):
         if not self._confirm_discard():
             event.ignore()
             return
-        self.journal.close(clean=True)
+        self.editor.buffer.close_journal(clean=True)
         event.accept()

@@ -139,11 +139,13 @@ def test_copy_all_and_save_take_only_the_real_text(window: MainWindow, tmp_path:
     for name in ("notes.txt", "notes.md"):
         target = tmp_path / name
         assert window.save_as(target)
-        assert target.read_text(encoding="utf-8") == "Kept."
+        assert (
+            target.read_text(encoding="utf-8") == "Kept.\n"
+        )  # a saved file ends with a line break
         assert not window.modified and name in window.windowTitle()
     window.handle_event(Finished(0.2, "stopped", 1.0, 0))
     window.open_document(tmp_path / "notes.md")
-    assert window.editor.text == "Kept." and window.path == tmp_path / "notes.md"
+    assert window.editor.text == "Kept.\n" and window.path == tmp_path / "notes.md"
 
 
 def test_level_meter_and_errors_with_a_way_out(window: MainWindow) -> None:

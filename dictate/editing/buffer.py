@@ -1,0 +1,396 @@
+"""The dictation buffer: the user's text, the dictation point, the greyed region, undo and the
+journal, in one unit of position (code points), with no Qt.
+
+The window's editor is a view of this buffer. Everything that changes the text comes here:
+
+* the user's edits (:meth:`DictationBuffer.replace`: typing, deleting, a selection typed over,
+  paste, drop, an input method's commit) and cursor moves (:meth:`move_point`);
+* the pipeline's events: finalized sentences (:meth:`finalize`), the pending words and the
+  partial words of the segment being spoken (:meth:`set_pending`, :meth:`set_partial`);
+* undo and redo, and what voice commands need (:meth:`scratch`, :meth:`insert_break`,
+  :attr:`last_dictated`).
+
+Rules:
+
+* The real text (:attr:`text`) changes only through an edit the user made, a finalized
+  sentence, a break or scratch, or undo/redo of one of those. The *region* (the pending words,
+  then the partial words) is shown at the dictation point and is never part of the text.
+* A finalized sentence goes in at the dictation point, fitted to the text around it (spacing,
+  the first letter's case), and is journaled *before* the buffer changes; if the journal cannot
+  be written the sentence is still applied and kept, and :attr:`journal_error` says why until
+  :meth:`retry_journal` has rewritten the journal.
+* Undo/redo is a linear history of every change to the text: typing is grouped into words, a
+  finalized event is one step, and the region is never touched by it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dictate.editing.text import fit_to_context, normalize_newlines
+from dictate.journal import Journal
+
+TYPING_GROUP_SECONDS = 1.0
+_MAX_DICTATED_SPANS = 200
+
+
+@dataclass(frozen=True)
+class Change:
+    """``removed`` at ``pos`` of the real text was replaced by ``inserted``."""
+
+    pos: int
+    removed: str
+    inserted: str
+
+
+@dataclass
+class _Op:
+    pos: int
+    removed: str
+    inserted: str
+    kind: str  # "typing", "edit", "dictation"
+    at: float = 0.0
+
+
+def _norm_word(word: str) -> str:
+    return re.sub(r"\W", "", word.lower())
+
+
+def remaining_pending(old_pending: str, finalized: str) -> str:
+    """The pending words left once ``finalized`` (the first words of the old pending words,
+    perhaps punctuated differently) has been taken from them; "" if they do not match."""
+    done, held = finalized.split(), old_pending.split()
+    if len(done) < len(held) and [_norm_word(w) for w in held[: len(done)]] == [
+        _norm_word(w) for w in done
+    ]:
+        return " ".join(held[len(done) :])
+    return ""
+
+
+class DictationBuffer:
+    """The text, the dictation point and the greyed region; see the module docstring.
+
+    Args:
+        journal: Where every change is written before it is applied (None: not journaled).
+        clock: Seconds, for grouping typing into undo steps (tests pass a fake).
+    """
+
+    def __init__(
+        self, journal: Journal | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.journal = journal
+        self.clock = clock
+        self.text = ""
+        self.point = 0
+        self.pending = ""
+        self.partial = ""
+        self.path: str | None = None
+        self.journal_error: OSError | None = None
+        """The last journal write failure, until a rewrite succeeded (None: all written)."""
+        self.on_journal_state: Callable[[OSError | None], None] | None = None
+        """Called when journaling fails (with the error) and when it works again (None)."""
+        self._undo: list[_Op] = []
+        self._redo: list[_Op] = []
+        self._dictated: list[list[int]] = []  # spans of dictated units, newest last
+
+    # -- the region ------------------------------------------------------------------------
+
+    def region_parts(self) -> list[tuple[str, str]]:
+        """The region as shown: pieces of ("text", "pending" | "partial" | "space")."""
+        before, after = self.text[: self.point], self.text[self.point :]
+        parts: list[tuple[str, str]] = []
+        for piece, kind in ((self.pending, "pending"), (self.partial, "partial")):
+            if not piece:
+                continue
+            if parts:
+                parts.append((" ", "space"))
+                parts.append((piece, kind))
+            else:
+                parts.append((fit_to_context(piece, before, ""), kind))
+        if parts and after and not after[0].isspace():
+            parts.append((" ", "space"))
+        return parts
+
+    def region(self) -> str:
+        return "".join(text for text, _ in self.region_parts())
+
+    def display(self) -> str:
+        """What the view shows: the text with the region at the dictation point."""
+        return self.text[: self.point] + self.region() + self.text[self.point :]
+
+    def full_text(self) -> str:
+        """The text with the pending words put in where they are shown (what Stop gives)."""
+        before, after = self.text[: self.point], self.text[self.point :]
+        words = " ".join(w for w in (self.pending, self.partial) if w)
+        return before + fit_to_context(words, before, after) + after
+
+    # -- the journal -----------------------------------------------------------------------
+
+    def _write(self, method: Callable[..., None], *args: Any) -> None:
+        if self.journal is None or self.journal_error is not None:
+            return  # a failed journal is rewritten whole by retry_journal, never appended to
+        try:
+            if self.journal.needs_compaction:  # the state is whole here: between operations
+                self._snapshot()
+            method(*args)
+        except OSError as exc:
+            self._journal_failed(exc)
+
+    def _snapshot(self) -> None:
+        assert self.journal is not None
+        self.journal.reset(self.text, self.path, self.pending, self.point)
+
+    def _journal_failed(self, exc: OSError) -> None:
+        first = self.journal_error is None
+        self.journal_error = exc
+        if first and self.on_journal_state is not None:
+            self.on_journal_state(exc)
+
+    def retry_journal(self) -> bool:
+        """Rewrite the journal from the current state; True once it is written again."""
+        if self.journal is None:
+            return True
+        try:
+            self._snapshot()
+        except OSError as exc:
+            self.journal_error = exc
+            return False
+        if self.journal_error is not None:
+            self.journal_error = None
+            if self.on_journal_state is not None:
+                self.on_journal_state(None)
+        return True
+
+    def load(self, text: str, path: str | None = None) -> None:
+        """Replace everything (New, Open, recovery): clears undo and the region."""
+        self.text = normalize_newlines(text)
+        self.point = len(self.text)
+        self.pending = self.partial = ""
+        self.path = path
+        self._undo.clear()
+        self._redo.clear()
+        self._dictated.clear()
+        self.journal_error = None
+        self.retry_journal()
+        if self.journal_error is not None and self.on_journal_state is not None:
+            self.on_journal_state(self.journal_error)
+
+    def set_path(self, path: str | None) -> None:
+        self.path = path
+        if self.journal is not None:
+            self._write(self.journal.set_path, path)
+
+    def close_journal(self, clean: bool = True) -> None:
+        if self.journal is None:
+            return
+        if clean and self.journal_error is not None:
+            self.retry_journal()
+        try:
+            self.journal.close(clean=clean and self.journal_error is None)
+        except OSError as exc:
+            self._journal_failed(exc)
+
+    # -- applying changes ------------------------------------------------------------------
+
+    def _apply(self, op: _Op, record: bool) -> Change:
+        if self.text[op.pos : op.pos + len(op.removed)] != op.removed:
+            raise ValueError(f"edit at {op.pos} does not match the text")  # a bug, not input
+        self.text = self.text[: op.pos] + op.inserted + self.text[op.pos + len(op.removed) :]
+        delta = len(op.inserted) - len(op.removed)
+        end = op.pos + len(op.removed)
+        kept: list[list[int]] = []
+        for span in self._dictated:
+            if span[1] <= op.pos:  # wholly before the edit (an insertion at its end is after)
+                kept.append(span)
+            elif span[0] >= end:
+                kept.append([span[0] + delta, span[1] + delta])
+        self._dictated = kept
+        if record:
+            self._undo.append(op)
+            self._redo.clear()
+        return Change(op.pos, op.removed, op.inserted)
+
+    def _check(self, pos: int) -> int:
+        if not 0 <= pos <= len(self.text):
+            raise ValueError(f"position {pos} is outside the text (0..{len(self.text)})")
+        return pos
+
+    def replace(
+        self, start: int, end: int, inserted: str, point: int | None = None
+    ) -> Change | None:
+        """The user replaced ``text[start:end]`` with ``inserted`` (typing, Backspace/Delete,
+        a selection typed over, paste, drop, an input method's commit).
+
+        The dictation point goes to ``point`` (where the user's cursor is now) or else to the
+        end of the insertion.
+        """
+        self._check(start)
+        self._check(end)
+        inserted = normalize_newlines(inserted)
+        removed = self.text[start:end]
+        if not removed and not inserted:
+            self.move_point(start if point is None else point)
+            return None
+        new_len = len(self.text) - len(removed) + len(inserted)
+        new_point = start + len(inserted) if point is None else point
+        if not 0 <= new_point <= new_len:
+            raise ValueError(f"point {new_point} is outside the new text (0..{new_len})")
+        self._write(self._journal_edit, start, removed, inserted, new_point)
+        now = self.clock()
+        last = self._undo[-1] if self._undo else None
+        typing = not removed and len(inserted) == 1 and not inserted.isspace()
+        if (
+            typing
+            and last is not None
+            and last.kind == "typing"
+            and last.pos + len(last.inserted) == start
+            and now - last.at < TYPING_GROUP_SECONDS
+        ):
+            change = self._apply(_Op(start, "", inserted, "typing"), record=False)
+            last.inserted += inserted
+            last.at = now
+            self._redo.clear()
+        else:
+            change = self._apply(
+                _Op(start, removed, inserted, "typing" if typing else "edit", now), True
+            )
+        self.point = new_point
+        return change
+
+    def _journal_edit(self, pos: int, removed: str, inserted: str, at: int) -> None:
+        assert self.journal is not None
+        self.journal.append({"op": "edit", "pos": pos, "del": removed, "ins": inserted, "at": at})
+
+    def move_point(self, pos: int) -> None:
+        """The user moved the cursor: the region and the next finalized sentence go there."""
+        self._check(pos)
+        if pos == self.point:
+            return
+        self.point = pos
+        if self.pending and self.journal is not None:
+            self._write(self.journal.pending, self.pending, self.point)
+
+    def finalize(self, sentences: str | list[str], pending: str | None = None) -> Change | None:
+        """Insert finalized sentences at the dictation point; the pending words become
+        ``pending`` (None: the old pending words less the finalized ones) in the same journal
+        record, so a crash can never show the sentence twice."""
+        if isinstance(sentences, str):
+            sentences = [sentences] if sentences else []
+        sentences = [normalize_newlines(s) for s in sentences if s]
+        joined = " ".join(sentences)
+        new_pending = remaining_pending(self.pending, joined) if pending is None else pending
+        new_pending = normalize_newlines(new_pending)
+        if not joined:
+            self.set_pending(new_pending)
+            return None
+        pos = self.point
+        adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:])
+        if self.journal is not None:
+            self._write(self.journal.final, pos, adjusted, new_pending, pos + len(adjusted))
+        change = self._apply(_Op(pos, "", adjusted, "dictation", self.clock()), record=True)
+        self.point = pos + len(adjusted)
+        self.pending = new_pending
+        self._push_spans(pos, adjusted, sentences)
+        return change
+
+    def _push_spans(self, pos: int, adjusted: str, sentences: list[str]) -> None:
+        # Each sentence's span starts at the space before it (the first: at the insertion).
+        lead = len(adjusted) - len(adjusted.lstrip(" "))
+        start = pos
+        cursor = pos + lead
+        for i, sentence in enumerate(sentences):
+            end = cursor + len(sentence)
+            if i == len(sentences) - 1:
+                end = pos + len(adjusted)
+            self._dictated.append([start, end])
+            start = end
+            cursor = end + 1
+        del self._dictated[:-_MAX_DICTATED_SPANS]
+
+    def set_pending(self, text: str) -> None:
+        """The pending words (punctuated, may still change) are now ``text``."""
+        text = normalize_newlines(text)
+        if text == self.pending:
+            return
+        self.pending = text
+        if self.journal is not None:
+            self._write(self.journal.pending, text, self.point)
+
+    def set_partial(self, text: str) -> None:
+        """The words of the segment being spoken (not journaled: they are not final yet)."""
+        self.partial = normalize_newlines(text)
+
+    def clear_dictation(self) -> None:
+        self.set_partial("")
+        self.set_pending("")
+
+    # -- undo / redo -----------------------------------------------------------------------
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def _revert(self, pos: int, removed: str, inserted: str) -> Change:
+        self._write(self._journal_edit, pos, removed, inserted, pos + len(inserted))
+        change = self._apply(_Op(pos, removed, inserted, "edit"), record=False)
+        self.point = pos + len(inserted)
+        return change
+
+    def undo(self) -> Change | None:
+        if not self._undo:
+            return None
+        op = self._undo.pop()
+        change = self._revert(op.pos, op.inserted, op.removed)
+        self._redo.append(op)
+        return change
+
+    def redo(self) -> Change | None:
+        if not self._redo:
+            return None
+        op = self._redo.pop()
+        change = self._revert(op.pos, op.removed, op.inserted)
+        self._undo.append(op)
+        return change
+
+    # -- for voice commands ----------------------------------------------------------------
+
+    @property
+    def last_dictated(self) -> tuple[int, int] | None:
+        """The span of the last dictated sentence still intact in the text, or None."""
+        return (self._dictated[-1][0], self._dictated[-1][1]) if self._dictated else None
+
+    def scratch(self) -> str:
+        """Remove the pending words if any ("pending"), else the last dictated sentence still
+        intact ("sentence", one undoable step); "" if there was nothing to remove."""
+        if self.pending or self.partial:
+            self.clear_dictation()
+            return "pending"
+        span = self.last_dictated
+        if span is None:
+            return ""
+        start, end = span
+        point = self.point
+        if point >= end:
+            point -= end - start
+        elif point > start:
+            point = start
+        self._write(self._journal_edit, start, self.text[start:end], "", point)
+        self._apply(_Op(start, self.text[start:end], "", "dictation", self.clock()), True)
+        self.point = point
+        return "sentence"
+
+    def insert_break(self, paragraph: bool = False) -> Change:
+        """A line break (or a paragraph break: an empty line) at the dictation point, as one
+        undoable step; the region moves after it."""
+        pos = self.point
+        inserted = "\n\n" if paragraph else "\n"
+        self._write(self._journal_edit, pos, "", inserted, pos + len(inserted))
+        change = self._apply(_Op(pos, "", inserted, "dictation", self.clock()), True)
+        self.point = pos + len(inserted)
+        return change

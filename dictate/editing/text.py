@@ -1,0 +1,94 @@
+"""Text helpers shared by the buffer, the journal and the view: context fitting, line breaks,
+and the one conversion between Qt's UTF-16 positions and Python's code-point positions."""
+
+from __future__ import annotations
+
+SENTENCE_END = (".", "?", "!", ":")
+_ASTRAL = "\U00010000"
+
+
+def normalize_newlines(text: str) -> str:
+    """Line breaks as ``\\n`` only: what a Qt document stores as a block break (``\\r\\n``,
+    ``\\r`` and U+2029 all become one) comes back as ``\\n``, so buffer and view agree."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\u2029", "\n")
+
+
+def fit_to_context(text: str, before: str, after: str) -> str:
+    """Adjust dictated ``text`` for insertion between ``before`` and ``after``.
+
+    A space is added where it joins a word, and the first letter is capitalised only where a
+    sentence begins (document start, after a line break or a sentence end); mid-sentence the
+    punctuator's sentence-initial capital is lowered unless the word is "I" or all capitals.
+    """
+    if not text:
+        return text
+    stripped = before.rstrip(" \t")
+    at_sentence_start = not stripped or stripped.endswith(("\n", *SENTENCE_END))
+    first = text.split(" ", 1)[0]
+    if at_sentence_start:
+        text = text[0].upper() + text[1:]
+    elif (
+        first[:1].isupper()
+        and not first.isupper()
+        and first not in ("I", "I'm", "I'll", "I've", "I'd")
+    ):
+        text = text[0].lower() + text[1:]
+    if before and not before[-1].isspace():
+        text = " " + text
+    if after and not after[0].isspace():
+        text = text + " "
+    return text
+
+
+def utf16_len(text: str) -> int:
+    """How many UTF-16 units ``text`` takes (what Qt counts)."""
+    if not text or max(text) < _ASTRAL:
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def to_utf16(text: str, pos: int) -> int:
+    """The UTF-16 position of code-point position ``pos`` in ``text``."""
+    return utf16_len(text[:pos])
+
+
+def from_utf16(text: str, pos16: int) -> int:
+    """The code-point position of UTF-16 position ``pos16`` in ``text``; a position inside a
+    surrogate pair (Qt never puts a cursor there) maps to the character's end."""
+    if pos16 <= 0:
+        return 0
+    if not text or max(text) < _ASTRAL:
+        return min(pos16, len(text))
+    units = text.encode("utf-16-le", "surrogatepass")[: 2 * pos16]
+    return len(units.decode("utf-16-le", "surrogatepass"))
+
+
+def diff(old: str, new: str, hint: int | None = None) -> tuple[int, str, str]:
+    """The single replaced span that turns ``old`` into ``new``: (position, removed, inserted).
+
+    ``hint`` (where the change began, if known) breaks ties in repeated text: typing "l" into
+    "he|llo" is an insertion at 2, not at 4.
+    """
+    limit = min(len(old), len(new))
+    if hint is not None:
+        limit = min(limit, max(0, hint))
+    # Binary searches over slice comparisons: linear work done in C, not a Python loop per
+    # character (a keystroke in a long document stays fast).
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    start = lo
+    lo, hi = 0, min(len(old), len(new)) - start
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return start, old[start : len(old) - lo], new[start : len(new) - lo]

@@ -1,0 +1,311 @@
+"""The dictation buffer under random interleavings of user operations and pipeline events
+(hypothesis stateful testing), checked against an independent model after every step.
+
+The model is the simplest thing that could be right: a string with a tag per character (who put
+it there: the user, or which finalized event), a stack of whole snapshots for undo and redo, and
+its own dictation point. After every step:
+
+* the buffer's text equals the model's (so the user's characters changed only through the
+  user's own operations, and no greyed word became text unless it was finalized);
+* the view's text is the text with the region at the dictation point, and the region holds the
+  pending and partial words;
+* replaying the journal gives exactly the text, the pending words and where they are shown
+  (unless a write failed and has not been repaired yet: then the buffer still holds everything);
+* every finalized event whose characters no later operation touched appears exactly once.
+
+``DICTATE_STATEFUL_EXAMPLES`` sets the number of runs (CI: 150; the long run: 20000).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
+from dictate.editing.text import fit_to_context
+from dictate.journal import Journal, replay
+
+EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "150"))
+
+# What people type: ASCII, accented and combining marks, CJK, right-to-left, emoji and other
+# characters outside the Basic Multilingual Plane, line breaks (never the letter "k": markers
+# of finalized events use it, so typing cannot forge one).
+PIECES = [
+    "a",
+    "b",
+    "e",
+    " ",
+    ".",
+    "?",
+    ",",
+    "\n",
+    "é",
+    "ñ",
+    "e\u0301",
+    "n\u0303",
+    "中",
+    "文字",
+    "שלום",
+    "مرحبا",
+    "😀",
+    "👍🏽",
+    "𝄞",
+    "👨‍👩‍👧",
+    "Ω",
+    "\t",
+    "I",
+    "\r\n",
+]
+typed = st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map("".join)
+
+
+class FullJournal(Journal):
+    """A fault-injecting journal: while ``full`` is set every write fails with ENOSPC, as on a
+    full disk (the real full disk is tested with a tmpfs in test_write_failures.py)."""
+
+    full = False
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self.full:
+            self.broken = True
+            raise OSError(errno.ENOSPC, "No space left on device (injected)", str(self.path))
+        super().append(record)
+
+    def reset(self, *args: Any, **kwargs: Any) -> None:
+        if self.full:
+            self.broken = True
+            raise OSError(errno.ENOSPC, "No space left on device (injected)", str(self.path))
+        super().reset(*args, **kwargs)
+
+
+class BufferMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dir = Path(tempfile.mkdtemp(prefix="dictate-buffer-"))
+        self.now = 0.0
+        self.journal = FullJournal(self.dir / "journal.jsonl")
+        self.buffer = DictationBuffer(self.journal, clock=lambda: self.now)
+        self.buffer.load("")
+        self.text: list[tuple[str, object]] = []  # (character, tag)
+        self.point = 0
+        self.undo: list[list[tuple[str, object]]] = []
+        self.redo: list[list[tuple[str, object]]] = []
+        self.last_typing: tuple[int, float] | None = None  # (end position, time) of a typing group
+        self.events = 0
+        self.event_length: dict[int, int] = {}
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # -- the model ------------------------------------------------------------------------
+
+    def model_text(self) -> str:
+        return "".join(ch for ch, _ in self.text)
+
+    def record(self) -> None:
+        self.undo.append(list(self.text))
+        self.redo.clear()
+
+    def model_replace(self, start: int, end: int, chars: list[tuple[str, object]]) -> None:
+        self.text[start:end] = chars
+
+    # -- user operations -------------------------------------------------------------------
+
+    @rule(piece=typed)
+    def type_at_point(self, piece: str) -> None:
+        """Typing at the cursor (which is the dictation point when nothing is selected)."""
+        start = self.point
+        normal = piece.replace("\r\n", "\n")
+        single = len(normal) == 1 and not normal.isspace()
+        grouped = (
+            single
+            and self.last_typing is not None
+            and self.last_typing[0] == start
+            and self.now - self.last_typing[1] < TYPING_GROUP_SECONDS
+        )
+        if not grouped:
+            self.record()
+        self.redo.clear()
+        self.buffer.replace(start, start, piece)
+        self.model_replace(start, start, [(ch, "user") for ch in normal])
+        self.point = start + len(normal)
+        self.last_typing = (self.point, self.now) if single else None
+
+    @rule(data=st.data(), piece=st.one_of(st.just(""), typed))
+    def replace_selection(self, data: st.DataObject, piece: str) -> None:
+        """A selection typed over, deleted (Backspace/Delete/Cut), pasted or dropped over."""
+        n = len(self.text)
+        a = data.draw(st.integers(0, n))
+        b = data.draw(st.integers(0, n))
+        start, end = min(a, b), max(a, b)
+        normal = piece.replace("\r\n", "\n")
+        if start == end and not normal:
+            return
+        self.record()
+        self.last_typing = None
+        self.buffer.replace(start, end, piece)
+        self.model_replace(start, end, [(ch, "user") for ch in normal])
+        self.point = start + len(normal)
+
+    @rule(data=st.data())
+    def move(self, data: st.DataObject) -> None:
+        """Any cursor move: arrows, Home/End, Ctrl+Home/End, PageUp/Down, a mouse click."""
+        pos = data.draw(st.integers(0, len(self.text)))
+        self.buffer.move_point(pos)
+        self.point = pos
+        self.last_typing = None
+
+    @rule()
+    def undo_step(self) -> None:
+        self.last_typing = None
+        change = self.buffer.undo()
+        if not self.undo:
+            assert change is None
+            return
+        self.redo.append(list(self.text))
+        self.text = self.undo.pop()
+        self.point = self.buffer.point
+
+    @rule()
+    def redo_step(self) -> None:
+        self.last_typing = None
+        change = self.buffer.redo()
+        if not self.redo:
+            assert change is None
+            return
+        self.undo.append(list(self.text))
+        self.text = self.redo.pop()
+        self.point = self.buffer.point
+
+    @rule(seconds=st.sampled_from([0.1, 0.5, 2.0]))
+    def time_passes(self, seconds: float) -> None:
+        self.now += seconds
+
+    # -- pipeline events -------------------------------------------------------------------
+
+    @rule(count=st.integers(1, 3), pending=st.sampled_from(["", "and then", "pq pq?", "😀 next"]))
+    def finalized(self, count: int, pending: str) -> None:
+        sentences = []
+        for _ in range(count):
+            self.events += 1
+            sentences.append(f"Word mk{self.events:04d}x here.")
+        event = self.events
+        before = self.model_text()[: self.point]
+        after = self.model_text()[self.point :]
+        adjusted = fit_to_context(" ".join(sentences), before, after)
+        self.record()
+        self.last_typing = None
+        self.buffer.finalize(sentences, pending)
+        self.model_replace(self.point, self.point, [(ch, event) for ch in adjusted])
+        self.event_length[event] = len(adjusted)
+        self.point += len(adjusted)
+        assert self.buffer.pending == pending
+
+    @rule(text=st.sampled_from(["", "pq one", "pq one, two", "pq 😀 three?", "pq שלום"]))
+    def pending(self, text: str) -> None:
+        self.buffer.set_pending(text)
+
+    @rule(text=st.sampled_from(["", "pz", "pz pz", "pz 中文"]))
+    def partial(self, text: str) -> None:
+        self.buffer.set_partial(text)
+
+    @rule()
+    def scratch(self) -> None:
+        """ "Scratch that": the pending words if any, else the last dictated sentence."""
+        if self.buffer.pending or self.buffer.partial:
+            assert self.buffer.scratch() == "pending"
+            return
+        span = self.buffer.last_dictated
+        result = self.buffer.scratch()
+        if span is None:
+            assert result == ""
+            return
+        assert result == "sentence"
+        start, end = span
+        assert all(isinstance(tag, int) for _, tag in self.text[start:end]), "not dictated"
+        self.record()
+        self.last_typing = None
+        self.model_replace(start, end, [])
+        self.point = self.buffer.point
+
+    @rule(paragraph=st.booleans())
+    def new_line(self, paragraph: bool) -> None:
+        self.record()
+        self.last_typing = None
+        self.buffer.insert_break(paragraph)
+        brk = "\n\n" if paragraph else "\n"
+        self.model_replace(self.point, self.point, [(ch, "break") for ch in brk])
+        self.point += len(brk)
+
+    # -- a full disk -----------------------------------------------------------------------
+
+    @precondition(lambda self: not self.journal.full)
+    @rule()
+    def disk_fills(self) -> None:
+        self.journal.full = True
+
+    @precondition(lambda self: self.journal.full)
+    @rule()
+    def disk_freed(self) -> None:
+        self.journal.full = False
+        assert self.buffer.retry_journal()
+        assert self.buffer.journal_error is None
+
+    # -- invariants ------------------------------------------------------------------------
+
+    @invariant()
+    def text_is_the_models(self) -> None:
+        assert self.buffer.text == self.model_text()
+        assert self.buffer.point == self.point
+        assert "pq" not in self.buffer.text and "pz" not in self.buffer.text
+
+    @invariant()
+    def view_is_text_with_region_at_point(self) -> None:
+        text, point = self.buffer.text, self.buffer.point
+        region = self.buffer.region()
+        assert self.buffer.display() == text[:point] + region + text[point:]
+        for words in (self.buffer.pending, self.buffer.partial):
+            if words:
+                assert words[1:] in region
+        if not self.buffer.pending and not self.buffer.partial:
+            assert region == ""
+
+    @invariant()
+    def journal_replays_exactly(self) -> None:
+        if self.journal.full:
+            assert self.buffer.journal_error is not None or not self.journal.broken
+            return
+        assert self.buffer.journal_error is None
+        got = replay(self.journal.path)
+        assert got is not None and not got.damaged
+        assert got.text == self.buffer.text
+        assert got.pending == self.buffer.pending
+        if got.pending:
+            assert got.pending_at == self.buffer.point
+
+    @invariant()
+    def intact_sentences_appear_once(self) -> None:
+        """Typing cannot forge a marker (no "k" is typed), so each appears at most once, and
+        exactly once while its event's characters are all there, together."""
+        for event, length in self.event_length.items():
+            count = self.buffer.text.count(f"mk{event:04d}x")
+            where = [i for i, (_, tag) in enumerate(self.text) if tag == event]
+            intact = len(where) == length and where[-1] - where[0] + 1 == length
+            assert count == 1 if intact else count <= 1
+
+
+BufferMachine.TestCase.settings = settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+test_buffer_states = BufferMachine.TestCase

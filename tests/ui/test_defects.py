@@ -1,0 +1,169 @@
+"""Issue 11's defects, each as the user met it, in the real window (offscreen, real key and
+mouse events). Every test here failed before the editing core was rebuilt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QGuiApplication, QKeyEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFileDialog
+
+from dictate.config import Settings
+from dictate.journal import Journal, replay
+from dictate.pipeline import Finalized, Pending
+from dictate.ui.editor import fit_to_context
+from dictate.ui.main_window import MainWindow
+
+K = Qt.Key
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    win.load_text("", None)
+    win.show()
+    yield win
+    win.modified = False
+    win.close()
+    win.deleteLater()
+
+
+def check_consistent(window: MainWindow) -> None:
+    """The document is the text with the greyed words at the dictation point, and the journal
+    replays to the text (written with the editor's public properties only)."""
+    editor = window.editor
+    text, point = editor.text, editor.dictation_point
+    before, after = text[:point], text[point:]
+    region = fit_to_context(editor.pending_text, before, "")
+    if region and after and not after[0].isspace():
+        region += " "
+    assert editor.toPlainText() == before + region + after
+    got = replay(window.journal.path)
+    assert got is not None and got.text == text
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [(K.Key_Home, CTRL)],
+        [(K.Key_Up, Qt.KeyboardModifier.NoModifier)],
+        [(K.Key_Left, Qt.KeyboardModifier.NoModifier)] * 3,
+        [(K.Key_Home, Qt.KeyboardModifier.NoModifier), (K.Key_End, CTRL)],
+    ],
+)
+def test_moving_the_cursor_while_words_are_greyed_keeps_the_text(
+    window: MainWindow, keys: list[tuple[Qt.Key, Qt.KeyboardModifier]]
+) -> None:
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["First line here."]))
+    QTest.keyClick(editor, K.Key_Return)
+    QTest.keyClicks(editor, "Second line typed")
+    text = editor.text
+    window.handle_event(Pending(0.2, 2, "greyed words here"))
+    for key, modifiers in keys:
+        QTest.keyClick(editor, key, modifiers)
+        assert editor.text == text
+        check_consistent(window)
+    QTest.keyClicks(editor, "x")
+    assert "greyed" not in editor.text and editor.text.count("x") == text.count("x") + 1
+    check_consistent(window)
+
+
+def test_a_mouse_click_while_words_are_greyed_keeps_the_text(window: MainWindow) -> None:
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["One two three four five six."]))
+    text = editor.text
+    window.handle_event(Pending(0.2, 2, "seven eight nine"))
+    QTest.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 5))
+    assert editor.text == text and editor.dictation_point < len(text)
+    check_consistent(window)
+    QTest.keyClicks(editor, "Q")
+    assert "seven" not in editor.text and len(editor.text) == len(text) + 1
+    check_consistent(window)
+
+
+def test_emoji_do_not_shift_dictation_or_the_journal(window: MainWindow) -> None:
+    editor = window.editor
+    QTest.keyClicks(editor, "Hi ")
+    for emoji in ("😀", "👍"):  # outside the Basic Multilingual Plane: two UTF-16 units each
+        key = QKeyEvent(
+            QKeyEvent.Type.KeyPress, K.Key_unknown, Qt.KeyboardModifier.NoModifier, emoji
+        )
+        QApplication.sendEvent(editor, key)
+    QTest.keyClicks(editor, " there")
+    assert editor.text == "Hi 😀👍 there"
+    QTest.keyClick(editor, K.Key_Home)
+    for _ in range(3):
+        QTest.keyClick(editor, K.Key_Right)
+    assert editor.dictation_point == 3  # code points: after "Hi "
+    window.handle_event(Pending(0.1, 1, "so"))
+    window.handle_event(Finalized(0.2, 1, ["So."]))
+    assert editor.text == "Hi so. 😀👍 there"
+    check_consistent(window)
+    window.handle_event(Pending(0.3, 2, "more"))
+    QTest.keyClick(editor, K.Key_End)
+    window.handle_event(Finalized(0.4, 2, ["More words."]))
+    assert editor.text == "Hi so. 😀👍 there more words."
+    check_consistent(window)
+
+
+def test_a_crash_between_a_sentence_and_its_pending_words_repeats_nothing(
+    window: MainWindow,
+) -> None:
+    """The journal after the Finalized event (the Pending one never arrived: kill -9)."""
+    window.handle_event(Pending(0.1, 1, "we went home and then we"))
+    window.handle_event(Finalized(0.2, 2, ["We went home."]))  # no Pending after it
+    got = replay(window.journal.path)
+    assert got is not None
+    assert got.full_text == "We went home. And then we"
+    window.handle_event(Pending(0.3, 2, "and then we ate"))
+    window.handle_event(Finalized(0.4, 3, ["And then we ate."], pending="then"))
+    got = replay(window.journal.path)
+    assert got is not None and got.full_text == "We went home. And then we ate. Then"
+
+
+def test_save_as_from_the_menu_and_the_shortcut(
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window.handle_event(Finalized(0.1, 1, ["Saved text."]))
+    targets = iter([tmp_path / "menu.txt", tmp_path / "keys.txt"])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(next(targets)), ""))
+    window.save_as_action.trigger()
+    assert (tmp_path / "menu.txt").read_text(encoding="utf-8") == "Saved text.\n"
+    window.activateWindow()
+    window.editor.setFocus()
+    QTest.keyClick(window.editor, K.Key_S, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert (tmp_path / "keys.txt").read_text(encoding="utf-8") == "Saved text.\n"
+    assert window.path == tmp_path / "keys.txt"
+    mode = (tmp_path / "keys.txt").stat().st_mode & 0o777
+    assert mode & 0o644 == 0o644  # normal permissions, not a temporary file's 0600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.jsonl", "keys.txt", "menu.txt"]
+
+
+def test_the_edit_menu_respects_the_greyed_region(window: MainWindow) -> None:
+    editor = window.editor
+    labels = [a.text().replace("&", "") for a in window.menuBar().actions()[1].menu().actions()]
+    for wanted in ("Undo", "Redo", "Cut", "Copy", "Paste", "Select All", "Find…"):
+        assert wanted in labels
+    window.handle_event(Finalized(0.1, 1, ["Real words."]))
+    window.handle_event(Pending(0.2, 2, "grey words"))
+    window.select_all_action.trigger()
+    window.copy_action.trigger()
+    assert QGuiApplication.clipboard().text() == "Real words."
+    window.cut_action.trigger()
+    assert editor.text == "" and editor.pending_text == "grey words"
+    assert QGuiApplication.clipboard().text() == "Real words."
+    window.paste_action.trigger()
+    assert editor.text == "Real words."
+    check_consistent(window)
+    window.find_action.trigger()
+    window.find_bar.field.setText("grey")
+    assert not window.find_bar.find_next()  # greyed words are not text
+    window.find_bar.field.setText("WORDS")
+    assert window.find_bar.find_next()
+    assert editor.selected_text() == "words"

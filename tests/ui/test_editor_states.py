@@ -1,0 +1,327 @@
+"""The real editor widget, offscreen, under random interleavings of real key and mouse events,
+paste, cut, drag and drop, input-method commits, undo/redo and pipeline events (hypothesis
+stateful testing). After every step:
+
+* the document shows exactly the buffer's text with the greyed region at the dictation point,
+  greyed there and nowhere else;
+* the text changed exactly as the step says it may (a cursor move, copy or pipeline update never
+  changes it; typing changes it only at the cursor or the selection; a finalized sentence is
+  inserted at the dictation point and nowhere else; undo restores the text before the last
+  change);
+* greyed words never become text; replaying the journal gives exactly the text.
+
+``DICTATE_STATEFUL_EXAMPLES`` sets the number of runs (CI: 60 here; the long run: 20000).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
+from PySide6.QtGui import (
+    QDropEvent,
+    QGuiApplication,
+    QInputMethodEvent,
+    QKeyEvent,
+    QPalette,
+    QTextCursor,
+)
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from dictate.editing.text import fit_to_context, to_utf16
+from dictate.journal import Journal, replay
+from dictate.ui.editor import DictationEditor
+
+EXAMPLES = max(10, int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "150")) * 2 // 5)
+
+PIECES = [
+    "a",
+    "b",
+    "e",
+    " ",
+    ".",
+    ",",
+    "é",
+    "e\u0301",
+    "中文",
+    "שלום",
+    "😀",
+    "👍🏽",
+    "𝄞",
+    "Ω",
+    "a😀b",
+    "I",
+]
+typed = st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join)
+K = Qt.Key
+M = Qt.KeyboardModifier
+MOVES = [
+    (K.Key_Left, M.NoModifier),
+    (K.Key_Right, M.NoModifier),
+    (K.Key_Up, M.NoModifier),
+    (K.Key_Down, M.NoModifier),
+    (K.Key_Home, M.NoModifier),
+    (K.Key_End, M.NoModifier),
+    (K.Key_Home, M.ControlModifier),
+    (K.Key_End, M.ControlModifier),
+    (K.Key_PageUp, M.NoModifier),
+    (K.Key_PageDown, M.NoModifier),
+    (K.Key_Left, M.ControlModifier),
+    (K.Key_Right, M.ControlModifier),
+]
+SELECTS = [
+    (K.Key_Left, M.ShiftModifier),
+    (K.Key_Right, M.ShiftModifier),
+    (K.Key_Home, M.ShiftModifier),
+    (K.Key_End, M.ShiftModifier),
+    (K.Key_Up, M.ShiftModifier),
+    (K.Key_A, M.ControlModifier),
+]
+
+
+def app() -> QApplication:
+    instance = QApplication.instance()
+    return instance if isinstance(instance, QApplication) else QApplication([])
+
+
+class EditorMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        app()
+        self.dir = Path(tempfile.mkdtemp(prefix="dictate-editor-"))
+        ticks = itertools.count(step=10)  # every edit its own undo step: the model is simple
+        self.journal = Journal(self.dir / "journal.jsonl")
+        self.editor = DictationEditor(self.journal, clock=lambda: float(next(ticks)))
+        self.editor.resize(320, 200)
+        self.editor.show()
+        self.editor.set_text("Start. 😀 here\nline two")
+        self.undo: list[str] = []
+        self.redo: list[str] = []
+        self.events = 0
+        self.before = self.editor.text
+
+    def teardown(self) -> None:
+        self.editor.close()
+        self.editor.deleteLater()
+        QApplication.processEvents()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def changed(self, expected: str) -> None:
+        """The step changed the text from ``self.before`` to ``expected`` (checked)."""
+        assert self.editor.text == expected, (self.before, expected, self.editor.text)
+        if expected != self.before:
+            self.undo.append(self.before)
+            self.redo.clear()
+
+    def key(
+        self, key: Qt.Key, modifiers: Qt.KeyboardModifier = M.NoModifier, text: str = ""
+    ) -> None:
+        event = QKeyEvent(QKeyEvent.Type.KeyPress, key, modifiers, text)
+        QApplication.sendEvent(self.editor, event)
+
+    def cursor(self) -> tuple[int, int]:
+        anchor, position = self.editor.selection()
+        return min(anchor, position), max(anchor, position)
+
+    # -- user operations -------------------------------------------------------------------
+
+    @rule(piece=typed)
+    def type_text(self, piece: str) -> None:
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        self.key(K.Key_unknown, M.NoModifier, piece)
+        self.changed(text[:lo] + piece + text[hi:])
+
+    @rule()
+    def press_return(self) -> None:
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        self.key(K.Key_Return)
+        self.changed(text[:lo] + "\n" + text[hi:])
+
+    @rule(key=st.sampled_from([K.Key_Backspace, K.Key_Delete]))
+    def delete(self, key: Qt.Key) -> None:
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        self.key(key)
+        after = self.editor.text
+        if lo != hi:
+            self.changed(text[:lo] + text[hi:])
+        elif key == K.Key_Backspace:
+            gone = len(text) - len(after)
+            assert (lo == 0 and gone == 0) or (
+                1 <= gone <= lo and after == text[: lo - gone] + text[lo:]
+            )
+            self.changed(after)
+        else:
+            gone = len(text) - len(after)
+            assert (lo == len(text) and gone == 0) or (
+                gone >= 1 and after == text[:lo] + text[lo + gone :]
+            )
+            self.changed(after)
+
+    @rule(move=st.sampled_from(MOVES + SELECTS))
+    def move_or_select(self, move: tuple[Qt.Key, Qt.KeyboardModifier]) -> None:
+        self.before = self.editor.text
+        self.key(*move)
+        self.changed(self.before)
+
+    @rule(x=st.integers(0, 319), y=st.integers(0, 199))
+    def click(self, x: int, y: int) -> None:
+        self.before = self.editor.text
+        QTest.mouseClick(
+            self.editor.viewport(), Qt.MouseButton.LeftButton, M.NoModifier, QPoint(x, y)
+        )
+        self.changed(self.before)
+
+    @rule()
+    def copy(self) -> None:
+        lo, hi = self.cursor()
+        self.before = self.editor.text
+        QGuiApplication.clipboard().setText("untouched")
+        self.key(K.Key_C, M.ControlModifier)
+        expected = self.before[lo:hi] if lo != hi else "untouched"
+        assert QGuiApplication.clipboard().text() == expected
+        self.changed(self.before)
+
+    @rule()
+    def cut(self) -> None:
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        self.key(K.Key_X, M.ControlModifier)
+        if lo != hi:
+            assert QGuiApplication.clipboard().text() == text[lo:hi]
+        self.changed(text[:lo] + text[hi:])
+
+    @rule(piece=typed)
+    def paste(self, piece: str) -> None:
+        QGuiApplication.clipboard().setText(piece)
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        self.key(K.Key_V, M.ControlModifier)
+        self.changed(text[:lo] + piece + text[hi:])
+
+    @rule(piece=typed, x=st.integers(0, 319), y=st.integers(0, 199))
+    def drop(self, piece: str, x: int, y: int) -> None:
+        text = self.before = self.editor.text
+        data = QMimeData()
+        data.setText(piece)
+        event = QDropEvent(
+            QPointF(x, y), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, M.NoModifier
+        )
+        QApplication.sendEvent(self.editor.viewport(), event)
+        after = self.editor.text
+        if after != text:  # dropped somewhere: exactly the dropped text, inserted once
+            where = [i for i in range(len(text) + 1) if text[:i] + piece + text[i:] == after]
+            assert where, (text, piece, after)
+        self.changed(after)
+
+    @rule(piece=st.sampled_from(["ß", "日本語", "😀", "é"]))
+    def input_method_commit(self, piece: str) -> None:
+        lo, hi = self.cursor()
+        text = self.before = self.editor.text
+        event = QInputMethodEvent("", [])
+        event.setCommitString(piece)
+        QApplication.sendEvent(self.editor, event)
+        self.changed(text[:lo] + piece + text[hi:])
+
+    @rule()
+    def undo_key(self) -> None:
+        text = self.editor.text
+        self.key(K.Key_Z, M.ControlModifier)
+        if self.undo:
+            assert self.editor.text == self.undo.pop()
+            self.redo.append(text)
+        else:
+            assert self.editor.text == text
+
+    @rule()
+    def redo_key(self) -> None:
+        text = self.editor.text
+        self.key(K.Key_Z, M.ControlModifier | M.ShiftModifier)
+        if self.redo:
+            assert self.editor.text == self.redo.pop()
+            self.undo.append(text)
+        else:
+            assert self.editor.text == text
+
+    # -- pipeline events -------------------------------------------------------------------
+
+    @rule(pending=st.sampled_from(["", "pq after", "pq 😀 more?"]))
+    def finalized(self, pending: str) -> None:
+        self.events += 1
+        sentence = f"Word mk{self.events:04d}x 😀 here."
+        text = self.before = self.editor.text
+        point = self.editor.dictation_point
+        self.editor.insert_final([sentence], pending)
+        adjusted = fit_to_context(sentence, text[:point], text[point:])
+        self.changed(text[:point] + adjusted + text[point:])
+        assert self.editor.text.count(f"mk{self.events:04d}x") == 1
+
+    @rule(text=st.sampled_from(["", "pq one", "pq 😀 two, three", "pq שלום"]))
+    def pending(self, text: str) -> None:
+        self.before = self.editor.text
+        self.editor.set_dictation(pending=text)
+        self.changed(self.before)
+
+    @rule(text=st.sampled_from(["", "pz", "pz 中文 pz"]))
+    def partial(self, text: str) -> None:
+        self.before = self.editor.text
+        self.editor.set_dictation(partial=text)
+        self.changed(self.before)
+
+    # -- invariants ------------------------------------------------------------------------
+
+    @invariant()
+    def document_is_text_with_region_at_point(self) -> None:
+        buffer = self.editor.buffer
+        assert self.editor.shown_text() == buffer.display()
+        assert "pq" not in buffer.text and "pz" not in buffer.text
+
+    @invariant()
+    def greyed_exactly_the_region(self) -> None:
+        buffer = self.editor.buffer
+        display = buffer.display()
+        start = to_utf16(display, buffer.point)
+        end = to_utf16(display, buffer.point + len(buffer.region()))
+        normal = self.editor.palette().color(QPalette.ColorRole.Text)
+        cursor = QTextCursor(self.editor.document())
+        total = to_utf16(display, len(display))
+        for pos in sorted({0, max(0, start - 1), start, max(start, end - 1), end, total - 1}):
+            if not 0 <= pos < total or display[:1] == "":
+                continue
+            cursor.setPosition(pos)
+            cursor.setPosition(pos + 1, QTextCursor.MoveMode.KeepAnchor)
+            if cursor.selectedText() in ("\u2029", ""):
+                continue
+            fmt = cursor.charFormat()
+            grey = (
+                fmt.hasProperty(fmt.Property.ForegroundBrush) and fmt.foreground().color() != normal
+            )
+            assert grey == (start <= pos < end), (pos, start, end, display)
+
+    @invariant()
+    def journal_replays_exactly(self) -> None:
+        got = replay(self.journal.path)
+        assert got is not None and not got.damaged
+        assert got.text == self.editor.text
+        assert got.pending == self.editor.pending_text
+
+
+EditorMachine.TestCase.settings = settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+test_editor_states = EditorMachine.TestCase
