@@ -1,0 +1,198 @@
+"""Write failures never drop text: a full disk (a real, small tmpfs where the test may mount one)
+and injected I/O errors (a fault-injecting layer, where said) for the journal, saving and
+settings. The finalized sentence is still shown and kept, one persistent message says what
+failed and what to do, the journal is rewritten once it can be, and no temporary file is left."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtTest import QTest
+
+from dictate.config import Settings, save_settings
+from dictate.fileio import atomic_write
+from dictate.journal import Journal, replay
+from dictate.pipeline import Finalized, Pending
+from dictate.ui.main_window import MainWindow
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str = "160k") -> Iterator[Path]:
+    """A real filesystem that fills up: a tmpfs (root only; skipped where it cannot be mounted)."""
+    where.mkdir()
+    try:
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+            check=True,
+            capture_output=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot mount a tmpfs here ({exc}); the injected-failure tests cover this")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False, capture_output=True)
+
+
+def fill(disk: Path) -> Path:
+    """Fill ``disk`` until the kernel says ENOSPC; returns the filler to delete later."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+@pytest.fixture
+def make_window(qtbot) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    windows: list[MainWindow] = []
+
+    def make(journal: Journal) -> MainWindow:
+        win = MainWindow(Settings(engine="sphinx"), journal, False)
+        win.load_text("", None)
+        win.show()
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        win.modified = False
+        win._retry_timer.stop()
+        win.editor.buffer.journal = None  # the disk may be gone already
+        win.close()
+        win.deleteLater()
+
+
+def test_a_full_disk_keeps_every_word_and_says_so(tmp_path: Path, make_window: Any) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        window = make_window(Journal(disk / "journal.jsonl"))
+        editor = window.editor
+        window.handle_event(Finalized(0.1, 1, ["Before the disk filled."], pending=""))
+        filler = fill(disk)
+
+        # The journal's last page may still have room: dictate until the kernel refuses.
+        sentences = []
+        for n in range(1, 60):
+            sentence = f"Sentence {n} while the disk is full " + "and it goes on " * 20 + "end."
+            sentences.append(sentence)
+            window.handle_event(Pending(0.2, n, "still pending"))
+            window.handle_event(Finalized(0.3, n, [sentence], pending="and"))
+            if editor.buffer.journal_error is not None:
+                break
+        QTest.keyClicks(editor, " Typed too.")
+        assert editor.text == " ".join(["Before the disk filled.", *sentences]) + " Typed too."
+        assert editor.buffer.journal_error is not None
+        assert editor.buffer.journal_error.errno == errno.ENOSPC
+        assert not window.write_problem.isHidden()
+        message = window.write_problem.label.text()
+        assert "Autosave failed" in message and str(disk / "journal.jsonl") in message
+        assert "free some space" in message and "Save As" in message
+        assert window._retry_timer.isActive()
+
+        assert not window.save_as(disk / "document.txt")  # saving fails too, and says so
+        assert "Could not save" in window.write_problem.label.text()
+        assert not window.retry_journal()  # still full
+
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "journal.jsonl"]
+        filler.unlink()
+        assert window.retry_journal()
+        assert editor.buffer.journal_error is None
+        got = replay(disk / "journal.jsonl")
+        assert got is not None and got.text == editor.text and got.pending == "and"
+        assert window.save_as(disk / "document.txt")
+        assert window.write_problem.isHidden()
+        assert (disk / "document.txt").read_text(encoding="utf-8") == editor.text + "\n"
+
+
+class FailingJournal(Journal):
+    """Fault injection (an I/O error on every write while ``failing``), for what a tmpfs cannot
+    show on every machine: an error that is not ENOSPC, and the retry timer's own path."""
+
+    failing = False
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self.failing:
+            self.broken = True
+            raise OSError(errno.EIO, "Input/output error (injected)")
+        super().append(record)
+
+    def reset(self, *args: Any, **kwargs: Any) -> None:
+        if self.failing:
+            raise OSError(errno.EIO, "Input/output error (injected)")
+        super().reset(*args, **kwargs)
+
+
+def test_an_io_error_keeps_the_sentence_and_the_timer_repairs_the_journal(
+    tmp_path: Path, make_window: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = FailingJournal(tmp_path / "j.jsonl")
+    window = make_window(journal)
+    window._retry_timer.setInterval(20)
+    journal.failing = True
+    window.handle_event(Finalized(0.1, 1, ["Kept in memory."], pending=""))
+    assert window.editor.text == "Kept in memory."
+    assert "Input/output error" in window.write_problem.label.text()
+    labels = [b.text() for b in window.write_problem.buttons]
+    assert labels == ["Save As…", "Retry now"]
+    assert not window.write_problem.close_button.isVisible()  # persistent: no Dismiss
+    journal.failing = False
+    qtbot.waitUntil(lambda: window.editor.buffer.journal_error is None, timeout=2000)
+    assert window.write_problem.isHidden() and not window._retry_timer.isActive()
+    got = replay(tmp_path / "j.jsonl")
+    assert got is not None and got.text == "Kept in memory."
+
+
+def test_atomic_write_leaves_no_temporary_file_and_keeps_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "doc.txt"
+    atomic_write(target, b"old\n")
+    os.chmod(target, 0o640)
+
+    def broken_replace(src: str, dst: str) -> None:  # fault injection: the rename fails
+        raise OSError(errno.EROFS, "Read-only file system (injected)")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        atomic_write(target, b"new\n")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["doc.txt"]
+    atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"new\n" and (target.stat().st_mode & 0o777) == 0o640
+    fresh = tmp_path / "fresh.txt"
+    atomic_write(fresh, b"x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_settings_that_cannot_be_written_say_so_and_keep_applying(
+    tmp_path: Path, make_window: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = make_window(Journal(tmp_path / "j.jsonl"))
+    window._save_settings = True
+
+    def full(*args: Any, **kwargs: Any) -> None:  # fault injection: the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device (injected)")
+
+    monkeypatch.setattr("dictate.ui.main_window.save_settings", full)
+    window._zoom(1)
+    assert "Could not save the settings" in window.messages.label.text()
+    assert window.settings.font_size == Settings().font_size + 1
+    monkeypatch.undo()
+    path = save_settings(window.settings, tmp_path / "settings.json")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert path.read_text(encoding="utf-8").endswith("\n")
