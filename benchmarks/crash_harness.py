@@ -1,0 +1,378 @@
+"""Crash harness: SIGKILL the real window at random moments while it receives pipeline events and
+key presses (emoji included), restart it through the app's own recovery path, and compare the
+recovered text with what was shown before the kill.
+
+    python benchmarks/crash_harness.py --kills 100 [--seeds 20] [--steps 250] [--jobs 2]
+
+For each seed, a reference run of the window plays a deterministic script of steps to the end and
+reports, after every step, the text as shown (the real text with the pending words where they are
+shown; the partial words of a segment still being spoken are never journaled, by design, and are
+not counted). Then, for each kill, the same script runs again and is killed with SIGKILL at a
+random moment; the window is started again on its journal (``replay`` and
+``open_document_at_start``, as ``dictate`` does at start), and the recovered text must equal the
+text shown after the last step that was reported, or after the step in flight (its journal record
+may be on disk before its report). Sentences are counted by their unique markers: lost,
+duplicated and reordered sentences are reported, and must all be 0.
+
+The window runs offscreen (``QT_QPA_PLATFORM=offscreen``); key presses are real QKeyEvents sent
+to the editor, mouse clicks real QMouseEvents, and pipeline events go through
+``MainWindow.handle_event`` as the controller's signal delivers them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MARKER = re.compile(r"\bs\d{4}x\b")
+WORDS = ["alpha", "bravo", "café", "naïve", "😀", "👍🏽", "中文", "שלום", "word", "e\u0301t\u00e9"]
+
+
+def script(seed: int, steps: int) -> list[dict[str, Any]]:
+    """The deterministic steps of one run (what a user and the pipeline do)."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    sentence = 0
+    segment = 0
+    for _ in range(steps):
+        r = rng.random()
+        if r < 0.40:
+            kind = rng.choice(
+                [
+                    "type",
+                    "type",
+                    "type",
+                    "return",
+                    "backspace",
+                    "left",
+                    "right",
+                    "up",
+                    "ctrl_home",
+                    "end",
+                    "ctrl_end",
+                    "click",
+                ]
+            )
+            step: dict[str, Any] = {"do": kind}
+            if kind == "type":
+                step["text"] = " " + rng.choice(WORDS)
+            elif kind == "click":
+                step["x"], step["y"] = rng.randrange(0, 600), rng.randrange(0, 300)
+            out.append(step)
+        elif r < 0.55:
+            out.append(
+                {
+                    "do": "partial",
+                    "segment": segment + 1,
+                    "words": [rng.choice(WORDS) for _ in range(rng.randint(1, 4))],
+                }
+            )
+        elif r < 0.78:
+            segment += 1
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+            out.append({"do": "pending", "segment": segment, "text": words})
+        else:
+            segment += 1
+            count = rng.randint(1, 2)
+            sentences = []
+            for _ in range(count):
+                sentence += 1
+                sentences.append(f"Sentence s{sentence:04d}x {rng.choice(WORDS)} here.")
+            pending = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 3)))
+            out.append(
+                {"do": "final", "segment": segment, "sentences": sentences, "pending": pending}
+            )
+    return out
+
+
+# -- the child: the real window --------------------------------------------------------------
+
+
+def _shown(window: Any) -> str:
+    from dictate.journal import Recovered
+
+    buffer = window.editor.buffer
+    return Recovered(buffer.text, buffer.pending, None, False, buffer.point).full_text
+
+
+def child_run(journal: Path, seed: int, steps: int, interval_ms: int) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QPoint, Qt, QTimer
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from dictate.config import Settings
+    from dictate.journal import Journal
+    from dictate.pipeline import Finalized, Partial, Pending
+    from dictate.ui.main_window import MainWindow
+
+    app = QApplication([])
+    window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(journal), False)
+    window.load_text("", None)
+    window.resize(640, 400)
+    window.show()
+    editor = window.editor
+    plan = script(seed, steps)
+    keys = {
+        "return": Qt.Key.Key_Return,
+        "backspace": Qt.Key.Key_Backspace,
+        "left": Qt.Key.Key_Left,
+        "right": Qt.Key.Key_Right,
+        "up": Qt.Key.Key_Up,
+        "end": Qt.Key.Key_End,
+    }
+    index = 0
+    print(json.dumps({"ready": True}), flush=True)
+
+    def tick() -> None:
+        nonlocal index
+        if index >= len(plan):
+            timer.stop()
+            app.exit(0)  # quit() would close the window first
+            return
+        step = plan[index]
+        kind = step["do"]
+        if kind == "type":
+            event = QKeyEvent(
+                QKeyEvent.Type.KeyPress,
+                Qt.Key.Key_unknown,
+                Qt.KeyboardModifier.NoModifier,
+                step["text"],
+            )
+            QApplication.sendEvent(editor, event)
+        elif kind in keys:
+            QTest.keyClick(editor, keys[kind])
+        elif kind == "ctrl_home":
+            QTest.keyClick(editor, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+        elif kind == "ctrl_end":
+            QTest.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        elif kind == "click":
+            QTest.mouseClick(
+                editor.viewport(),
+                Qt.MouseButton.LeftButton,
+                Qt.KeyboardModifier.NoModifier,
+                QPoint(step["x"], step["y"]),
+            )
+        elif kind == "partial":
+            window.handle_event(Partial(0.0, step["segment"], step["words"]))
+        elif kind == "pending":
+            window.handle_event(Pending(0.0, step["segment"], step["text"]))
+        elif kind == "final":
+            window.handle_event(
+                Finalized(0.0, step["segment"], step["sentences"], True, step["pending"])
+            )
+            window.handle_event(Pending(0.0, step["segment"], step["pending"]))
+        index += 1
+        print(json.dumps({"step": index, "shown": _shown(window)}), flush=True)
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(interval_ms)
+    app.exec()
+    window.modified = False
+    window.close()
+    return 0
+
+
+def child_recover(journal: Path) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from dictate.config import Settings
+    from dictate.journal import Journal, replay
+    from dictate.ui.app import open_document_at_start
+    from dictate.ui.main_window import MainWindow
+
+    app = QApplication([])
+    recovered = replay(journal)
+    window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(journal), False)
+    asked = open_document_at_start(window, recovered, lambda parent, rec: True)
+    print(
+        json.dumps(
+            {
+                "recovered": asked,
+                "text": window.editor.text,
+                "damaged": bool(recovered and recovered.damaged),
+            }
+        ),
+        flush=True,
+    )
+    window.modified = False
+    window.close()
+    del app
+    return 0
+
+
+# -- the parent -------------------------------------------------------------------------------
+
+
+def _child(*args: str) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "child", *args]
+
+
+def _states(lines: list[str]) -> dict[int, str]:
+    states = {0: ""}
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by the kill
+        if "step" in record:
+            states[record["step"]] = record["shown"]
+    return states
+
+
+@dataclass
+class Outcome:
+    seed: int
+    delay: float
+    last_step: int
+    exact: bool
+    lost: int
+    duplicated: int
+    reordered: int
+    damaged: bool
+    detail: str = ""
+    markers: list[str] = field(default_factory=list)
+
+
+def reference(seed: int, steps: int, interval_ms: int) -> dict[int, str]:
+    with tempfile.TemporaryDirectory(prefix="dictate-crash-ref-") as tmp:
+        done = subprocess.run(
+            _child(
+                "run", str(Path(tmp) / "journal.jsonl"), str(seed), str(steps), str(interval_ms)
+            ),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+    states = _states(done.stdout.splitlines())
+    if max(states) != steps:
+        raise RuntimeError(f"reference run of seed {seed} stopped at step {max(states)}")
+    return states
+
+
+def one_kill(
+    seed: int, steps: int, interval_ms: int, ref: dict[int, str], rng: random.Random
+) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="dictate-crash-") as tmp:
+        journal = Path(tmp) / "journal.jsonl"
+        proc = subprocess.Popen(
+            _child("run", str(journal), str(seed), str(steps), str(interval_ms)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # {"ready": true}: the window is up
+        if "ready" not in first:
+            proc.kill()
+            raise RuntimeError(f"child for seed {seed} did not start: {first!r}")
+        delay = rng.uniform(0.0, steps * interval_ms / 1000 * 1.2)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        rest = proc.stdout.read()
+        proc.wait()
+        states = _states(rest.splitlines())
+        last = max(states)
+        done = subprocess.run(
+            _child("recover", str(journal)), capture_output=True, text=True, timeout=120, check=True
+        )
+        got = json.loads(done.stdout.strip().splitlines()[-1])
+    text = got["text"]
+    candidates = [states[last]]
+    if last + 1 in ref:
+        candidates.append(ref[last + 1])
+    if states[last] != ref[last]:
+        raise RuntimeError(f"seed {seed}: the killed run diverged from the reference at {last}")
+    exact = text in candidates
+    shown = candidates[0] if not exact else text
+    want = MARKER.findall(shown)
+    have = MARKER.findall(text)
+    lost = len([m for m in want if m not in have])
+    duplicated = sum(have.count(m) - 1 for m in set(have) if have.count(m) > 1)
+    common = [m for m in have if m in want]
+    order = [m for m in want if m in common]
+    reordered = 0 if common == order else 1
+    return Outcome(
+        seed,
+        round(delay, 3),
+        last,
+        exact,
+        lost,
+        duplicated,
+        reordered,
+        got["damaged"],
+        "" if exact else f"shown {candidates!r} recovered {text!r}",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=250)
+    parser.add_argument("--interval-ms", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    seeds = [args.first_seed + i for i in range(min(args.seeds, args.kills))]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        refs = dict(
+            zip(
+                seeds,
+                pool.map(lambda s: reference(s, args.steps, args.interval_ms), seeds),
+                strict=True,
+            )
+        )
+        work = [(seeds[i % len(seeds)], random.Random(1000 + i)) for i in range(args.kills)]
+        outcomes = list(
+            pool.map(lambda w: one_kill(w[0], args.steps, args.interval_ms, refs[w[0]], w[1]), work)
+        )
+    summary = {
+        "kills": len(outcomes),
+        "exact": sum(o.exact for o in outcomes),
+        "lost_sentences": sum(o.lost for o in outcomes),
+        "duplicated_sentences": sum(o.duplicated for o in outcomes),
+        "reordered": sum(o.reordered for o in outcomes),
+        "damaged_journals": sum(o.damaged for o in outcomes),
+        "median_steps_before_kill": sorted(o.last_step for o in outcomes)[len(outcomes) // 2],
+        "sentences_shown_at_kill_median": sorted(
+            len(MARKER.findall(refs[o.seed][o.last_step])) for o in outcomes
+        )[len(outcomes) // 2],
+    }
+    if args.json:
+        print(json.dumps({"summary": summary, "kills": [o.__dict__ for o in outcomes]}))
+    else:
+        for o in outcomes:
+            if not o.exact:
+                print(f"seed {o.seed} killed after step {o.last_step}: {o.detail}")
+        print(json.dumps(summary, indent=2))
+    bad = summary["lost_sentences"] + summary["duplicated_sentences"] + summary["reordered"]
+    return 0 if bad == 0 and summary["exact"] == summary["kills"] else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "child":
+        mode = sys.argv[2]
+        if mode == "run":
+            sys.exit(
+                child_run(Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+            )
+        sys.exit(child_recover(Path(sys.argv[3])))
+    sys.exit(main())
