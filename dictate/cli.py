@@ -426,7 +426,7 @@ def run(
             return cmd_eval_punctuation(args, out)
         return cmd_eval_streaming(args, out)
     if args.command in ("transcribe", "devices", "models") or (
-        args.command == "bench" and args.bench_kind in ("pipeline", "gui")
+        args.command == "bench" and args.bench_kind in ("pipeline", "gui", "editor")
     ):
         from dictate import cli_speech
 
@@ -438,6 +438,8 @@ def run(
             return cli_speech.cmd_models(args, out, stderr)
         if args.bench_kind == "gui":
             return cli_speech.cmd_bench_gui(args, out)
+        if args.bench_kind == "editor":
+            return cli_speech.cmd_bench_editor(args, out)
         return cli_speech.cmd_bench_pipeline(args, out)
     if args.command == "bench":
         return cmd_bench_punctuator(args, out)

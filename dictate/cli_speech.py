@@ -127,6 +127,16 @@ def add_bench_parser(bench_kinds: Any) -> None:
     bench.add_argument("--runs", type=int, default=3, metavar="N", help="timed runs (default 3)")
     bench.add_argument("--json", action="store_true", help="print JSON")
 
+    editor = bench_kinds.add_parser(
+        "editor",
+        help="per-keystroke and per-event cost of the editor on a long document",
+        description="Key presses and pipeline updates into a long document with greyed words "
+        "shown (offscreen), each journaled and fsynced as in the app.",
+    )
+    editor.add_argument("--chars", type=int, default=200_000, help="document size (200000)")
+    editor.add_argument("--keys", type=int, default=300, help="key presses per run (300)")
+    editor.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    editor.add_argument("--json", action="store_true", help="print JSON")
     gui = bench_kinds.add_parser(
         "gui",
         help="longest stall of the window's event loop during dictation",
@@ -140,6 +150,26 @@ def add_bench_parser(bench_kinds: Any) -> None:
     gui.add_argument("--model", metavar="PATH", help="Vosk model")
     gui.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
     gui.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.ui.bench import bench_editor
+
+    for name in ("runs", "keys", "chars"):
+        if getattr(args, name) < 1:
+            raise InputError(f"--{name} must be at least 1")
+    result = bench_editor(args.chars, args.keys, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    stdout.write(
+        f"document of {result['document_chars']:,} characters, greyed words shown:\n"
+        f"key press: median {result['key_ms_median']} ms, p95 {result['key_ms_p95']} ms\n"
+        f"pending update or finalized sentence: median {result['event_ms_median']} ms, "
+        f"p95 {result['event_ms_p95']} ms\n"
+    )
+    return 0
 
 
 def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:

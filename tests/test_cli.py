@@ -221,6 +221,16 @@ def test_bench_punctuator(tmp_path: Path) -> None:
     assert "words/s" in text and "provider" in text
 
 
+def test_bench_editor() -> None:
+    result = json.loads(
+        run_text(["bench", "editor", *"--chars 3000 --keys 24 --runs 1 --json".split()])
+    )
+    assert result["document_chars"] > 2900 and result["keys_per_run"] == 24
+    assert 0 < result["key_ms_median"] <= result["key_ms_p95"]
+    assert 0 < result["event_ms_median"] <= result["event_ms_p95"]
+    assert_one_line_error(dictate("bench", "editor", "--keys", "0"), "--keys")
+
+
 def test_help_and_version() -> None:
     result = dictate("--version")
     assert result.returncode == 0 and result.stdout.startswith(b"dictate ")

@@ -4,7 +4,6 @@ and the one conversion between Qt's UTF-16 positions and Python's code-point pos
 from __future__ import annotations
 
 SENTENCE_END = (".", "?", "!", ":")
-_ASTRAL = "\U00010000"
 
 
 def normalize_newlines(text: str) -> str:
@@ -44,7 +43,7 @@ def fit_to_context(text: str, before: str, after: str) -> str:
 
 def utf16_len(text: str) -> int:
     """How many UTF-16 units ``text`` takes (what Qt counts)."""
-    if not text or max(text) < _ASTRAL:
+    if text.isascii():
         return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
@@ -59,7 +58,7 @@ def from_utf16(text: str, pos16: int) -> int:
     surrogate pair (Qt never puts a cursor there) maps to the character's end."""
     if pos16 <= 0:
         return 0
-    if not text or max(text) < _ASTRAL:
+    if text.isascii():
         return min(pos16, len(text))
     units = text.encode("utf-16-le", "surrogatepass")[: 2 * pos16]
     return len(units.decode("utf-16-le", "surrogatepass"))

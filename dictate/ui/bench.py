@@ -73,3 +73,65 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
     }
+
+
+def bench_editor(chars: int, keys: int, runs: int) -> dict[str, Any]:
+    """Per-keystroke cost of the editor on a long document with greyed words shown: ``keys``
+    real key presses (letters, emoji, Backspace, arrows) into a document of about ``chars``
+    characters (one emoji per line, so positions are converted on every step), each journaled
+    and fsynced like in the app; then ``keys`` pending updates and finalized sentences.
+    Medians and 95th percentiles over all runs, in milliseconds."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    from dictate.journal import Journal
+    from dictate.ui.app import _application
+    from dictate.ui.editor import DictationEditor
+
+    _application()
+    line = "A line of dictated text, with an emoji 😀 and some more words here.\n"
+    text = line * max(1, chars // len(line))
+    plan: list[tuple[Qt.Key, str]] = [
+        (Qt.Key.Key_A, "a"),
+        (Qt.Key.Key_unknown, "👍"),
+        (Qt.Key.Key_Backspace, ""),
+        (Qt.Key.Key_Left, ""),
+        (Qt.Key.Key_Up, ""),
+        (Qt.Key.Key_Space, " "),
+    ]
+    key_ms: list[float] = []
+    event_ms: list[float] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
+            editor = DictationEditor(Journal(Path(tmp) / "j.jsonl"))
+            editor.resize(800, 600)
+            editor.show()
+            editor.set_text(text)
+            editor.move_cursor(len(text) // 2)
+            editor.set_dictation(pending="words still pending here")
+            for i in range(keys):
+                key, typed = plan[i % len(plan)]
+                event = QKeyEvent(QEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier, typed)
+                start = time.perf_counter()
+                QApplication.sendEvent(editor, event)
+                key_ms.append(1000 * (time.perf_counter() - start))
+            for i in range(keys):
+                start = time.perf_counter()
+                if i % 4 == 3:
+                    editor.insert_final([f"Sentence {i}."], "next words")
+                else:
+                    editor.set_dictation(pending=f"next words {i}")
+                event_ms.append(1000 * (time.perf_counter() - start))
+            editor.close()
+            editor.deleteLater()
+    return {
+        "document_chars": len(text),
+        "keys_per_run": keys,
+        "runs": runs,
+        "key_ms_median": round(statistics.median(key_ms), 3),
+        "key_ms_p95": round(statistics.quantiles(key_ms, n=20)[-1], 3),
+        "event_ms_median": round(statistics.median(event_ms), 3),
+        "event_ms_p95": round(statistics.quantiles(event_ms, n=20)[-1], 3),
+    }

@@ -13,7 +13,7 @@ its own dictation point. After every step:
   (unless a write failed and has not been repaired yet: then the buffer still holds everything);
 * every finalized event whose characters no later operation touched appears exactly once.
 
-``DICTATE_STATEFUL_EXAMPLES`` sets the number of runs (CI: 150; the long run: 20000).
+``DICTATE_STATEFUL_EXAMPLES`` sets the number of runs (CI: 300; the long run: 20000).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
 from dictate.editing.text import fit_to_context
 from dictate.journal import Journal, replay
 
-EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))
 
 # What people type: ASCII, accented and combining marks, CJK, right-to-left, emoji and other
 # characters outside the Basic Multilingual Plane, line breaks (never the letter "k": markers

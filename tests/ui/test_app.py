@@ -16,6 +16,7 @@ from zip_server import serve_model_zip
 
 from dictate.config import Settings, load_settings, save_settings
 from dictate.journal import Journal, replay
+from dictate.pipeline import Finalized
 from dictate.ui.app import open_document_at_start
 from dictate.ui.main_window import MainWindow
 
@@ -84,6 +85,43 @@ def test_kill_9_then_recover_exactly(tmp_path: Path, qtbot) -> None:  # type: ig
     assert after is not None and after.closed
     fresh = MainWindow(Settings(engine="sphinx"), Journal(journal_path), False)
     assert not open_document_at_start(fresh, after, lambda w, r: pytest.fail("asked"))
+    fresh.close()
+
+
+def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much(
+    tmp_path: Path, qtbot: object
+) -> None:
+    from dictate.ui.app import keep_damaged_journal, recovery_message
+
+    path = tmp_path / "journal.jsonl"
+    window = MainWindow(Settings(engine="sphinx"), Journal(path), False)
+    window.load_text("", None)
+    for n in range(1, 6):
+        window.handle_event(Finalized(0.1, n, [f"Sentence number {n}."], pending=""))
+    lines = path.read_bytes().split(b"\n")
+    lines[4] = lines[4].replace(b"number", b"numbex")  # random damage in the 3rd sentence
+    path.write_bytes(b"\n".join(lines))
+    window.editor.buffer.journal = None  # the crashed session: it writes nothing more
+    window.modified = False
+    window.close()
+
+    recovered = replay(path)
+    assert recovered is not None and recovered.damaged
+    assert recovered.text == "Sentence number 1. Sentence number 2."
+    kept = keep_damaged_journal(path, recovered)
+    assert kept is not None and kept.read_bytes() == path.read_bytes()
+    message = recovery_message(recovered, kept)
+    assert "6 words" in message and "damaged" in message
+    assert f"the last {recovered.unread_records} changes" in message and str(kept) in message
+    assert recovered.unread_records == 3
+
+    fresh = MainWindow(Settings(engine="sphinx"), Journal(path), False)
+    assert open_document_at_start(fresh, recovered, lambda w, r: True)
+    assert fresh.editor.text == "Sentence number 1. Sentence number 2."
+    again = replay(path)  # the journal is whole again, the copy of the damaged one kept
+    assert again is not None and not again.damaged and again.text == fresh.editor.text
+    assert kept.exists()
+    fresh.modified = False
     fresh.close()
 
 

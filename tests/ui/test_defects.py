@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
 from dictate.config import Settings
 from dictate.journal import Journal, replay
@@ -147,7 +147,9 @@ def test_save_as_from_the_menu_and_the_shortcut(
 
 def test_the_edit_menu_respects_the_greyed_region(window: MainWindow) -> None:
     editor = window.editor
-    labels = [a.text().replace("&", "") for a in window.menuBar().actions()[1].menu().actions()]
+    edit_menu = window.menuBar().actions()[1].menu()
+    assert isinstance(edit_menu, QMenu)
+    labels = [a.text().replace("&", "") for a in edit_menu.actions()]
     for wanted in ("Undo", "Redo", "Cut", "Copy", "Paste", "Select All", "Find…"):
         assert wanted in labels
     window.handle_event(Finalized(0.1, 1, ["Real words."]))

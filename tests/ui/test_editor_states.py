@@ -10,7 +10,7 @@ stateful testing). After every step:
   change);
 * greyed words never become text; replaying the journal gives exactly the text.
 
-``DICTATE_STATEFUL_EXAMPLES`` sets the number of runs (CI: 60 here; the long run: 20000).
+``DICTATE_WIDGET_EXAMPLES`` sets the number of runs (CI: 100; the long run: 20000).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from dictate.editing.text import fit_to_context, to_utf16
 from dictate.journal import Journal, replay
 from dictate.ui.editor import DictationEditor
 
-EXAMPLES = max(10, int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "150")) * 2 // 5)
+EXAMPLES = int(os.environ.get("DICTATE_WIDGET_EXAMPLES", "100"))
 
 PIECES = [
     "a",
