@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pulse import PulseServer
@@ -59,3 +60,19 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServ
     """A private PulseAudio server with a null sink whose monitor is the default input."""
     with PulseServer(tmp_path_factory.mktemp("pulse")) as server:
         yield server
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    """A real main window, offscreen, with its journal in the test's temporary folder."""
+    from dictate.config import Settings
+    from dictate.journal import Journal
+    from dictate.ui.main_window import MainWindow
+
+    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    win.load_text("", None)
+    win.show()
+    yield win
+    win.modified = False  # closing must not stop at the "save first?" question
+    win.close()
+    win.deleteLater()

@@ -3,7 +3,6 @@ mouse events). Every test here failed before the editing core was rebuilt."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,25 +11,13 @@ from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
-from dictate.config import Settings
-from dictate.journal import Journal, replay
+from dictate.journal import replay
 from dictate.pipeline import Finalized, Pending
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
-
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
-    win.load_text("", None)
-    win.show()
-    yield win
-    win.modified = False
-    win.close()
-    win.deleteLater()
 
 
 def check_consistent(window: MainWindow) -> None:

@@ -3,7 +3,6 @@ pending and partial words are greyed and replaced in place, the user's typing is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,22 +10,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
 
 from dictate.asr.engine import Word
-from dictate.config import Settings
-from dictate.journal import Journal, replay
+from dictate.journal import replay
 from dictate.pipeline import Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
-
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
-    win.load_text("", None)
-    win.show()
-    yield win
-    win.modified = False  # closing must not stop at the "save first?" question
-    win.close()
-    win.deleteLater()
 
 
 def char_format(window: MainWindow, pos: int):  # type: ignore[no-untyped-def]
