@@ -96,6 +96,7 @@ class DictationBuffer:
         self._undo: list[_Op] = []
         self._redo: list[_Op] = []
         self._dictated: list[list[int]] = []  # spans of dictated units, newest last
+        self._typing_open = False  # the last undo step is typing that more typing may join
 
     # -- the region ------------------------------------------------------------------------
 
@@ -245,6 +246,7 @@ class DictationBuffer:
         typing = not removed and len(inserted) == 1 and not inserted.isspace()
         if (
             typing
+            and self._typing_open
             and last is not None
             and last.kind == "typing"
             and last.pos + len(last.inserted) == start
@@ -259,6 +261,7 @@ class DictationBuffer:
                 _Op(start, removed, inserted, "typing" if typing else "edit", now), True
             )
         self.point = new_point
+        self._typing_open = typing
         return change
 
     def _journal_edit(self, pos: int, removed: str, inserted: str, at: int) -> None:
@@ -271,6 +274,7 @@ class DictationBuffer:
         if pos == self.point:
             return
         self.point = pos
+        self._typing_open = False  # typing after a move is a new undo step
         if self.pending and self.journal is not None:
             self._write(self.journal.pending, self.pending, self.point)
 
@@ -343,6 +347,7 @@ class DictationBuffer:
         return change
 
     def undo(self) -> Change | None:
+        self._typing_open = False
         if not self._undo:
             return None
         op = self._undo.pop()
@@ -351,6 +356,7 @@ class DictationBuffer:
         return change
 
     def redo(self) -> Change | None:
+        self._typing_open = False
         if not self._redo:
             return None
         op = self._redo.pop()
@@ -375,6 +381,9 @@ class DictationBuffer:
         if span is None:
             return ""
         start, end = span
+        before, after = self.text[start - 1 : start], self.text[end : end + 1]
+        if after == " " and before in ("", "\n", " "):  # no space left at a line's start,
+            end += 1  # and none doubled
         point = self.point
         if point >= end:
             point -= end - start

@@ -160,8 +160,9 @@ class BufferMachine(RuleBasedStateMachine):
         """Any cursor move: arrows, Home/End, Ctrl+Home/End, PageUp/Down, a mouse click."""
         pos = data.draw(st.integers(0, len(self.text)))
         self.buffer.move_point(pos)
+        if pos != self.point:  # typing after a real move starts a new undo step
+            self.last_typing = None
         self.point = pos
-        self.last_typing = None
 
     @rule()
     def undo_step(self) -> None:
@@ -231,6 +232,9 @@ class BufferMachine(RuleBasedStateMachine):
         assert result == "sentence"
         start, end = span
         assert all(isinstance(tag, int) for _, tag in self.text[start:end]), "not dictated"
+        text = self.model_text()
+        if text[end : end + 1] == " " and text[start - 1 : start] in ("", "\n", " "):
+            end += 1  # no space is left at a line's start, and none doubled
         self.record()
         self.last_typing = None
         self.model_replace(start, end, [])
