@@ -103,6 +103,8 @@ class BufferMachine(RuleBasedStateMachine):
         self.event_length: dict[int, int] = {}
 
     def teardown(self) -> None:
+        self.journal.full = False
+        self.journal.close(clean=False)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # -- the model ------------------------------------------------------------------------
@@ -119,12 +121,12 @@ class BufferMachine(RuleBasedStateMachine):
 
     # -- user operations -------------------------------------------------------------------
 
-    @rule(piece=typed)
-    def type_at_point(self, piece: str) -> None:
-        """Typing at the cursor (which is the dictation point when nothing is selected)."""
-        start = self.point
+    def model_edit(self, start: int, end: int, piece: str) -> None:
+        """What the user's edit does to the model, undo steps included: one character typed
+        where the last one ended, within a second and with nothing moved in between, joins its
+        undo step; anything else is a step of its own."""
         normal = piece.replace("\r\n", "\n")
-        single = len(normal) == 1 and not normal.isspace()
+        single = start == end and len(normal) == 1 and not normal.isspace()
         grouped = (
             single
             and self.last_typing is not None
@@ -134,10 +136,15 @@ class BufferMachine(RuleBasedStateMachine):
         if not grouped:
             self.record()
         self.redo.clear()
-        self.buffer.replace(start, start, piece)
-        self.model_replace(start, start, [(ch, "user") for ch in normal])
+        self.buffer.replace(start, end, piece)
+        self.model_replace(start, end, [(ch, "user") for ch in normal])
         self.point = start + len(normal)
         self.last_typing = (self.point, self.now) if single else None
+
+    @rule(piece=typed)
+    def type_at_point(self, piece: str) -> None:
+        """Typing at the cursor (which is the dictation point when nothing is selected)."""
+        self.model_edit(self.point, self.point, piece)
 
     @rule(data=st.data(), piece=st.one_of(st.just(""), typed))
     def replace_selection(self, data: st.DataObject, piece: str) -> None:
@@ -146,14 +153,9 @@ class BufferMachine(RuleBasedStateMachine):
         a = data.draw(st.integers(0, n))
         b = data.draw(st.integers(0, n))
         start, end = min(a, b), max(a, b)
-        normal = piece.replace("\r\n", "\n")
-        if start == end and not normal:
+        if start == end and not piece:
             return
-        self.record()
-        self.last_typing = None
-        self.buffer.replace(start, end, piece)
-        self.model_replace(start, end, [(ch, "user") for ch in normal])
-        self.point = start + len(normal)
+        self.model_edit(start, end, piece)
 
     @rule(data=st.data())
     def move(self, data: st.DataObject) -> None:

@@ -109,6 +109,7 @@ class EditorMachine(RuleBasedStateMachine):
         self.before = self.editor.text
 
     def teardown(self) -> None:
+        self.journal.close(clean=False)
         self.editor.close()
         self.editor.deleteLater()
         QApplication.processEvents()
