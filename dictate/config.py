@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,12 +51,64 @@ class Settings:
     font_size: int = 13
     first_run_done: bool = False
     """The first-start model dialog was answered."""
+    problems: list[str] = dataclasses.field(
+        default_factory=list, repr=False, compare=False, metadata={"saved": False}
+    )
+    """Fields of the file that were not valid and took their defaults (not saved)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        known = {k: v for k, v in data.items() if k in fields}
-        return cls(**known)
+        """Settings from a file's object, field by field: an unknown key is ignored, and a
+        field of the wrong type or out of range takes its default and is listed in
+        :attr:`problems` (with one log line), so one bad field never costs the others."""
+        settings = cls()
+        for f in dataclasses.fields(cls):
+            if f.name not in data or not f.metadata.get("saved", True):
+                continue
+            value = data[f.name]
+            if _VALID[f.name](value):
+                setattr(settings, f.name, float(value) if f.name == "max_segment_s" else value)
+            else:
+                log.warning(
+                    "setting %s=%r is not valid; using %r", f.name, value, getattr(settings, f.name)
+                )
+                settings.problems.append(f"{f.name} ({value!r})")
+        return settings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.metadata.get("saved", True)
+        }
+
+
+def _int_in(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _text_or_none(v: Any) -> bool:
+    return v is None or (isinstance(v, str) and v != "")
+
+
+_VALID: dict[str, Callable[[Any], bool]] = {
+    # The ranges are the settings dialog's.
+    "input_device": _text_or_none,
+    "engine": lambda v: v in (None, "vosk", "sphinx"),
+    "vosk_model": _text_or_none,
+    "silence_ms": _int_in(100, 3000),
+    "max_segment_s": lambda v: (
+        isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and 2.0 <= v <= 120.0
+    ),
+    "mode": lambda v: v in ("streaming", "baseline"),
+    "min_right_words": _int_in(1, 20),
+    "font_family": _text_or_none,
+    "font_size": _int_in(6, 72),
+    "first_run_done": lambda v: isinstance(v, bool),
+}
 
 
 def load_settings(path: Path | None = None) -> Settings:
@@ -76,5 +130,5 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically (temporary file in the same directory, then rename)."""
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(dataclasses.asdict(settings), indent=2) + "\n")
+    atomic_write_text(path, json.dumps(settings.to_dict(), indent=2) + "\n")
     return path

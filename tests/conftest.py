@@ -37,6 +37,8 @@ def _isolated_user_dirs(
     home = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))  # the log file
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("DICTATE_CONFIG", str(home / "config" / "settings.json"))
     for name in ("DICTATE_VOSK_MODEL", "DICTATE_VOSK_BASE_URL", "DICTATE_PUNCTUATOR_MODEL"):
         monkeypatch.delenv(name, raising=False)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -126,22 +128,112 @@ def open_document_at_start(
     return False
 
 
-def run_app() -> int:
-    """The desktop app: offer recovery of an unfinished document, then the window."""
-    from dictate.asr.models import ModelStore
-    from dictate.config import load_settings
+def log_to_file() -> Path | None:
+    """Log to ``dictate.log`` in the user log directory (kept small by rotation), and let
+    :mod:`faulthandler` write a crash in native code to ``crash.log`` beside it; a desktop launch
+    then leaves a trace. None if the directory cannot be written (logging stays on stderr)."""
+    from logging.handlers import RotatingFileHandler
+
+    from platformdirs import user_log_path
+
+    from dictate.paths import APP_NAME
+
+    folder = Path(user_log_path(APP_NAME, appauthor=False))
+    logfile = folder / "dictate.log"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(logfile, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+        crash = (folder / "crash.log").open("a", encoding="utf-8")
+    except OSError as exc:
+        log.warning("cannot write the log file %s: %s", logfile, exc)
+        return None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(logging.INFO)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    if root.level > logging.INFO or root.level == logging.NOTSET:
+        for existing in root.handlers:
+            if existing is not handler and existing.level == logging.NOTSET:
+                existing.setLevel(root.level or logging.WARNING)
+        root.setLevel(logging.INFO)
+    faulthandler.enable(file=crash)
+    _open_files.append(crash)
+    return logfile
+
+
+_open_files: list[object] = []
+
+
+def install_excepthook(logfile: Path | None) -> None:
+    """An unexpected exception is logged with its traceback and shown once in a dialog; the
+    window goes on (the text is in the editor and the journal)."""
+    shown: list[bool] = []
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: object) -> None:
+        log.critical("unexpected error", exc_info=(kind, exc, tb))  # type: ignore[arg-type]
+        if shown or issubclass(kind, KeyboardInterrupt):
+            return
+        shown.append(True)
+        from PySide6.QtWidgets import QApplication, QMessageBox
+
+        if QApplication.instance() is None:
+            return
+        where = f" Details are in {logfile}." if logfile else ""
+        QMessageBox.critical(
+            None,
+            "dictate: internal error",
+            f"dictate hit an internal error ({kind.__name__}: {exc}). Your text is still in "
+            f"the window and in the autosave journal; save it to be safe.{where}",
+        )
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        log.critical(
+            "unexpected error in thread %s",
+            args.thread.name if args.thread else "?",
+            exc_info=(args.exc_type, args.exc_value, args.exc_traceback),  # type: ignore[arg-type]
+        )
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def start_window() -> MainWindow:
+    """Everything the desktop app does before its event loop: settings (field by field), the
+    journal and recovery, the window and its first messages. Nothing here may stop the window
+    from opening: an unreadable journal or settings file, or an unusable data directory, is
+    reported in the window."""
+    from dictate.config import load_settings, settings_path
     from dictate.journal import Journal, default_journal_path, replay
     from dictate.ui.main_window import MainWindow
 
-    app = _application()
     settings = load_settings()
     path = default_journal_path()
-    recovered = replay(path)
+    try:
+        recovered = replay(path)
+    except OSError as exc:  # a directory, unreadable...: the window says so when it writes
+        log.error("cannot read the journal %s: %s", path, exc)
+        recovered = None
     kept = keep_damaged_journal(path, recovered)
     window = MainWindow(settings, Journal(path))
     open_document_at_start(window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept))
+    if settings.problems:
+        window.messages.show_message(
+            f"Some settings in {settings_path()} were not valid and use their defaults: "
+            f"{', '.join(settings.problems)}. Change them in Settings (Ctrl+,)."
+        )
+    return window
+
+
+def run_app() -> int:
+    """The desktop app: offer recovery of an unfinished document, then the window."""
+    from dictate.asr.models import ModelStore
+
+    logfile = log_to_file()
+    install_excepthook(logfile)
+    app = _application()
+    window = start_window()
     window.show()
-    if not settings.first_run_done and not ModelStore().installed():
+    if not window.settings.first_run_done and not ModelStore().installed():
         window.offer_model()
     window.controller.preload()
     return int(app.exec())  # type: ignore[attr-defined]
