@@ -1,3 +1,3 @@
 """dictate: offline dictation with streaming punctuation."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -145,7 +145,7 @@ def test_an_io_error_keeps_the_sentence_and_the_timer_repairs_the_journal(
     assert window.editor.text == "Kept in memory."
     assert "Input/output error" in window.write_problem.label.text()
     labels = [b.text() for b in window.write_problem.buttons]
-    assert labels == ["Save As…", "Retry now"]
+    assert labels == ["Save &As…", "Retry &now"]
     assert not window.write_problem.close_button.isVisible()  # persistent: no Dismiss
     journal.failing = False
     qtbot.waitUntil(lambda: window.editor.buffer.journal_error is None, timeout=2000)

@@ -70,6 +70,7 @@ class DictationEditor(QPlainTextEdit):
         self.buffer = DictationBuffer(journal, clock)
         self.buffer.on_journal_state = self.journalStateChanged.emit
         self.document().setUndoRedoEnabled(False)
+        self.setTabChangesFocus(True)  # Tab and Shift+Tab leave the editor; Ctrl+Tab types a tab
         # What the document shows, kept in step with it: the real text as shown, and the region
         # (its text) shown at ``_shown_point`` of it.
         self._real = ""
@@ -415,6 +416,13 @@ class DictationEditor(QPlainTextEdit):
             return
         if event.matches(QKeySequence.StandardKey.Redo):
             self.redo_edit()
+            return
+        if (
+            event.key() == Qt.Key.Key_Tab
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            with self._user_edit():
+                self.textCursor().insertText("\t")
             return
         with self._user_edit():
             super().keyPressEvent(event)

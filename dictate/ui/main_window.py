@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import logging
 import time
 from pathlib import Path
@@ -61,7 +63,7 @@ class MessageBar(QFrame):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons: list[QPushButton] = []
-        self.close_button = QPushButton("Dismiss")
+        self.close_button = QPushButton("&Dismiss")
         self.close_button.clicked.connect(self.hide)
         self._row = QHBoxLayout(self)
         self._row.addWidget(self.label, 1)
@@ -202,6 +204,8 @@ class MainWindow(QMainWindow):
             "S&maller text", QKeySequence.StandardKey.ZoomOut, lambda: self._zoom(-1)
         )
         self.focus_mic_action = self._action("Choose &microphone", "Ctrl+M", self._focus_mic)
+        self.get_model_action = self._action("&Get a speech model…", None, self.offer_model)
+        self.about_action = self._action("&About dictate", None, self.show_about)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Dictation")
@@ -218,6 +222,7 @@ class MainWindow(QMainWindow):
         self.level.setValue(-60)
         self.level.setTextVisible(False)
         self.level.setMaximumWidth(140)
+        self.level.setMaximumHeight(10)  # a thin bar reads as a meter, not as a text field
         self.level.setAccessibleName("Input level")
         self.level.setToolTip("Input level (dBFS)")
         bar.addWidget(self.level)
@@ -258,10 +263,13 @@ class MainWindow(QMainWindow):
         dictation = menus.addMenu("D&ictation")
         dictation.addAction(self.dictate_action)
         dictation.addAction(self.focus_mic_action)
+        dictation.addAction(self.get_model_action)
         dictation.addAction(self.settings_action)
         view = menus.addMenu("&View")
         view.addAction(self.bigger_action)
         view.addAction(self.smaller_action)
+        help_menu = menus.addMenu("&Help")
+        help_menu.addAction(self.about_action)
 
     def _build_status(self) -> None:
         self.engine_label = QLabel("Engine: not loaded")
@@ -389,11 +397,14 @@ class MainWindow(QMainWindow):
         actions: list[tuple[str, object]]
         if "model" in message.lower():  # missing or corrupt speech / punctuation model
             actions = [
-                ("Get a model…", self.offer_model),
-                ("Use the bundled engine", self._use_bundled_engine),
+                ("&Get a model…", self.offer_model),
+                ("&Use the bundled engine", self._use_bundled_engine),
             ]
         else:
-            actions = [("Choose microphone", self._focus_mic), ("Try again", self.start_dictation)]
+            actions = [
+                ("&Choose microphone", self._focus_mic),
+                ("&Try again", self.start_dictation),
+            ]
         self.messages.show_message(message, actions)
 
     def _use_bundled_engine(self) -> None:
@@ -427,8 +438,8 @@ class MainWindow(QMainWindow):
             if event.fatal:
                 self.refresh_devices()
                 actions = [
-                    ("Choose microphone", self._focus_mic),
-                    ("Resume dictation", self.start_dictation),
+                    ("&Choose microphone", self._focus_mic),
+                    ("&Resume dictation", self.start_dictation),
                 ]
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
@@ -441,6 +452,33 @@ class MainWindow(QMainWindow):
             self._segment_closed.clear()
             if event.dropped_blocks:
                 self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
+
+    def about_text(self) -> str:
+        """Version, the models in use and their licences (Help > About)."""
+        from dictate import __version__
+        from dictate.errors import DictateError
+        from dictate.paths import resolve_punctuator_model
+
+        try:
+            punctuator = resolve_punctuator_model(None)
+            config = json.loads((punctuator / "config.json").read_text(encoding="utf-8"))
+            model = f"{config.get('model_version', '?')} ({punctuator})"
+        except (DictateError, OSError, ValueError) as exc:
+            model = f"not found ({exc})"
+        engine = self.engine_label.text().removeprefix("Engine: ")
+        return (
+            f"<b>dictate {__version__}</b>: offline dictation with streaming punctuation."
+            f"<p>Speech engine: {html.escape(engine)}.<br>"
+            f"Punctuation model: {html.escape(model)}.</p>"
+            "<p>Licences: the punctuation model is trained on TED talk transcripts published "
+            "under CC BY-NC-ND 4.0, so it is bound by that licence (attribution, "
+            "non-commercial use). Vosk and its official English models: Apache 2.0. "
+            "PocketSphinx and its bundled English model: BSD. Silero VAD: MIT. "
+            "Qt for Python (PySide6): LGPLv3. ONNX Runtime: MIT.</p>"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About dictate", self.about_text())
 
     def offer_model(self) -> None:
         from dictate.ui.dialogs import ModelDialog
@@ -578,9 +616,9 @@ class MainWindow(QMainWindow):
         if problems:
             self.write_problem.show_message(
                 " ".join(problems),
-                [("Save As…", lambda: self.save_as()), ("Retry now", self.retry_journal)]
+                [("Save &As…", lambda: self.save_as()), ("Retry &now", self.retry_journal)]
                 if error is not None
-                else [("Save As…", lambda: self.save_as())],
+                else [("Save &As…", lambda: self.save_as())],
             )
         else:
             self.write_problem.hide()

@@ -144,7 +144,7 @@ def test_level_meter_and_errors_with_a_way_out(window: MainWindow) -> None:
     assert not window.messages.isHidden()
     assert "stopped delivering audio" in window.messages.label.text()
     labels = [b.text() for b in window.messages.buttons]
-    assert "Resume dictation" in labels and "Choose microphone" in labels
+    assert "&Resume dictation" in labels and "&Choose microphone" in labels
 
 
 @pytest.mark.parametrize(
@@ -198,10 +198,10 @@ def test_greys_follow_a_dark_palette(window: MainWindow) -> None:
 
 def test_a_failed_start_offers_a_way_out(window: MainWindow) -> None:
     window._on_start_failed("no microphone found: PortAudio reports no input device")
-    assert [b.text() for b in window.messages.buttons] == ["Choose microphone", "Try again"]
+    assert [b.text() for b in window.messages.buttons] == ["&Choose microphone", "&Try again"]
     window._on_start_failed("Vosk could not load the model in /x; it may be corrupt")
     labels = [b.text() for b in window.messages.buttons]
-    assert labels == ["Get a model…", "Use the bundled engine"]
+    assert labels == ["&Get a model…", "&Use the bundled engine"]
     window.messages.buttons[1].click()
     assert window.settings.engine == "sphinx"
     assert window.engine_combo.currentData() == ("sphinx", None)
