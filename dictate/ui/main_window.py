@@ -389,7 +389,7 @@ class MainWindow(QMainWindow):
             self.messages.show_message(
                 "Dictating with the bundled PocketSphinx engine, which is much less accurate. "
                 "Install a Vosk model for better results.",
-                [("Get a model…", self.offer_model)],
+                [("&Get a model…", self.offer_model)],
             )
 
     def _on_start_failed(self, message: str) -> None:
