@@ -3,13 +3,15 @@
 #
 #   bash installer/setup.sh [--no-system-packages] [--no-start] [--prefix DIR]
 #   bash installer/setup.sh --desktop-only --bin PATH      (desktop entry and icon only)
+#   bash installer/setup.sh --start-only --bin PATH        (the PATH check and the start only)
 #
 # 1. System packages (Debian/Ubuntu, with sudo unless root): Python's venv module, PortAudio for
 #    the microphone, and the X11/Wayland libraries Qt needs.
 # 2. A virtual environment in $PREFIX/venv (default ~/.local/share/dictate/app) with dictate
 #    installed from this checkout.
 # 3. Desktop integration: ~/.local/bin/dictate, a desktop entry and the icon.
-# 4. A smoke test (dictate --self-test, offscreen), then the app starts.
+# 4. A smoke test (dictate --self-test, offscreen), then the app starts in the background (the
+#    terminal comes back); if ~/.local/bin is not on PATH, the line that puts it there is printed.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,9 +19,10 @@ prefix="${XDG_DATA_HOME:-$HOME/.local/share}/dictate/app"
 system_packages=1
 start=1
 desktop_only=0
+start_only=0
 bin=""
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
         --no-start) start=0 ;;
         --prefix) prefix="$2"; shift ;;
         --desktop-only) desktop_only=1 ;;
+        --start-only) start_only=1 ;;
         --bin) bin="$2"; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -45,6 +49,33 @@ install_desktop_entry() {
     fi
     echo "setup.sh: desktop entry $data/applications/dictate.desktop"
 }
+
+check_path_and_start() {
+    local exe="$1"
+    case ":$PATH:" in
+        *":$HOME/.local/bin:"*) ;;
+        *)
+            echo "setup.sh: ~/.local/bin is not on your PATH in this shell; to run 'dictate' here, run:"
+            echo "    export PATH=\"\$HOME/.local/bin:\$PATH\""
+            echo "  (new login shells on Debian and Ubuntu add it by themselves once it exists)"
+            ;;
+    esac
+    if [ "$start" = 1 ]; then
+        if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+            echo "setup.sh: no display here; start dictate from your desktop's app menu"
+        else
+            # Detached: the terminal comes back, and closing it does not close the app.
+            nohup setsid "$exe" >/dev/null 2>&1 < /dev/null &
+            echo "setup.sh: dictate is starting"
+        fi
+    fi
+}
+
+if [ "$start_only" = 1 ]; then
+    if [ -z "$bin" ]; then echo "setup.sh: --start-only needs --bin PATH" >&2; exit 2; fi
+    check_path_and_start "$bin"
+    exit 0
+fi
 
 if [ "$desktop_only" = 1 ]; then
     if [ -z "$bin" ]; then echo "setup.sh: --desktop-only needs --bin PATH" >&2; exit 2; fi
@@ -83,6 +114,4 @@ echo "setup.sh: smoke test"
 QT_QPA_PLATFORM=offscreen "$prefix/venv/bin/dictate" --self-test
 
 echo "setup.sh: installed; run 'dictate' (in ~/.local/bin) or find dictate in the app menu"
-if [ "$start" = 1 ]; then
-    exec "$prefix/venv/bin/dictate"
-fi
+check_path_and_start "$prefix/venv/bin/dictate"

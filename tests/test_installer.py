@@ -7,6 +7,7 @@ from __future__ import annotations
 import configparser
 import os
 import subprocess
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,3 +48,29 @@ def test_pyinstaller_spec_inputs_exist() -> None:
     assert '"models" / "punctuator"' in spec and '"assets"' in spec
     assert (ROOT / "installer" / "launch.py").is_file()
     assert (ROOT / "models" / "punctuator" / "model.onnx").is_file()
+
+
+def test_start_returns_the_terminal_and_says_how_to_reach_dictate(tmp_path: Path) -> None:
+    """The app starts detached (the script returns while it runs) and, when ~/.local/bin is
+    not on PATH, the script prints the line that puts it there."""
+    marker = tmp_path / "started"
+    app = tmp_path / "fake-dictate"
+    app.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 30\n")
+    app.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DISPLAY": ":99"}
+    result = run("--start-only", "--bin", str(app), env=env)
+    assert result.returncode == 0, result.stderr
+    assert 'export PATH="$HOME/.local/bin:$PATH"' in result.stdout
+    assert "dictate is starting" in result.stdout
+    for _ in range(100):
+        if marker.exists():
+            break
+        time.sleep(0.05)
+    assert marker.exists()  # it runs on after the script has returned
+    subprocess.run(["pkill", "-f", str(app)], check=False)
+
+    on_path = {**env, "PATH": f"{tmp_path}/.local/bin:/usr/bin:/bin"}
+    quiet = run("--start-only", "--no-start", "--bin", str(app), env=on_path)
+    assert quiet.returncode == 0 and "export PATH" not in quiet.stdout
+    headless = run("--start-only", "--bin", str(app), env={**env, "DISPLAY": ""})
+    assert "no display here" in headless.stdout
