@@ -7,13 +7,14 @@ no traceback), 1 on an unexpected internal error, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import statistics
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from dictate import __version__
 from dictate.errors import DictateError, InputError
@@ -64,11 +65,16 @@ def _add_decoder_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit status 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dictate: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dictate`` command."""
-    parser = argparse.ArgumentParser(
-        prog="dictate", description="Offline dictation with streaming punctuation."
-    )
+    parser = _Parser(prog="dictate", description="Offline dictation with streaming punctuation.")
     parser.add_argument("--version", action="version", version=f"dictate {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     parser.add_argument(
@@ -194,11 +200,28 @@ def _options(args: argparse.Namespace) -> StreamingOptions:
         raise InputError(f"bad decoder option: {exc}") from exc
 
 
+MAX_LINE_BYTES = 1 << 20
+"""A punctuate input line longer than this cannot hold a valid segment (2,000 words)."""
+
+
 def _stdin_segments(stream: Any) -> Iterator[list[str]]:
     """Segments from a binary stream, one per non-empty line, validated."""
     from dictate.punctuation.text import MAX_SEGMENT_WORDS, segment_words
 
-    for number, raw in enumerate(stream, start=1):
+    number = 0
+    while True:
+        # readline with a limit: a line of a gigabyte is refused after MAX_LINE_BYTES, never
+        # read whole into memory.
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise InputError(
+                f"stdin line {number} is longer than {MAX_LINE_BYTES:,} bytes; one line is one "
+                f"recogniser segment of at most {MAX_SEGMENT_WORDS:,} words, so split the text "
+                "into lines"
+            )
         if b"\0" in raw:
             raise InputError(
                 f"stdin line {number} contains NUL bytes: the input is binary, "
@@ -419,7 +442,11 @@ def run(
         level=logging.INFO if args.verbose else logging.WARNING, format="dictate: %(message)s"
     )
     out = stdout or sys.stdout
+    if out is None:
+        raise InputError("standard output is closed; run dictate with its output open")
     if args.command == "punctuate":
+        if stdin is None and sys.stdin is None:
+            raise InputError("standard input is closed; pipe text into dictate punctuate")
         return cmd_punctuate(args, stdin or sys.stdin.buffer, out)
     if args.command == "eval":
         if args.eval_kind == "punctuation":
@@ -452,6 +479,12 @@ def run(
     return run_app()
 
 
+def _silence_stdout() -> None:
+    if sys.stdout is not None:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dictate`` console script."""
     try:
@@ -464,5 +497,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): point stdout at devnull so the interpreter's
         # final flush does not raise again (the recipe in Python's signal documentation).
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return 0
+    except OSError as exc:  # writing the output failed: a full disk, an I/O error
+        _silence_stdout()
+        print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import statistics
 import sys
 import threading
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from dictate.errors import DictateError, InputError
+from dictate.errors import AudioDeviceError, DictateError, InputError
 
 log = logging.getLogger("dictate")
 
@@ -49,18 +50,34 @@ def _add_speech_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("streaming", "baseline"), default="streaming")
     parser.add_argument(
         "--silence-ms",
-        type=int,
+        type=int,  # its range is the segmenter's to check
         default=500,
         metavar="MS",
         help="silence that ends a segment (default 500)",
     )
     parser.add_argument(
         "--max-segment",
-        type=float,
+        type=_bounded(float, 1.0, 600.0),
         default=40.0,
         metavar="S",
         help="longest segment in seconds (default 40)",
     )
+
+
+def _bounded(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """An argparse type: a finite number of ``kind`` from ``low`` to ``high`` (nan and inf are
+    refused, like any other number out of range)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not between {low:g} and {high:g}")
+        return value
+
+    return parse
 
 
 def add_parsers(commands: Any, add_decoder_args: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -78,7 +95,10 @@ def add_parsers(commands: Any, add_decoder_args: Callable[[argparse.ArgumentPars
         "--device", metavar="NAME", help="microphone index or name (default: the remembered one)"
     )
     transcribe.add_argument(
-        "--duration", type=float, metavar="S", help="with --mic: stop after S seconds"
+        "--duration",
+        type=_bounded(float, 0.1, 86_400.0),
+        metavar="S",
+        help="with --mic: stop after S seconds",
     )
     transcribe.add_argument(
         "--realtime", action="store_true", help="feed the file at real-time speed"
@@ -328,7 +348,13 @@ def cmd_devices(args: argparse.Namespace, stdout: TextIO) -> int:
             stdout.write(f"dictation will use {device.name}\n")
         save_settings(settings)
         return 0
-    for device in list_input_devices():
+    found = list_input_devices()
+    if not found:
+        raise AudioDeviceError(
+            "no input devices found: connect a microphone, and check that the sound server "
+            "(PulseAudio or PipeWire) is running"
+        )
+    for device in found:
         chosen = "  (remembered)" if device.name == settings.input_device else ""
         stdout.write(device.describe() + chosen + "\n")
     return 0
@@ -404,6 +430,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         stdout.write(f"installed {args.name} in {path}\n")
         return 0
     if action == "import":
+        if args.name is not None and not args.name.strip():
+            raise InputError("--name is empty; give the name to install the model under")
         path = store.import_path(Path(args.path), args.name)
         stdout.write(f"installed {path.name} in {path}\n")
         return 0

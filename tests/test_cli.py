@@ -231,6 +231,39 @@ def test_bench_editor() -> None:
     assert_one_line_error(dictate("bench", "editor", "--keys", "0"), "--keys")
 
 
+def test_closed_or_full_outputs_and_huge_lines_give_one_line(tmp_path: Path) -> None:
+    """Issue 12: a closed stdout or stdin, a full device and a 3 MB line: one line, exit 2,
+    and the huge line is refused without being read whole."""
+    script = "import sys; from dictate.cli import main; sys.exit(main(sys.argv[1:]))"
+
+    def shell(command: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            ["bash", "-c", f'"{sys.executable}" -c "{script}" {command}'],
+            input=stdin, capture_output=True, timeout=120,
+        )  # fmt: skip
+
+    assert_one_line_error(shell("punctuate >&-", b"hello world\n"), "standard output is closed")
+    assert_one_line_error(shell("punctuate <&-"), "standard input is closed")
+    full = shell("punctuate > /dev/full", b"hello world how are you\n")
+    assert_one_line_error(full, "cannot write the output", "No space left")
+    assert_one_line_error(dictate("punctuate", stdin=b"word " * 600_000), "longer than")
+
+
+def test_non_finite_numbers_fifos_and_empty_names_are_refused(tmp_path: Path) -> None:
+    for value in ("nan", "inf", "-inf"):
+        assert_one_line_error(
+            dictate("transcribe", "x.wav", f"--max-segment={value}"), "--max-segment", value
+        )
+    assert_one_line_error(dictate("transcribe", "--mic", "--duration", "nan"), "--duration")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert_one_line_error(dictate("transcribe", str(fifo)), "is a FIFO")  # no hang
+    assert_one_line_error(dictate("transcribe", "/dev/zero"), "is a device")
+    assert_one_line_error(dictate("transcribe", str(tmp_path)), "is a directory")
+    assert_one_line_error(dictate("models", "import", str(tmp_path), "--name", ""), "--name")
+    assert_one_line_error(dictate("frobnicate"), "invalid choice")
+
+
 def test_help_and_version() -> None:
     result = dictate("--version")
     assert result.returncode == 0 and result.stdout.startswith(b"dictate ")

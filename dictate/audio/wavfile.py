@@ -10,6 +10,7 @@ file and says how to convert it.
 
 from __future__ import annotations
 
+import stat
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,6 +54,17 @@ def read_wav_info(path: str | Path) -> WavInfo:
     """
     path = Path(path)
     try:
+        # Refused before opening: opening a FIFO with no writer blocks for ever, and a device
+        # or directory is never a WAV file.
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            kind = (
+                "a directory" if stat.S_ISDIR(mode)
+                else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file"
+            )  # fmt: skip
+            raise InputError(f"{path} is {kind}, not an audio file; give a WAV file")
         with path.open("rb") as fh:
             return _parse(path, fh)
     except FileNotFoundError:
