@@ -277,6 +277,15 @@ def cmd_transcribe(
     seg_options = _segmenter_options(args)
     engine = _engine(args, args.engine, err)
     punctuator = _punctuator(args, options)
+    from dictate.asr.language import punctuation_mismatch, speech_model_language
+
+    config = getattr(punctuator.tagger, "config", None)
+    off = punctuation_mismatch(
+        speech_model_language(engine.name, engine.model_path), getattr(config, "language", "en")
+    )
+    if off:
+        err.write(f"dictate: note: punctuation is off: {off}\n")
+        punctuator = None
 
     lock = threading.Lock()
     written = False

@@ -61,6 +61,8 @@ class ModelConfig:
     max_length: int
     special_tokens: dict[str, str]
     model_version: str = "unknown"
+    language: str = "en"
+    """The language the model was trained on (``language`` in config.json; English if absent)."""
 
     @classmethod
     def load(cls, path: Path) -> ModelConfig:
@@ -93,7 +95,14 @@ class ModelConfig:
             raise ModelError(f"model config {path}: case_labels must be {list(CASE_TAGS)}")
         if max_length < 8:
             raise ModelError(f"model config {path}: max_length {max_length} is too small")
-        return cls(punct, case, max_length, specials, str(raw.get("model_version", "unknown")))
+        return cls(
+            punct,
+            case,
+            max_length,
+            specials,
+            str(raw.get("model_version", "unknown")),
+            str(raw.get("language", "en")),
+        )
 
 
 @dataclass(frozen=True)

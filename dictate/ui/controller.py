@@ -27,6 +27,8 @@ class Loaded:
 
     engine_label: str
     provider: str
+    punctuation_off: str = ""
+    """Why punctuation is off for this speech model ("" when it runs)."""
 
 
 class DictationController(QObject):
@@ -84,6 +86,7 @@ class DictationController(QObject):
     def _ready_pipeline(self) -> Pipeline:
         """The pipeline for the current settings, built once and reused across runs."""
         from dictate.asr.engine import load_engine
+        from dictate.asr.language import punctuation_mismatch, speech_model_language
         from dictate.asr.segmenter import SegmenterOptions
         from dictate.paths import resolve_punctuator_model
         from dictate.punctuation.decoder import StreamingOptions, make_punctuator
@@ -105,13 +108,19 @@ class DictationController(QObject):
         if "model" not in self._cache:
             self._cache["model"] = PunctuationModel(resolve_punctuator_model())
         model = self._cache["model"]
-        punctuator = make_punctuator(
-            model, s.mode, StreamingOptions(min_right_words=s.min_right_words)
+        engine = self._cache["engine"]
+        off = punctuation_mismatch(
+            speech_model_language(engine.name, engine.model_path), model.config.language
+        )
+        punctuator = (
+            None
+            if off
+            else make_punctuator(model, s.mode, StreamingOptions(min_right_words=s.min_right_words))
         )
         options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
         self._pipeline = Pipeline(self._cache["engine"], punctuator, self._on_event, options)
         self._cache["key"] = key
-        self.loaded.emit(Loaded(self._cache["engine"].label, model.provider))
+        self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline
 
     def _start(self, source_factory: Any) -> None:

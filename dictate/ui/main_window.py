@@ -382,9 +382,15 @@ class MainWindow(QMainWindow):
 
     def _on_loaded(self, loaded: Loaded) -> None:
         self.engine_label.setText(f"Engine: {loaded.engine_label}")
-        self.provider_label.setText(
-            f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
-        )
+        if loaded.punctuation_off:
+            self.provider_label.setText("Punctuation off")
+            self.provider_label.setToolTip(f"Punctuation is off: {loaded.punctuation_off}.")
+            self.statusBar().showMessage(f"Punctuation is off: {loaded.punctuation_off}.", 15000)
+        else:
+            self.provider_label.setText(
+                f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
+            )
+            self.provider_label.setToolTip("")
         if "low accuracy" in loaded.engine_label:
             self.messages.show_message(
                 "Dictating with the bundled PocketSphinx engine, which is much less accurate. "

