@@ -44,10 +44,11 @@ def portaudio_available() -> bool:
 class PulseServer:
     """Start ``pulseaudio`` on a socket in ``directory``; point this process at it."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, rescan: bool = True) -> None:
         need(shutil.which("pulseaudio") is not None, "pulseaudio is not installed")
         need(portaudio_available(), "PortAudio (libportaudio2) is not installed")
         self.directory = directory
+        self.rescan = rescan  # False: leave PortAudio's device list as it was (a restart test)
         self.socket = directory / "native"
         self.address = f"unix:{self.socket}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -87,9 +88,10 @@ class PulseServer:
         self.pactl("set-default-source", f"{SINK}.monitor")
         self._previous = os.environ.get("PULSE_SERVER")
         os.environ["PULSE_SERVER"] = self.address
-        from dictate.audio.devices import refresh_devices
+        if self.rescan:
+            from dictate.audio.devices import refresh_devices
 
-        refresh_devices()  # PortAudio enumerates once; make it see this server's devices
+            refresh_devices()  # PortAudio enumerates once; make it see this server's devices
         return self
 
     def pactl(self, *args: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from dictate.config import Settings
-from dictate.errors import DictateError
+from dictate.errors import AudioDeviceError, DictateError
 from dictate.pipeline import Event, Finished, Pipeline
 
 log = logging.getLogger("dictate.ui")
@@ -51,6 +51,9 @@ class DictationController(QObject):
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._stop_early = False
+        self._rescan = False
+        """The last run ended in an error: PortAudio lists the devices afresh before the next
+        (the device may have come back, or the sound server restarted)."""
 
     def _set_state(self, state: str) -> None:
         self.state = state
@@ -123,17 +126,26 @@ class DictationController(QObject):
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline
 
-    def _start(self, source_factory: Any) -> None:
+    def _microphone(self) -> Any:
+        """The chosen microphone; PortAudio re-lists the devices first after a failed run, and
+        whenever the device cannot be found (no stream is open at this point)."""
         from dictate.audio.capture import MicrophoneSource
+        from dictate.audio.devices import refresh_devices
 
+        if self._rescan:
+            refresh_devices()
+        try:
+            return MicrophoneSource(self.settings.input_device)
+        except AudioDeviceError as exc:
+            log.info("no microphone (%s); asking PortAudio for the devices again", exc)
+            refresh_devices()
+            return MicrophoneSource(self.settings.input_device)
+
+    def _start(self, source_factory: Any) -> None:
         try:
             with self._lock:
                 pipeline = self._ready_pipeline()
-                source = (
-                    source_factory()
-                    if source_factory
-                    else MicrophoneSource(self.settings.input_device)
-                )
+                source = source_factory() if source_factory else self._microphone()
                 # Before start: a short run can finish (and set "idle") before start returns.
                 self._set_state("listening")
                 pipeline.start(source)
@@ -152,6 +164,7 @@ class DictationController(QObject):
     def _on_event(self, event: Event) -> None:
         self.pipelineEvent.emit(event)
         if isinstance(event, Finished):
+            self._rescan = event.reason == "error"
             self._set_state("idle")
 
     def stop(self) -> None:

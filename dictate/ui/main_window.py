@@ -320,6 +320,7 @@ class MainWindow(QMainWindow):
         self._settings_changed()
 
     def _focus_mic(self) -> None:
+        self.refresh_devices(rescan=True)  # a device may have come back since the list was made
         self.mic_combo.setFocus()
         self.mic_combo.showPopup()
 
