@@ -238,3 +238,23 @@ def _check_tags(ref_tags: Sequence[str], hyp_tags: Sequence[str]) -> None:
                 raise ValueError(
                     f"{side} tag {tag!r} at position {index} is not one of {', '.join(TAGS)}"
                 )
+
+
+def word_accuracy(reference: str, hypothesis: str) -> float:
+    """1 - word error rate of ``hypothesis`` against ``reference``, ignoring case and punctuation
+    (apostrophes kept), floored at 0: substitutions, insertions and deletions all count."""
+    import re
+
+    def words(text: str) -> list[str]:
+        return re.sub(r"[^\w' ]", " ", text.lower()).split()
+
+    ref, hyp = words(reference), words(hypothesis)
+    if not ref:
+        return 1.0 if not hyp else 0.0
+    previous = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, start=1):
+        current = [i]
+        for j, h in enumerate(hyp, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (r != h)))
+        previous = current
+    return max(0.0, 1.0 - previous[-1] / len(ref))

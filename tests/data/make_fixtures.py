@@ -1,6 +1,10 @@
-"""Regenerate the committed speech fixtures (needs espeak-ng; run from anywhere).
+"""Regenerate the committed speech fixtures (needs espeak-ng and flite; run from anywhere).
 
     python tests/data/make_fixtures.py
+
+The app's own sample (``assets/sample_en.wav``, dictated by ``dictate --self-test``) is spoken
+by flite's ``kal16`` voice: the bundled PocketSphinx engine recognises it word for word, where it
+gets about a quarter of espeak-ng's words right, so the self-test can demand a high accuracy.
 
 Each fixture is synthesised phrase by phrase with espeak-ng, trimmed of its own leading and
 trailing silence, and joined with known gaps of digital silence. A JSON file beside each WAV lists
@@ -39,7 +43,11 @@ KOREAN = [
 def synthesise(text: str, voice: str) -> tuple[np.ndarray, int]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "x.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", "120", "-w", str(out), text], check=True)
+        if voice.startswith("flite:"):
+            command = ["flite", "-voice", voice.split(":", 1)[1], "-t", text, "-o", str(out)]
+        else:
+            command = ["espeak-ng", "-v", voice, "-s", "120", "-w", str(out), text]
+        subprocess.run(command, check=True)
         with wave.open(str(out)) as w:
             rate = w.getframerate()
             samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
@@ -47,7 +55,9 @@ def synthesise(text: str, voice: str) -> tuple[np.ndarray, int]:
     return samples[loud[0] : loud[-1] + 1], rate
 
 
-def build(name: str, phrases: list[tuple[str, float]], voice: str, channels: int) -> None:
+def build(
+    name: str, phrases: list[tuple[str, float]], voice: str, channels: int, folder: Path = HERE
+) -> None:
     parts: list[np.ndarray] = []
     spans = []
     rate = 0
@@ -70,15 +80,16 @@ def build(name: str, phrases: list[tuple[str, float]], voice: str, channels: int
         target = 16000
         mono = np.rint(soxr.resample(mono.astype(np.float32), rate, target)).astype(np.int16)
         mono = np.stack([mono, (mono * 0.8).astype(np.int16)], axis=1)
-    with wave.open(str(HERE / f"{name}.wav"), "wb") as w:
+    with wave.open(str(folder / f"{name}.wav"), "wb") as w:
         w.setnchannels(channels)
         w.setsampwidth(2)
         w.setframerate(target)
         w.writeframes(mono.astype("<i2").tobytes())
     meta = {"voice": voice, "phrases": spans}
-    (HERE / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (folder / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 if __name__ == "__main__":
     build("en_phrases", ENGLISH, "en-us+f3", 1)
     build("ko_phrases", KOREAN, "ko", 2)
+    build("sample_en", ENGLISH, "flite:kal16", 1, HERE.parents[1] / "assets")

@@ -196,7 +196,24 @@ def test_self_test_command() -> None:
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("self-test: OK:") and "Thank you." in result.stdout
+    assert result.stdout.startswith("self-test: OK: word accuracy 100%")
+    assert "Please call me tomorrow morning." in result.stdout
+
+
+def test_self_test_fails_on_speech_the_engine_gets_wrong(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The espeak-ng fixture, which the bundled engine mostly mishears: no longer an OK."""
+    import json
+
+    from dictate.ui.app import self_test
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    meta = json.loads((data / "en_phrases.json").read_text(encoding="utf-8"))
+    transcript = " ".join(phrase["text"] for phrase in meta["phrases"])
+    assert self_test(sample=data / "en_phrases.wav", transcript=transcript) == 1
+    err = capsys.readouterr().err
+    assert "self-test: FAILED" in err and "word accuracy" in err and "below 80%" in err
 
 
 def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
