@@ -10,6 +10,7 @@ import contextlib
 import http.server
 import os
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,14 +29,15 @@ def fake_vosk_model(root: Path, model_bytes: int = 1000) -> Path:
 
 @contextlib.contextmanager
 def serve_model_zip(work: Path, model_bytes: int = 1000) -> Iterator[tuple[str, dict[str, int]]]:
-    """Serve ``NAME.zip``; yields (base URL, state). Set ``state["fail"]`` to answer 404."""
+    """Serve ``NAME.zip``; yields (base URL, state). Set ``state["fail"]`` to answer 404, and
+    ``state["hold"]`` to send half the file and wait (at most 20 s) until it is cleared."""
     model = fake_vosk_model(work / "served" / NAME, model_bytes)
     archive = work / "model.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in model.rglob("*"):
             zf.write(path, path.relative_to(model.parent))
     payload = archive.read_bytes()
-    state = {"fail": 0, "requests": 0}
+    state = {"fail": 0, "requests": 0, "hold": 0}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -46,6 +48,15 @@ def serve_model_zip(work: Path, model_bytes: int = 1000) -> Iterator[tuple[str, 
             self.send_response(200)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
+            if state["hold"]:
+                half = len(payload) // 2
+                self.wfile.write(payload[:half])
+                self.wfile.flush()
+                deadline = time.monotonic() + 20
+                while state["hold"] and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                self.wfile.write(payload[half:])
+                return
             self.wfile.write(payload)
 
         def log_message(self, *args: object) -> None:

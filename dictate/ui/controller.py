@@ -7,9 +7,11 @@ as a Qt signal, which Qt queues to the GUI thread.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -31,22 +33,46 @@ class Loaded:
     """Why punctuation is off for this speech model ("" when it runs)."""
 
 
+class State(str, Enum):
+    """Where dictation is; changed on the GUI thread only."""
+
+    IDLE = "idle"
+    STARTING = "starting"
+    LISTENING = "listening"
+    STOPPING = "stopping"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class DictationController(QObject):
-    """Starts and stops dictation runs; everything slow happens off the GUI thread."""
+    """Starts and stops dictation runs; everything slow happens off the GUI thread.
+
+    The dictation state (:class:`State`) has one owner: this object, on the GUI thread. Worker
+    threads (loading, the pipeline's threads) only emit signals, which Qt queues to the GUI
+    thread in the order they were emitted; the slots there change the state. Each run works
+    on a snapshot of the settings taken when it starts.
+    """
 
     pipelineEvent = Signal(object)
     """A pipeline event (see :mod:`dictate.pipeline`)."""
     loaded = Signal(object)
     """:class:`Loaded`, once engine and punctuator are ready."""
-    failed = Signal(str)
-    """Starting failed (no microphone, model missing...): a message for the user."""
+    failed = Signal(object)
+    """Starting failed: the exception (a :class:`DictateError` for what the user can fix: no
+    microphone (:class:`AudioDeviceError`), a missing or broken model (:class:`ModelError`)...)."""
     stateChanged = Signal(str)
     """"idle", "starting", "listening" or "stopping"."""
+    _runStarted = Signal()
+    _startFailed = Signal(object)
 
     def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
-        self.state = "idle"
+        self.state = State.IDLE
+        self.pipelineEvent.connect(self._on_pipeline_event)  # first: before the window's slots
+        self._runStarted.connect(self._on_run_started)
+        self._startFailed.connect(self._on_start_failed)
         self._pipeline: Pipeline | None = None
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -55,18 +81,20 @@ class DictationController(QObject):
         """The last run ended in an error: PortAudio lists the devices afresh before the next
         (the device may have come back, or the sound server restarted)."""
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: State) -> None:
+        assert threading.current_thread() is threading.main_thread(), "GUI thread only"
         self.state = state
-        self.stateChanged.emit(state)
+        self.stateChanged.emit(state.value)
 
     def start(self, source_factory: Any = None) -> None:
         """Start dictation from the chosen microphone (or ``source_factory()``, for files)."""
-        if self.state != "idle":
+        if self.state != State.IDLE:
             return
         self._stop_early = False
-        self._set_state("starting")
+        self._set_state(State.STARTING)
+        snapshot = dataclasses.replace(self.settings)
         threading.Thread(
-            target=self._start, args=(source_factory,), name="dictate-start", daemon=True
+            target=self._start, args=(source_factory, snapshot), name="dictate-start", daemon=True
         ).start()
 
     def preload(self) -> None:
@@ -77,17 +105,18 @@ class DictationController(QObject):
     def preload_now(self) -> None:
         """Load everything on this thread (benchmarks and tests)."""
         with self._lock:
-            self._ready_pipeline()
+            self._ready_pipeline(self.settings)
 
     def _preload(self) -> None:
+        snapshot = dataclasses.replace(self.settings)
         try:
             with self._lock:
-                self._ready_pipeline()
+                self._ready_pipeline(snapshot)
         except Exception as exc:  # reported again, with a way out, when dictation starts
             log.info("preloading failed: %s", exc)
 
-    def _ready_pipeline(self) -> Pipeline:
-        """The pipeline for the current settings, built once and reused across runs."""
+    def _ready_pipeline(self, s: Settings) -> Pipeline:
+        """The pipeline for settings ``s``, built once and reused across runs."""
         from dictate.asr.engine import load_engine
         from dictate.asr.language import punctuation_mismatch, speech_model_language
         from dictate.asr.segmenter import SegmenterOptions
@@ -95,7 +124,6 @@ class DictationController(QObject):
         from dictate.punctuation.decoder import StreamingOptions, make_punctuator
         from dictate.punctuation.model import PunctuationModel
 
-        s = self.settings
         key = (s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s)
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
@@ -126,7 +154,7 @@ class DictationController(QObject):
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline
 
-    def _microphone(self) -> Any:
+    def _microphone(self, s: Settings) -> Any:
         """The chosen microphone; PortAudio re-lists the devices first after a failed run, and
         whenever the device cannot be found (no stream is open at this point)."""
         from dictate.audio.capture import MicrophoneSource
@@ -135,47 +163,56 @@ class DictationController(QObject):
         if self._rescan:
             refresh_devices()
         try:
-            return MicrophoneSource(self.settings.input_device)
+            return MicrophoneSource(s.input_device)
         except AudioDeviceError as exc:
             log.info("no microphone (%s); asking PortAudio for the devices again", exc)
             refresh_devices()
-            return MicrophoneSource(self.settings.input_device)
+            return MicrophoneSource(s.input_device)
 
-    def _start(self, source_factory: Any) -> None:
+    def _start(self, source_factory: Any, settings: Settings) -> None:
+        """On a worker thread: load, open the source, start; the outcome goes to the GUI thread
+        as signals."""
         try:
             with self._lock:
-                pipeline = self._ready_pipeline()
-                source = source_factory() if source_factory else self._microphone()
-                # Before start: a short run can finish (and set "idle") before start returns.
-                self._set_state("listening")
+                pipeline = self._ready_pipeline(settings)
+                source = source_factory() if source_factory else self._microphone(settings)
+                # Emitted before the pipeline runs, so it reaches the GUI thread before any
+                # event of the run (a short run can finish before start returns).
+                self._runStarted.emit()
                 pipeline.start(source)
-        except (DictateError, ValueError) as exc:
-            self._set_state("idle")
-            self.failed.emit(str(exc))
+        except Exception as exc:
+            if not isinstance(exc, (DictateError, ValueError)):
+                log.exception("starting dictation failed")  # a bug: keep its traceback
+            self._startFailed.emit(exc)
+
+    def _on_run_started(self) -> None:
+        if self.state != State.STARTING:
             return
-        except Exception as exc:  # never let a bug kill the app silently
-            log.exception("starting dictation failed")
-            self._set_state("idle")
-            self.failed.emit(f"dictation could not start: {exc!r}")
-            return
+        self._set_state(State.LISTENING)
         if self._stop_early:  # Stop was pressed while it was still starting
             self.stop()
 
-    def _on_event(self, event: Event) -> None:
-        self.pipelineEvent.emit(event)
+    def _on_start_failed(self, exc: BaseException) -> None:
+        self._set_state(State.IDLE)
+        self.failed.emit(exc)
+
+    def _on_pipeline_event(self, event: Event) -> None:
         if isinstance(event, Finished):
             self._rescan = event.reason == "error"
-            self._set_state("idle")
+            self._set_state(State.IDLE)
+
+    def _on_event(self, event: Event) -> None:
+        """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
+        self.pipelineEvent.emit(event)
 
     def stop(self) -> None:
         """Stop listening; the rest of the run (draining, flushing) arrives as events."""
-        if self.state == "starting":
+        if self.state == State.STARTING:
             self._stop_early = True
             return
-        with self._lock:
-            pipeline = self._pipeline
-        if pipeline is not None and pipeline.running:
-            self._set_state("stopping")
+        pipeline = self._pipeline
+        if self.state == State.LISTENING and pipeline is not None and pipeline.running:
+            self._set_state(State.STOPPING)
             pipeline.stop()
 
     def wait(self, timeout: float) -> bool:

@@ -157,6 +157,7 @@ class ModelDialog(QDialog):
         self.entry = find_entry(RECOMMENDED)
         self.installed_path: Path | None = None
         self._cancel = threading.Event()
+        self._worker: threading.Thread | None = None
         self._signals = _DownloadSignals()
         self._signals.progress.connect(self._on_progress)
         self._signals.finished.connect(self._on_finished)
@@ -222,7 +223,15 @@ class ModelDialog(QDialog):
             else:
                 signals.finished.emit(str(path))
 
-        threading.Thread(target=work, name="dictate-download", daemon=True).start()
+        self._worker = threading.Thread(target=work, name="dictate-download", daemon=True)
+        self._worker.start()
+
+    def done(self, result: int) -> None:
+        """Closing the dialog in any way but a finished install (Later, Escape, the window's
+        close button) cancels a download in progress: nothing goes on unseen."""
+        if result != QDialog.DialogCode.Accepted:
+            self._cancel.set()
+        super().done(result)
 
     def _on_progress(self, done: int, total: int) -> None:
         if total > 0:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import Settings, save_settings
+from dictate.errors import AudioError, DictateError, ModelError
 from dictate.fileio import atomic_write_text
 from dictate.journal import Journal
 from dictate.pipeline import (
@@ -399,19 +400,27 @@ class MainWindow(QMainWindow):
                 [("&Get a model…", self.offer_model)],
             )
 
-    def _on_start_failed(self, message: str) -> None:
+    def _on_start_failed(self, error: BaseException) -> None:
+        """Starting failed: the message, and the ways out that fit the kind of error."""
         self.dictate_action.setChecked(False)
         actions: list[tuple[str, object]]
-        if "model" in message.lower():  # missing or corrupt speech / punctuation model
+        if isinstance(error, ModelError):  # a missing or broken speech or punctuation model
             actions = [
                 ("&Get a model…", self.offer_model),
                 ("&Use the bundled engine", self._use_bundled_engine),
             ]
-        else:
+        elif isinstance(error, AudioError):
             actions = [
                 ("&Choose microphone", self._focus_mic),
                 ("&Try again", self.start_dictation),
             ]
+        else:
+            actions = [("&Try again", self.start_dictation)]
+        message = (
+            str(error)
+            if isinstance(error, DictateError)
+            else (f"dictation could not start: {error!r}")
+        )
         self.messages.show_message(message, actions)
 
     def _use_bundled_engine(self) -> None:

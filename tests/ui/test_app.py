@@ -187,6 +187,24 @@ def test_first_start_dialog_cancel_leaves_nothing(model_server, qtbot, monkeypat
     assert not any(p.name.endswith(".part") for p in ModelStore().root.rglob("*"))
 
 
+def test_dismissing_the_model_dialog_cancels_its_download(model_server, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from dictate.asr.models import ModelStore
+    from dictate.ui.dialogs import ModelDialog
+
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    model_server["hold"] = 1  # half the file, then the server waits
+    dialog.start_download()
+    qtbot.waitUntil(lambda: "%" in dialog.progress.format(), timeout=20_000)
+    dialog.reject()  # Later / Escape / the close button, mid-download
+    model_server["hold"] = 0
+    assert dialog._worker is not None
+    dialog._worker.join(20)
+    assert not dialog._worker.is_alive()
+    assert ModelStore().installed() == []
+    qtbot.waitUntil(lambda: "cancelled" in dialog.message.text().lower(), timeout=5_000)
+
+
 def test_self_test_command() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "dictate", "--self-test"],
@@ -265,5 +283,35 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     assert finished[0].reason == "stopped" and finished[0].audio_seconds < 5
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=5_000)
     qtbot.waitUntil(lambda: not window.dictate_action.isChecked(), timeout=5_000)
+    window.modified = False
+    window.close()
+
+
+def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Stop pressed while starting, while listening, and as a fast run ends on its own (the
+    race that could leave the state "stopping" for good): every run ends idle."""
+    from dictate.audio.capture import FileSource
+    from dictate.paths import asset_path
+    from dictate.pipeline import Finished
+
+    window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    window.load_text("", None)
+    finished: list[object] = []
+    window.controller.pipelineEvent.connect(
+        lambda e: finished.append(e) if isinstance(e, Finished) else None
+    )
+    states: list[str] = []
+    window.controller.stateChanged.connect(states.append)
+    for run in range(6):
+        window.start_dictation(lambda: FileSource(asset_path("sample_en.wav")))  # not real time
+        if run % 3 == 0:
+            window.stop_dictation()  # still starting
+        elif run % 3 == 1:
+            qtbot.waitUntil(lambda: window.controller.state != "starting", timeout=60_000)
+            window.stop_dictation()  # listening, or already finishing on its own
+        qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60_000)
+        qtbot.waitUntil(lambda n=run: len(finished) == n + 1, timeout=10_000)
+    assert not window.dictate_action.isChecked()
+    assert states[-1] == "idle" and "stopping" in states
     window.modified = False
     window.close()

@@ -196,10 +196,16 @@ def test_greys_follow_a_dark_palette(window: MainWindow) -> None:
     assert 60 < pending.red() < 200 and pending.red() == pending.green() == pending.blue()
 
 
-def test_a_failed_start_offers_a_way_out(window: MainWindow) -> None:
-    window._on_start_failed("no microphone found: PortAudio reports no input device")
+def test_a_failed_start_offers_a_way_out_by_the_kind_of_error(window: MainWindow) -> None:
+    """The ways out follow the exception's type, never words in its message."""
+    from dictate.errors import AudioDeviceError, ModelError
+
+    window._on_start_failed(AudioDeviceError("no input device (a model of microphone)"))
     assert [b.text() for b in window.messages.buttons] == ["&Choose microphone", "&Try again"]
-    window._on_start_failed("Vosk could not load the model in /x; it may be corrupt")
+    window._on_start_failed(RuntimeError("a bug"))
+    assert [b.text() for b in window.messages.buttons] == ["&Try again"]
+    assert "dictation could not start" in window.messages.label.text()
+    window._on_start_failed(ModelError("Vosk could not load /x; it may be corrupt"))
     labels = [b.text() for b in window.messages.buttons]
     assert labels == ["&Get a model…", "&Use the bundled engine"]
     window.messages.buttons[1].click()
