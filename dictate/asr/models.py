@@ -68,6 +68,9 @@ ProgressCallback = Callable[[int, int | None], None]
 
 _RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _TMP_PREFIX = ".tmp-"
+MAX_MODEL_BYTES = 8 * 1024**3
+"""No Vosk model unpacks to more (the largest English one is about 2.7 GB)."""
+FREE_SPACE_MARGIN = 64 * 1024**2
 _DOWNLOADS = ".downloads"
 # Letters, digits, spaces, '.', '_', '-' ...: anything that is one plain directory name on every
 # system. No separators, no ':' (Windows drives and streams), no control characters, and no
@@ -528,6 +531,18 @@ class ModelStore:
         self._ensure_absent(name)
         self.root.mkdir(parents=True, exist_ok=True)
         self.cleanup()
+        inside = source.resolve()
+        total = 0
+        for folder, dirs, files in os.walk(source):
+            for entry in (*dirs, *files):
+                path = Path(folder) / entry
+                if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                    raise InputError(
+                        f"{path} is a link to {path.resolve()}, outside {source}; refusing to copy "
+                        "files from outside the model folder (copy the real files into it)"
+                    )
+            total += sum((Path(folder) / f).stat().st_size for f in files)
+        self._check_space(total, str(source), InputError)
         tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{name}-", dir=self.root))
         try:
             copied = tmp / name
@@ -538,6 +553,21 @@ class ModelStore:
             return self._move_into_place(copied, name, str(source), InputError)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def _check_space(self, total: int, label: str, error: type[DictateError]) -> None:
+        """Refuse a model larger than :data:`MAX_MODEL_BYTES` (a zip bomb) or than the free
+        space in the store (with room to spare), before anything is written."""
+        if total > MAX_MODEL_BYTES:
+            raise error(
+                f"{label} unpacks to {format_size(total)}, more than any Vosk model "
+                f"({format_size(MAX_MODEL_BYTES)}); refusing to install it"
+            )
+        free = shutil.disk_usage(self.root).free
+        if total + FREE_SPACE_MARGIN > free:
+            raise error(
+                f"{label} needs {format_size(total)} but {self.root} has only "
+                f"{format_size(free)} free; free some space and try again"
+            )
 
     def _move_into_place(
         self, model_dir: Path, name: str, label: str, error: type[DictateError]
@@ -578,6 +608,9 @@ class ModelStore:
                                 f"{label} contains the unsafe path {info.filename!r} (absolute "
                                 "or with '..'); refusing to unpack it"
                             )
+                    # zipfile never writes more than a member's declared size (and checks its
+                    # CRC), so the declared sizes bound what unpacking can write.
+                    self._check_space(sum(i.file_size for i in members), label, error)
                     for info in members:
                         if cancel is not None and cancel.is_set():
                             raise DownloadCancelled(

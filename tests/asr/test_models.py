@@ -605,3 +605,56 @@ def test_resolve_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv(MODEL_ENV, str(tmp_path))
     with pytest.raises(ModelError, match=MODEL_ENV):
         resolve_vosk_model(store=store)
+
+
+def test_import_never_follows_a_link_out_of_the_folder(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not part of any model")
+    source = make_model(tmp_path / "linked-model")
+    (source / "conf" / "inside.conf").symlink_to(source / "conf" / "model.conf")
+    store = new_store(tmp_path)
+    assert store.import_path(source) == store.root / "linked-model"  # a link inside is fine
+    (source / "graph" / "stolen").symlink_to(secret)
+    with pytest.raises(InputError, match="outside"):
+        store.import_path(source, name="again")
+    assert not (store.root / "again").exists()
+    assert sorted(p.name for p in store.root.iterdir()) == ["linked-model"]
+
+
+def test_a_zip_bomb_is_refused_before_unpacking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20 MB of zeros in a 20 KB zip, against a limit lowered to 10 MB for the test (the real
+    limit is 8 GiB); nothing is written."""
+    monkeypatch.setattr("dictate.asr.models.MAX_MODEL_BYTES", 10 * 1024**2)
+    source = make_model(tmp_path / "src" / "bomb")
+    archive = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in source.rglob("*"):
+            zf.write(path, path.relative_to(source.parent))
+        zf.writestr("bomb/am/zeros", b"\0" * (20 * 1024**2))
+    assert archive.stat().st_size < 200_000
+    store = new_store(tmp_path)
+    with pytest.raises(InputError, match="more than any Vosk model"):
+        store.import_path(archive)
+    assert list(store.root.iterdir()) == []
+
+
+def test_a_model_larger_than_the_free_space_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The free space is faked (shutil.disk_usage answers 1 MiB), so the test runs without
+    mounting a small filesystem; the check itself is the store's."""
+    import shutil
+
+    source = make_model(tmp_path / "big-model", payload=100_000)
+    store = new_store(tmp_path)
+    store.root.mkdir(parents=True, exist_ok=True)
+    real = shutil.disk_usage(store.root)
+    monkeypatch.setattr(
+        "dictate.asr.models.shutil.disk_usage",
+        lambda path: type(real)(real.total, real.used, 1024**2),
+    )
+    with pytest.raises(InputError, match="free some space"):
+        store.import_path(source)
+    assert list(store.root.iterdir()) == []
