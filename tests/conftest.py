@@ -15,6 +15,22 @@ from tiny_model import build_tiny_model
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+_AUDIO_FIXTURES = {"pulse_server", "korean_vosk_model"}
+_AUDIO_MODULES = ("tests/audio/", "tests/asr/test_engines.py", "tests/asr/test_segmenter.py",
+                  "tests/test_pipeline.py", "tests/test_cli_speech.py")  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``audio`` and ``gui`` tests by what they use, so no test can forget its marker."""
+    for item in items:
+        path = item.path.as_posix()
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & _AUDIO_FIXTURES or any(m in path for m in _AUDIO_MODULES):
+            item.add_marker(pytest.mark.audio)
+        if "qtbot" in fixtures or "window" in fixtures or "/tests/ui/" in path:
+            item.add_marker(pytest.mark.gui)
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny model with a casing head and a 64-token window."""

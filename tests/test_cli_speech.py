@@ -34,6 +34,7 @@ def one_line_error(err: str, *needles: str) -> None:
         assert needle in lines[0]
 
 
+@pytest.mark.slow
 def test_transcribe_english_file_with_the_bundled_engine(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -44,6 +45,7 @@ def test_transcribe_english_file_with_the_bundled_engine(
     assert "no Vosk model installed" in err and "dictate models download" in err
 
 
+@pytest.mark.slow
 def test_transcribe_json_events(
     capsys: pytest.CaptureFixture[str], korean_vosk_model: Path
 ) -> None:
@@ -62,6 +64,7 @@ def test_transcribe_json_events(
     assert all(isinstance(e["time"], float) for e in events)
 
 
+@pytest.mark.slow
 def test_transcribe_baseline_mode(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(["transcribe", EN, "--engine", "sphinx", "--mode", "baseline"], capsys)
     assert code == 0 and out.strip().endswith((".", "?"))
@@ -140,6 +143,7 @@ def test_devices_remembers_a_choice(
     assert code == 2 and "no input device named" in err
 
 
+@pytest.mark.slow
 def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     out = io.StringIO()
     err = io.StringIO()
@@ -155,6 +159,7 @@ def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     assert "Thank you" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(["bench", "pipeline", EN, "--runs", "1", "--json"], capsys)
     assert code == 0

@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "crash_harness.py"
 
 
+@pytest.mark.slow
 def test_kills_at_random_moments_lose_duplicate_and_reorder_nothing() -> None:
     done = subprocess.run(
         [sys.executable, str(HARNESS), "--kills", "6", "--seeds", "3", "--steps", "120", "--json"],

@@ -153,6 +153,7 @@ def _journal_states(path: Path) -> list[str]:
     return states
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_random_byte_damage_is_always_detected(

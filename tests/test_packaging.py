@@ -27,6 +27,7 @@ def test_every_package_on_disk_is_listed_in_pyproject() -> None:
     assert on_disk <= listed, f"add {sorted(on_disk - listed)} to [tool.setuptools] packages"
 
 
+@pytest.mark.slow
 def test_the_shipped_model_is_found_from_a_plain_install(tmp_path: Path) -> None:
     if not (ROOT / "models" / "punctuator" / "model.onnx").is_file():
         pytest.fail("models/punctuator/model.onnx is missing from the checkout")

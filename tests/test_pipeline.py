@@ -52,6 +52,7 @@ def recognised(events: list[Event]) -> list[str]:
     return [w.text for e in events if isinstance(e, Segment) for w in e.words]
 
 
+@pytest.mark.slow
 def test_english_file_to_punctuated_text(model: PunctuationModel, sphinx: SphinxEngine) -> None:
     events: list[Event] = []
     Pipeline(sphinx, StreamingPunctuator(model), events.append).run(
@@ -76,6 +77,7 @@ def test_english_file_to_punctuated_text(model: PunctuationModel, sphinx: Sphinx
         assert shown.time >= seg.time
 
 
+@pytest.mark.slow
 def test_korean_file_through_vosk(model: PunctuationModel, korean_vosk_model: Path) -> None:
     events: list[Event] = []
     engine = VoskEngine(korean_vosk_model)
@@ -87,6 +89,7 @@ def test_korean_file_through_vosk(model: PunctuationModel, korean_vosk_model: Pa
     assert words_of(final_text(events)) == recognised(events)
 
 
+@pytest.mark.slow
 def test_baseline_mode_closes_every_segment_as_a_sentence(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
@@ -99,6 +102,7 @@ def test_baseline_mode_closes_every_segment_as_a_sentence(
     assert len(finalized) == len(segments)
 
 
+@pytest.mark.slow
 def test_stop_drains_what_was_heard(model: PunctuationModel, sphinx: SphinxEngine) -> None:
     events: list[Event] = []
     pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
@@ -139,6 +143,7 @@ class FailingSource:
         self.inner.stop()
 
 
+@pytest.mark.slow
 def test_lost_device_keeps_the_words_and_the_pipeline_can_resume(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
@@ -182,6 +187,7 @@ class BrokenPunctuator:
         self.inner.reset()
 
 
+@pytest.mark.slow
 def test_failing_punctuator_still_delivers_every_word(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
@@ -196,6 +202,7 @@ def test_failing_punctuator_still_delivers_every_word(
     assert isinstance(events[-1], Finished) and events[-1].reason == "end_of_audio"
 
 
+@pytest.mark.slow
 def test_a_failing_listener_does_not_stop_the_pipeline(sphinx: SphinxEngine) -> None:
     seen: list[Event] = []
     lock = threading.Lock()

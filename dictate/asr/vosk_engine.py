@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -51,13 +52,7 @@ class VoskEngine:
                 "download one with `dictate models download NAME`"
             )
         vosk.SetLogLevel(-1)
-        try:
-            self._model = vosk.Model(str(path))
-        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
-            raise ModelError(
-                f"Vosk could not load the model in {path} ({exc}); it may be incomplete or "
-                "corrupt: remove it and download or import it again"
-            ) from None
+        self._model = _load_model(path)
         self.model_path: Path | None = path
         self.label = f"Vosk ({path.name})"
 
@@ -65,6 +60,34 @@ class VoskEngine:
         import vosk
 
         return VoskRecognizer(vosk.KaldiRecognizer(self._model, SAMPLE_RATE))
+
+
+_last_model: tuple[tuple[str, int], object] | None = None
+_last_model_lock = threading.Lock()
+
+
+def _load_model(path: Path) -> object:
+    """Load a Vosk model, reusing the last one loaded if it is the same folder, unchanged.
+
+    A large model takes seconds and hundreds of megabytes; choosing another engine and coming
+    back, or a second run, must not load it again. Only the most recent model is kept.
+    """
+    import vosk
+
+    global _last_model
+    key = (str(path.resolve()), (path / "am" / "final.mdl").stat().st_mtime_ns)
+    with _last_model_lock:
+        if _last_model is not None and _last_model[0] == key:
+            return _last_model[1]
+        try:
+            model = vosk.Model(str(path))
+        except Exception as exc:  # vosk raises a bare Exception("Failed to create a model")
+            raise ModelError(
+                f"Vosk could not load the model in {path} ({exc}); it may be incomplete or "
+                "corrupt: remove it and download or import it again"
+            ) from None
+        _last_model = (key, model)
+        return model
 
 
 class VoskRecognizer:

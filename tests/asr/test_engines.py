@@ -54,6 +54,7 @@ def vosk_engine(korean_vosk_model: Path) -> VoskEngine:
     return VoskEngine(korean_vosk_model)
 
 
+@pytest.mark.slow
 def test_vosk_words_come_back_with_times_inside_their_segments(vosk_engine: VoskEngine) -> None:
     results = recognise("ko_phrases", vosk_engine.recognizer())
     assert len(results) == 3
@@ -69,6 +70,7 @@ def test_vosk_words_come_back_with_times_inside_their_segments(vosk_engine: Vosk
         assert starts == sorted(starts)
 
 
+@pytest.mark.slow
 def test_vosk_recognises_the_korean_greeting(vosk_engine: VoskEngine) -> None:
     # espeak-ng's Korean is rough; the model still hears the "하시" of 안녕하세요 in the first
     # segment (later segments vary with the recogniser's adaptation to earlier audio).
@@ -93,6 +95,7 @@ def test_vosk_reports_a_corrupt_model(tmp_path: Path, korean_vosk_model: Path) -
         VoskEngine(broken)
 
 
+@pytest.mark.slow
 def test_sphinx_english_words_with_times() -> None:
     engine = SphinxEngine()
     assert "low accuracy" in engine.label
@@ -122,6 +125,7 @@ def test_sphinx_recognizer_restarts_cleanly() -> None:
     assert isinstance(rec.finish(), list)
 
 
+@pytest.mark.slow
 def test_engine_resolution(
     tmp_path: Path, korean_vosk_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -152,6 +156,7 @@ def test_vosk_bracket_tokens_are_not_words() -> None:
     assert _words("we [unk] went [4] home") == ["we", "went", "home"]
 
 
+@pytest.mark.slow
 def test_a_recogniser_in_a_child_process_gives_the_same_words() -> None:
     from dictate.asr.process_engine import ProcessEngine
 
@@ -173,3 +178,25 @@ def test_a_child_process_that_cannot_load_reports_why() -> None:
 
     with pytest.raises(DictateError, match="no Vosk model installed"):
         ProcessEngine("vosk")
+
+
+@pytest.mark.slow
+def test_a_vosk_model_is_loaded_once_however_many_engines_use_it(
+    korean_vosk_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vosk
+
+    import dictate.asr.vosk_engine as module
+
+    loads: list[str] = []
+    real = vosk.Model
+
+    def counting(path: str) -> object:
+        loads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(module, "_last_model", None)
+    monkeypatch.setattr(vosk, "Model", counting)
+    first = VoskEngine(korean_vosk_model)
+    second = load_engine("vosk", korean_vosk_model)
+    assert len(loads) == 1 and first._model is second._model  # type: ignore[attr-defined]

@@ -41,6 +41,7 @@ def test_sphinx_is_english_and_mismatch_says_why() -> None:
     assert "English" in punctuation_mismatch("ko", "en")
 
 
+@pytest.mark.slow
 def test_transcribing_korean_prints_words_without_english_punctuation(
     korean_vosk_model: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -59,6 +59,7 @@ def test_segments_end_in_the_long_pauses_only(name: str) -> None:
         assert segment.end == pytest.approx(group[-1]["end"], abs=0.15)
 
 
+@pytest.mark.slow
 def test_shorter_silence_setting_splits_at_the_short_pause() -> None:
     default = ended(run(audio("en_phrases")))
     short = ended(run(audio("en_phrases"), SegmenterOptions(silence_ms=160)))
@@ -92,6 +93,7 @@ def test_audio_handed_over_includes_pre_roll_and_every_sample_once() -> None:
         )
 
 
+@pytest.mark.slow
 def test_block_size_does_not_change_the_result() -> None:
     samples = audio("en_phrases")
     a = ended(run(samples, block=160))

@@ -64,6 +64,7 @@ def test_default_device_is_listed_and_found(pulse_server: PulseServer) -> None:
         find_input_device("999")
 
 
+@pytest.mark.slow
 def test_microphone_hears_the_fixture_and_it_is_segmented(pulse_server: PulseServer) -> None:
     spans = json.loads((DATA / "en_phrases.json").read_text())["phrases"]
     blocks, source = record_while_playing(pulse_server, DATA / "en_phrases.wav", 12.5)
@@ -86,6 +87,7 @@ def test_microphone_hears_the_fixture_and_it_is_segmented(pulse_server: PulseSer
     assert source.dropped_blocks == 0
 
 
+@pytest.mark.slow
 def test_device_lost_mid_dictation_raises_an_error_not_a_crash(tmp_path: Path) -> None:
     with PulseServer(tmp_path) as server:
         source = MicrophoneSource(stall_timeout=1.0)
@@ -114,6 +116,7 @@ def test_device_lost_mid_dictation_raises_an_error_not_a_crash(tmp_path: Path) -
     assert "stopped delivering audio" in str(failure[0])
 
 
+@pytest.mark.slow
 def test_portaudio_missing_still_transcribes_files(tmp_path: Path) -> None:
     """sounddevice raises OSError at import without libportaudio2. Uninstalling a system library
     is not possible inside a test, so a subprocess makes that import fail the same way (a fake,
@@ -165,6 +168,7 @@ def test_portaudio_missing_still_transcribes_files(tmp_path: Path) -> None:
     assert "Thank you" in text.stdout
 
 
+@pytest.mark.slow
 def test_dictation_survives_losing_the_device_and_resumes_on_another(
     tmp_path: Path, pulse_server: PulseServer
 ) -> None:
@@ -206,6 +210,7 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
     assert "thank" in final_text(resumed).lower()
 
 
+@pytest.mark.slow
 def test_a_slow_consumer_drops_blocks_and_counts_them(
     pulse_server: PulseServer, caplog: pytest.LogCaptureFixture
 ) -> None:

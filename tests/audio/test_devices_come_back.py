@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pulse import PulseServer
 
 from dictate.config import Settings
@@ -21,6 +22,7 @@ def run_until(qtbot: Any, events: list[Event], kind: type, timeout: float = 60) 
     qtbot.waitUntil(lambda: any(isinstance(e, kind) for e in events), timeout=int(timeout * 1000))
 
 
+@pytest.mark.slow
 def test_dictation_finds_the_microphone_after_the_sound_server_restarts(
     tmp_path: Path, qtbot: Any
 ) -> None:

@@ -244,6 +244,7 @@ def _stream(n_words: int, seed: int) -> list[list[str]]:
     return segments
 
 
+@pytest.mark.slow
 def test_memory_and_work_per_update_stay_bounded_on_a_100k_word_stream() -> None:
     # Work per update is measured as the words tagged per call, not in seconds: timing belongs
     # in `dictate bench`, and a count cannot flake on a busy machine.

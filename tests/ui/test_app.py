@@ -205,6 +205,7 @@ def test_dismissing_the_model_dialog_cancels_its_download(model_server, qtbot) -
     qtbot.waitUntil(lambda: "cancelled" in dialog.message.text().lower(), timeout=5_000)
 
 
+@pytest.mark.slow
 def test_self_test_command() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "dictate", "--self-test"],
@@ -218,6 +219,7 @@ def test_self_test_command() -> None:
     assert "Please call me tomorrow morning." in result.stdout
 
 
+@pytest.mark.slow
 def test_self_test_fails_on_speech_the_engine_gets_wrong(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -234,6 +236,7 @@ def test_self_test_fails_on_speech_the_engine_gets_wrong(
     assert "self-test: FAILED" in err and "word accuracy" in err and "below 80%" in err
 
 
+@pytest.mark.slow
 def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import re
 
@@ -287,6 +290,7 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     window.close()
 
 
+@pytest.mark.slow
 def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Stop pressed while starting, while listening, and as a fast run ends on its own (the
     race that could leave the state "stopping" for good): every run ends idle."""
