@@ -115,8 +115,8 @@ def child_run(journal: Path, seed: int, steps: int, interval_ms: int) -> int:
     from PySide6.QtWidgets import QApplication
 
     from dictate.config import Settings
+    from dictate.events import Finalized, Partial, Pending
     from dictate.journal import Journal
-    from dictate.pipeline import Finalized, Partial, Pending
     from dictate.ui.main_window import MainWindow
 
     app = QApplication([])

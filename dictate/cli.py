@@ -181,12 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load_model(args: argparse.Namespace, threads: int | None = None) -> Any:
-    from dictate.paths import resolve_punctuator_model
-    from dictate.punctuation.model import PunctuationModel
+    from dictate.punctuation.model import load_punctuation_model
 
-    model = PunctuationModel(resolve_punctuator_model(args.model), args.provider, threads=threads)
-    log.info("punctuation model %s on %s", model.model_dir, model.provider)
-    return model
+    return load_punctuation_model(args.model, args.provider, threads)
 
 
 def _options(args: argparse.Namespace) -> StreamingOptions:

@@ -219,13 +219,10 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _punctuator(args: argparse.Namespace, options: Any) -> Any:
-    from dictate.paths import resolve_punctuator_model
     from dictate.punctuation.decoder import make_punctuator
-    from dictate.punctuation.model import PunctuationModel
+    from dictate.punctuation.model import load_punctuation_model
 
-    model = PunctuationModel(
-        resolve_punctuator_model(args.punctuator), getattr(args, "provider", "auto")
-    )
+    model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
     return make_punctuator(model, getattr(args, "mode", "streaming"), options)
 
 
@@ -260,7 +257,8 @@ def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
     from dictate.audio.capture import FileSource, MicrophoneSource
-    from dictate.pipeline import Error, Event, Finalized, Level, Pipeline
+    from dictate.events import Error, Event, Finalized, Level
+    from dictate.pipeline import Pipeline
 
     err = stderr or sys.stderr
     if args.mic == bool(args.audio):
@@ -453,7 +451,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
 
 
 def _timed_run(engine: Any, punctuator: Any, source: Any) -> tuple[float, list[Any]]:
-    from dictate.pipeline import Error, Pipeline
+    from dictate.events import Error
+    from dictate.pipeline import Pipeline
 
     events: list[Any] = []
     pipeline = Pipeline(engine, punctuator, events.append)
@@ -467,7 +466,7 @@ def _timed_run(engine: Any, punctuator: Any, source: Any) -> tuple[float, list[A
 
 
 def _latencies(events: list[Any]) -> dict[str, list[float]]:
-    from dictate.pipeline import Finalized, Pending, Segment
+    from dictate.events import Finalized, Pending, Segment
 
     closed: dict[int, Segment] = {}
     shown: dict[int, float] = {}

@@ -24,12 +24,12 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from dictate.asr.engine import Engine, Word
+from dictate.asr.engine import Engine
 from dictate.asr.segmenter import (
     SegmentAudio,
     SegmentEnded,
@@ -41,7 +41,23 @@ from dictate.audio import SAMPLE_RATE
 from dictate.audio.capture import AudioSource
 from dictate.audio.resample import level_dbfs
 from dictate.errors import DictateError
+from dictate.events import (
+    Error,
+    Event,
+    Finalized,
+    Finished,
+    Level,
+    Partial,
+    Pending,
+    Segment,
+    SpeechStart,
+)
 from dictate.punctuation.decoder import Update
+
+__all__ = [
+    "Error", "Event", "Finalized", "Finished", "Level", "Partial", "Pending", "Pipeline",
+    "Punctuator", "Segment", "SpeechStart", "final_text",
+]  # fmt: skip
 
 log = logging.getLogger("dictate.pipeline")
 
@@ -57,97 +73,6 @@ class Punctuator(Protocol):
     def flush(self) -> Update: ...
 
     def reset(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Event:
-    """Base of all pipeline events; ``time`` is seconds since :meth:`Pipeline.start`."""
-
-    time: float
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict with the event's kind under "event"."""
-        return {"event": type(self).__name__.lower(), **asdict(self)}
-
-
-@dataclass(frozen=True)
-class Level(Event):
-    """Input level of the last ~100 ms, for a meter."""
-
-    dbfs: float
-
-
-@dataclass(frozen=True)
-class SpeechStart(Event):
-    """The VAD heard speech begin (source time ``at``)."""
-
-    segment: int
-    at: float
-
-
-@dataclass(frozen=True)
-class Partial(Event):
-    """The live, unpunctuated words of the segment being spoken (replace the previous ones)."""
-
-    segment: int
-    words: list[str]
-
-
-@dataclass(frozen=True)
-class Segment(Event):
-    """A segment ended: its final words with source times."""
-
-    segment: int
-    start: float
-    end: float
-    reason: str
-    words: list[Word]
-
-
-@dataclass(frozen=True)
-class Pending(Event):
-    """The words not yet finalized, as currently punctuated, through segment ``segment``.
-
-    Replaces the previous pending text; partial words of segments up to ``segment`` are now in it.
-    """
-
-    segment: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Finalized(Event):
-    """Sentences that are final: append them; they never change."""
-
-    segment: int
-    sentences: list[str]
-    punctuated: bool = True
-    pending: str | None = None
-    """The pending words once these sentences are taken out (the :class:`Pending` event that
-    follows says the same): the window journals both in one record, so a crash between the two
-    events can never repeat words. None if not known."""
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.sentences)
-
-
-@dataclass(frozen=True)
-class Error(Event):
-    """Something failed; ``fatal`` errors end the run (after flushing what was recognised)."""
-
-    message: str
-    fatal: bool
-
-
-@dataclass(frozen=True)
-class Finished(Event):
-    """The run is over; every word recognised has been emitted as :class:`Finalized`."""
-
-    reason: str
-    """"end_of_audio", "stopped" or "error"."""
-    audio_seconds: float
-    dropped_blocks: int
 
 
 @dataclass

@@ -15,19 +15,9 @@ from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.asr.vosk_engine import VoskEngine
 from dictate.audio.capture import AudioBlock, FileSource
 from dictate.errors import AudioDeviceError
+from dictate.events import Error, Event, Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.paths import resolve_punctuator_model
-from dictate.pipeline import (
-    Error,
-    Event,
-    Finalized,
-    Finished,
-    Level,
-    Partial,
-    Pending,
-    Pipeline,
-    Segment,
-    final_text,
-)
+from dictate.pipeline import Pipeline, final_text
 from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator, Update
 from dictate.punctuation.model import PunctuationModel
 

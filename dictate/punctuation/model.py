@@ -491,3 +491,17 @@ class PunctuationModel:
             c = _softmax(case_logits[i, positions]) if case_logits is not None else None
             result.append((p, c))
         return result
+
+
+def load_punctuation_model(
+    model_dir: str | Path | None = None, provider: str = "auto", threads: int | None = None
+) -> PunctuationModel:
+    """The one way every caller (command line, pipeline, window, benchmarks) gets the model:
+    found in the documented order (``model_dir``, ``$DICTATE_PUNCTUATOR_MODEL``, the user data
+    directory, the shipped model; see :func:`dictate.paths.resolve_punctuator_model`) and
+    loaded on ``provider``."""
+    from dictate.paths import resolve_punctuator_model
+
+    model = PunctuationModel(resolve_punctuator_model(model_dir), provider, threads=threads)
+    log.info("punctuation model %s on %s", model.model_dir, model.provider)
+    return model

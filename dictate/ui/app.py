@@ -260,9 +260,10 @@ def self_test(
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
     from dictate.evaluation.metrics import word_accuracy
+    from dictate.events import Error, Event, Finished
     from dictate.journal import Journal, replay
     from dictate.paths import asset_path
-    from dictate.pipeline import Error, Event, Finished, final_text
+    from dictate.pipeline import final_text
     from dictate.ui.main_window import MainWindow
 
     _application()

@@ -18,8 +18,8 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
+    from dictate.events import Event, Finished
     from dictate.journal import Journal
-    from dictate.pipeline import Event, Finished
     from dictate.ui.app import _application
     from dictate.ui.main_window import MainWindow
 

@@ -18,7 +18,8 @@ from PySide6.QtCore import QObject, Signal
 
 from dictate.config import Settings
 from dictate.errors import AudioDeviceError, DictateError
-from dictate.pipeline import Event, Finished, Pipeline
+from dictate.events import Event, Finished
+from dictate.pipeline import Pipeline
 
 log = logging.getLogger("dictate.ui")
 
@@ -120,9 +121,8 @@ class DictationController(QObject):
         from dictate.asr.engine import load_engine
         from dictate.asr.language import punctuation_mismatch, speech_model_language
         from dictate.asr.segmenter import SegmenterOptions
-        from dictate.paths import resolve_punctuator_model
         from dictate.punctuation.decoder import StreamingOptions, make_punctuator
-        from dictate.punctuation.model import PunctuationModel
+        from dictate.punctuation.model import load_punctuation_model
 
         key = (s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s)
         if self._pipeline is not None and self._cache.get("key") == key:
@@ -137,7 +137,7 @@ class DictationController(QObject):
             self._cache["engine"] = engine
             self._cache["engine_key"] = (s.engine, s.vosk_model)
         if "model" not in self._cache:
-            self._cache["model"] = PunctuationModel(resolve_punctuator_model())
+            self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
         off = punctuation_mismatch(

@@ -28,18 +28,9 @@ from PySide6.QtWidgets import (
 
 from dictate.config import Settings, save_settings
 from dictate.errors import AudioError, DictateError, ModelError
+from dictate.events import Error, Event, Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.fileio import atomic_write_text
 from dictate.journal import Journal
-from dictate.pipeline import (
-    Error,
-    Event,
-    Finalized,
-    Finished,
-    Level,
-    Partial,
-    Pending,
-    Segment,
-)
 from dictate.ui.controller import DictationController, Loaded
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.editor import DictationEditor

@@ -173,7 +173,8 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
     tmp_path: Path, pulse_server: PulseServer
 ) -> None:
     from dictate.asr.sphinx_engine import SphinxEngine
-    from dictate.pipeline import Error, Event, Finished, Pipeline, Segment, final_text
+    from dictate.events import Error, Event, Finished, Segment
+    from dictate.pipeline import Pipeline, final_text
 
     events: list[Event] = []
     pipeline = Pipeline(SphinxEngine(), None, events.append)

@@ -13,7 +13,8 @@ import pytest
 from pulse import PulseServer
 
 from dictate.config import Settings
-from dictate.pipeline import Error, Event, Finished, Segment, final_text
+from dictate.events import Error, Event, Finished, Segment
+from dictate.pipeline import final_text
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -15,8 +15,8 @@ import pytest
 from zip_server import serve_model_zip
 
 from dictate.config import Settings, load_settings, save_settings
+from dictate.events import Finalized
 from dictate.journal import Journal, replay
-from dictate.pipeline import Finalized
 from dictate.ui.app import open_document_at_start
 from dictate.ui.main_window import MainWindow
 
@@ -30,7 +30,7 @@ CRASHING_SESSION = textwrap.dedent(
     from PySide6.QtWidgets import QApplication
     from dictate.config import Settings
     from dictate.journal import Journal
-    from dictate.pipeline import Finalized, Pending
+    from dictate.events import Finalized, Pending
     from dictate.ui.main_window import MainWindow
 
     app = QApplication([])
@@ -243,8 +243,9 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     from PySide6.QtWidgets import QMessageBox
 
     from dictate.audio.capture import FileSource
+    from dictate.events import Finished, Segment
     from dictate.paths import asset_path
-    from dictate.pipeline import Finished, Segment, final_text
+    from dictate.pipeline import final_text
 
     asked: list[str] = []
 
@@ -272,8 +273,8 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
 
 def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from dictate.audio.capture import FileSource
+    from dictate.events import Finished
     from dictate.paths import asset_path
-    from dictate.pipeline import Finished
 
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)
@@ -295,8 +296,8 @@ def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) ->
     """Stop pressed while starting, while listening, and as a fast run ends on its own (the
     race that could leave the state "stopping" for good): every run ends idle."""
     from dictate.audio.capture import FileSource
+    from dictate.events import Finished
     from dictate.paths import asset_path
-    from dictate.pipeline import Finished
 
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)

@@ -11,8 +11,8 @@ from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
+from dictate.events import Finalized, Pending
 from dictate.journal import replay
-from dictate.pipeline import Finalized, Pending
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
 

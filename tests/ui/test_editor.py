@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
 
 from dictate.asr.engine import Word
+from dictate.events import Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.journal import replay
-from dictate.pipeline import Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
 
@@ -136,7 +136,7 @@ def test_copy_all_and_save_take_only_the_real_text(window: MainWindow, tmp_path:
 
 
 def test_level_meter_and_errors_with_a_way_out(window: MainWindow) -> None:
-    from dictate.pipeline import Error
+    from dictate.events import Error
 
     window.handle_event(Level(0.1, -20.4))
     assert window.level.value() == -20

@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
 from dictate import __version__
-from dictate.pipeline import Error, Pending
+from dictate.events import Error, Pending
 from dictate.ui.main_window import MainWindow
 
 

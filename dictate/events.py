@@ -1,0 +1,103 @@
+"""The pipeline's events: what the recogniser and the punctuator report, in order, with times.
+
+Plain frozen dataclasses with no behaviour beyond :meth:`Event.to_json`, shared by the pipeline
+(which emits them), the window, the command line's ``--json`` output and the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from dictate.asr.engine import Word
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all pipeline events; ``time`` is seconds since :meth:`Pipeline.start`."""
+
+    time: float
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict with the event's kind under "event"."""
+        return {"event": type(self).__name__.lower(), **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Level(Event):
+    """Input level of the last ~100 ms, for a meter."""
+
+    dbfs: float
+
+
+@dataclass(frozen=True)
+class SpeechStart(Event):
+    """The VAD heard speech begin (source time ``at``)."""
+
+    segment: int
+    at: float
+
+
+@dataclass(frozen=True)
+class Partial(Event):
+    """The live, unpunctuated words of the segment being spoken (replace the previous ones)."""
+
+    segment: int
+    words: list[str]
+
+
+@dataclass(frozen=True)
+class Segment(Event):
+    """A segment ended: its final words with source times."""
+
+    segment: int
+    start: float
+    end: float
+    reason: str
+    words: list[Word]
+
+
+@dataclass(frozen=True)
+class Pending(Event):
+    """The words not yet finalized, as currently punctuated, through segment ``segment``.
+
+    Replaces the previous pending text; partial words of segments up to ``segment`` are now in it.
+    """
+
+    segment: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Finalized(Event):
+    """Sentences that are final: append them; they never change."""
+
+    segment: int
+    sentences: list[str]
+    punctuated: bool = True
+    pending: str | None = None
+    """The pending words once these sentences are taken out (the :class:`Pending` event that
+    follows says the same): the window journals both in one record, so a crash between the two
+    events can never repeat words. None if not known."""
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    """Something failed; ``fatal`` errors end the run (after flushing what was recognised)."""
+
+    message: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    """The run is over; every word recognised has been emitted as :class:`Finalized`."""
+
+    reason: str
+    """"end_of_audio", "stopped" or "error"."""
+    audio_seconds: float
+    dropped_blocks: int
