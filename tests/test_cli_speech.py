@@ -15,6 +15,7 @@ from zip_server import NAME, fake_vosk_model, serve_model_zip
 
 from dictate.cli import main, run
 from dictate.config import load_settings
+from dictate.paths import asset_path
 
 DATA = Path(__file__).resolve().parent / "data"
 EN = str(DATA / "en_phrases.wav")
@@ -147,7 +148,10 @@ def test_devices_remembers_a_choice(
 def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     out = io.StringIO()
     err = io.StringIO()
-    player = threading.Timer(3.0, lambda: pulse_server.play(DATA / "en_phrases.wav"))
+    # The app's own sample (flite), which the bundled engine hears word for word: the espeak-ng
+    # fixture made this test fail once in a few runs when the machine was busy.
+    sample = asset_path("sample_en.wav")
+    player = threading.Timer(3.0, lambda: pulse_server.play(sample))
     player.start()
     began = time.monotonic()
     code = run(
@@ -156,7 +160,7 @@ def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     assert code == 0, err.getvalue()
     assert time.monotonic() - began < 40
     assert "listening on" in err.getvalue()
-    assert "Thank you" in out.getvalue()
+    assert "thank you very much" in out.getvalue().lower()
 
 
 @pytest.mark.slow
