@@ -399,7 +399,7 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_bench_punctuator(args: argparse.Namespace, stdout: TextIO) -> int:
-    from dictate.bench import bench_punctuator, format_punctuator
+    from dictate.bench.punctuator import bench_punctuator, format_punctuator
 
     if args.runs < 1 or args.repeats < 1 or (args.threads is not None and args.threads < 1):
         raise InputError("--runs, --repeats and --threads must be at least 1")

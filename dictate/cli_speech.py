@@ -10,15 +10,13 @@ import argparse
 import json
 import logging
 import math
-import statistics
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from dictate.errors import AudioDeviceError, DictateError, InputError
+from dictate.errors import AudioDeviceError, InputError
 
 log = logging.getLogger("dictate")
 
@@ -173,7 +171,7 @@ def add_bench_parser(bench_kinds: Any) -> None:
 
 
 def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
-    from dictate.ui.bench import bench_editor
+    from dictate.bench.gui import bench_editor
 
     for name in ("runs", "keys", "chars"):
         if getattr(args, name) < 1:
@@ -194,8 +192,8 @@ def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
     from dictate.audio.capture import FileSource
+    from dictate.bench.gui import bench_gui
     from dictate.paths import asset_path
-    from dictate.ui.bench import bench_gui
 
     if args.runs < 1:
         raise InputError("--runs must be at least 1")
@@ -450,77 +448,6 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
 # -- bench pipeline --------------------------------------------------------------------------
 
 
-def _timed_run(engine: Any, punctuator: Any, source: Any) -> tuple[float, list[Any]]:
-    from dictate.events import Error
-    from dictate.pipeline import Pipeline
-
-    events: list[Any] = []
-    pipeline = Pipeline(engine, punctuator, events.append)
-    began = time.perf_counter()
-    pipeline.run(source)
-    elapsed = time.perf_counter() - began
-    failures = [e.message for e in events if isinstance(e, Error)]
-    if failures:
-        raise DictateError(f"the pipeline failed: {failures[0]}")
-    return elapsed, events
-
-
-def _latencies(events: list[Any]) -> dict[str, list[float]]:
-    from dictate.events import Finalized, Pending, Segment
-
-    closed: dict[int, Segment] = {}
-    shown: dict[int, float] = {}
-    for event in events:
-        if isinstance(event, Segment) and event.words:
-            closed[event.segment] = event
-        elif isinstance(event, (Pending, Finalized)) and event.segment not in shown:
-            shown[event.segment] = event.time
-    from_close = [shown[k] - s.time for k, s in closed.items() if k in shown]
-    from_speech = [shown[k] - s.end for k, s in closed.items() if k in shown]
-    return {"from_segment_close": from_close, "from_speech_end": from_speech}
-
-
-def bench_pipeline(
-    audio: str, engines: list[str], model: str | None, punctuator_dir: str | None, runs: int
-) -> dict[str, Any]:
-    """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions."""
-    from dictate.asr.engine import load_engine
-    from dictate.audio.capture import FileSource
-
-    args = argparse.Namespace(punctuator=punctuator_dir, provider="auto", mode="streaming")
-    duration = FileSource(audio).info.duration
-    results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
-    for name in engines:
-        engine = load_engine(name, model if name == "vosk" else None)
-        times = []
-        words = 0
-        for _ in range(runs):
-            elapsed, events = _timed_run(engine, _punctuator(args, None), FileSource(audio))
-            times.append(elapsed)
-            words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
-        _, live = _timed_run(engine, _punctuator(args, None), FileSource(audio, realtime=True))
-        lat = _latencies(live)
-        results["engines"][name] = {
-            "label": engine.label,
-            "words": words,
-            "rtf_runs": [round(t / duration, 4) for t in times],
-            "rtf_median": round(statistics.median(times) / duration, 4),
-            "latency_close_ms_median": round(1000 * statistics.median(lat["from_segment_close"]), 1)
-            if lat["from_segment_close"]
-            else None,
-            "latency_close_ms_max": round(1000 * max(lat["from_segment_close"]), 1)
-            if lat["from_segment_close"]
-            else None,
-            "latency_speech_end_ms_median": round(
-                1000 * statistics.median(lat["from_speech_end"]), 1
-            )
-            if lat["from_speech_end"]
-            else None,
-            "segments": len(lat["from_segment_close"]),
-        }
-    return results
-
-
 def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
     from dictate.asr.models import resolve_vosk_model
 
@@ -529,6 +456,8 @@ def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
     engines = args.engine or (
         ["vosk", "sphinx"] if resolve_vosk_model(args.model) is not None else ["sphinx"]
     )
+    from dictate.bench.pipeline import bench_pipeline
+
     result = bench_pipeline(args.audio, engines, args.model, args.punctuator, args.runs)
     if args.json:
         json.dump(result, stdout, indent=2)

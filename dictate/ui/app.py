@@ -48,7 +48,8 @@ def _qt_message(mode: object, context: object, message: str) -> None:
         log.warning("Qt: %s", message)
 
 
-def _application() -> object:
+def application() -> object:
+    """The QApplication (made once): message filter, icon, heavy modules preloaded."""
     from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
@@ -231,7 +232,7 @@ def run_app() -> int:
 
     logfile = log_to_file()
     install_excepthook(logfile)
-    app = _application()
+    app = application()
     window = start_window()
     window.show()
     if not window.settings.first_run_done and not ModelStore().installed():
@@ -266,7 +267,7 @@ def self_test(
     from dictate.pipeline import final_text
     from dictate.ui.main_window import MainWindow
 
-    _application()
+    application()
     if sample is None:
         sample = asset_path("sample_en.wav")
         meta = json.loads(asset_path("sample_en.json").read_text(encoding="utf-8"))

@@ -1,4 +1,5 @@
-"""``dictate bench gui``: how long the window's event loop stalls during dictation."""
+"""``dictate bench gui`` (how long the window's event loop stalls during dictation) and
+``dictate bench editor`` (the editor's cost per key press and per pipeline event)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
     from dictate.config import Settings
     from dictate.events import Event, Finished
     from dictate.journal import Journal
-    from dictate.ui.app import _application
+    from dictate.ui.app import application
     from dictate.ui.main_window import MainWindow
 
-    _application()
+    application()
     results = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
@@ -87,10 +88,10 @@ def bench_editor(chars: int, keys: int, runs: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from dictate.journal import Journal
-    from dictate.ui.app import _application
+    from dictate.ui.app import application
     from dictate.ui.editor import DictationEditor
 
-    _application()
+    application()
     line = "A line of dictated text, with an emoji 😀 and some more words here.\n"
     text = line * max(1, chars // len(line))
     plan: list[tuple[Qt.Key, str]] = [

@@ -1,0 +1,87 @@
+"""``dictate bench pipeline``: real-time factor and display latency of each recogniser, with the
+whole pipeline (voice activity detection, recognition, punctuation) on a WAV file."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from dictate.errors import DictateError
+
+
+def _timed_run(engine: Any, punctuator: Any, source: Any) -> tuple[float, list[Any]]:
+    from dictate.events import Error
+    from dictate.pipeline import Pipeline
+
+    events: list[Any] = []
+    pipeline = Pipeline(engine, punctuator, events.append)
+    began = time.perf_counter()
+    pipeline.run(source)
+    elapsed = time.perf_counter() - began
+    failures = [e.message for e in events if isinstance(e, Error)]
+    if failures:
+        raise DictateError(f"the pipeline failed: {failures[0]}")
+    return elapsed, events
+
+
+def _latencies(events: list[Any]) -> dict[str, list[float]]:
+    from dictate.events import Finalized, Pending, Segment
+
+    closed: dict[int, Segment] = {}
+    shown: dict[int, float] = {}
+    for event in events:
+        if isinstance(event, Segment) and event.words:
+            closed[event.segment] = event
+        elif isinstance(event, (Pending, Finalized)) and event.segment not in shown:
+            shown[event.segment] = event.time
+    from_close = [shown[k] - s.time for k, s in closed.items() if k in shown]
+    from_speech = [shown[k] - s.end for k, s in closed.items() if k in shown]
+    return {"from_segment_close": from_close, "from_speech_end": from_speech}
+
+
+def bench_pipeline(
+    audio: str, engines: list[str], model: str | None, punctuator_dir: str | None, runs: int
+) -> dict[str, Any]:
+    """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions."""
+    from dictate.asr.engine import load_engine
+    from dictate.audio.capture import FileSource
+    from dictate.punctuation.decoder import make_punctuator
+    from dictate.punctuation.model import load_punctuation_model
+
+    punctuation_model = load_punctuation_model(punctuator_dir)
+    duration = FileSource(audio).info.duration
+    results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
+    for name in engines:
+        engine = load_engine(name, model if name == "vosk" else None)
+        times = []
+        words = 0
+        for _ in range(runs):
+            elapsed, events = _timed_run(
+                engine, make_punctuator(punctuation_model), FileSource(audio)
+            )
+            times.append(elapsed)
+            words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
+        _, live = _timed_run(
+            engine, make_punctuator(punctuation_model), FileSource(audio, realtime=True)
+        )
+        lat = _latencies(live)
+        results["engines"][name] = {
+            "label": engine.label,
+            "words": words,
+            "rtf_runs": [round(t / duration, 4) for t in times],
+            "rtf_median": round(statistics.median(times) / duration, 4),
+            "latency_close_ms_median": round(1000 * statistics.median(lat["from_segment_close"]), 1)
+            if lat["from_segment_close"]
+            else None,
+            "latency_close_ms_max": round(1000 * max(lat["from_segment_close"]), 1)
+            if lat["from_segment_close"]
+            else None,
+            "latency_speech_end_ms_median": round(
+                1000 * statistics.median(lat["from_speech_end"]), 1
+            )
+            if lat["from_speech_end"]
+            else None,
+            "segments": len(lat["from_segment_close"]),
+        }
+    return results
