@@ -178,21 +178,21 @@ def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_models_download_interrupted_then_resumed(
     zip_server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dictate import cli_speech
+    from dictate.cli import models as cli_models
 
-    real_call = cli_speech._Progress.__call__
+    real_call = cli_models._Progress.__call__
 
-    def interrupt(self: cli_speech._Progress, done: int, total: int | None) -> None:
+    def interrupt(self: cli_models._Progress, done: int, total: int | None) -> None:
         if done > 0:
             raise KeyboardInterrupt  # Ctrl+C after the first chunk
         real_call(self, done, total)
 
-    monkeypatch.setattr(cli_speech._Progress, "__call__", interrupt)
+    monkeypatch.setattr(cli_models._Progress, "__call__", interrupt)
     name = "vosk-model-small-en-us-0.15"
     code, _, err = call(["models", "download", name, "--url", zip_server], capsys)
     assert code == 130 and "run the same command again to resume" in err
     _, out, _ = call(["models", "list"], capsys)
     assert "not installed" in out.split(name, 1)[1].splitlines()[0]
-    monkeypatch.setattr(cli_speech._Progress, "__call__", real_call)
+    monkeypatch.setattr(cli_models._Progress, "__call__", real_call)
     code, out, err = call(["models", "download", name, "--url", zip_server], capsys)
     assert code == 0, err

@@ -176,10 +176,11 @@ class DictationController(QObject):
             with self._lock:
                 pipeline = self._ready_pipeline(settings)
                 source = source_factory() if source_factory else self._microphone(settings)
-                # Emitted before the pipeline runs, so it reaches the GUI thread before any
-                # event of the run (a short run can finish before start returns).
-                self._runStarted.emit()
                 pipeline.start(source)
+                # After start, so that a Stop pressed meanwhile finds the pipeline running. A
+                # short run may finish first: its Finished reaches the GUI thread before this
+                # signal, sets the state idle, and _on_run_started then leaves it so.
+                self._runStarted.emit()
         except Exception as exc:
             if not isinstance(exc, (DictateError, ValueError)):
                 log.exception("starting dictation failed")  # a bug: keep its traceback

@@ -1,0 +1,99 @@
+"""The ``dictate`` command: one module per subcommand (punctuate, eval, bench, transcribe,
+devices, models), each registering its parser with ``set_defaults(func=...)``; shared options
+and loaders are in :mod:`dictate.cli.common`.
+
+Exit status: 0 on success, 2 on bad input or a missing or broken model (one line on stderr,
+no traceback), 1 on an unexpected internal error, 130 when interrupted. :func:`main` is the one
+place that maps exceptions to exit statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from dictate import __version__
+from dictate.cli import bench, devices, evaluate, models, punctuate, transcribe
+from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
+from dictate.errors import DictateError, InputError
+
+__all__ = ["build_parser", "main", "run"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``dictate`` command."""
+    parser = Parser(prog="dictate", description="Offline dictation with streaming punctuation.")
+    parser.add_argument("--version", action="version", version=f"dictate {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="run the app offscreen on the bundled sample recording; exit 0 if the text appears",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (punctuate, evaluate, bench, transcribe, devices, models):
+        module.register(commands)
+    return parser
+
+
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    stdin: Any = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Parse ``argv`` and run the command; returns the exit status.
+
+    Raises:
+        DictateError: Bad input or a missing model (``main`` turns it into exit status 2).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="dictate: %(message)s"
+    )
+    out = stdout or sys.stdout
+    if out is None:
+        raise InputError("standard output is closed; run dictate with its output open")
+    command = getattr(args, "func", None)
+    if command is not None:
+        return int(command(args, Streams(out, stderr, stdin)))
+    if args.self_test:
+        from dictate.ui.app import self_test
+
+        return self_test()
+    from dictate.ui.app import run_app
+
+    return run_app()
+
+
+def _silence_stdout() -> None:
+    if sys.stdout is not None:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dictate`` console script."""
+    try:
+        return run(argv)
+    except DictateError as exc:
+        print(f"dictate: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): point stdout at devnull so the interpreter's
+        # final flush does not raise again (the recipe in Python's signal documentation).
+        _silence_stdout()
+        return 0
+    except OSError as exc:  # writing the output failed: a full disk, an I/O error
+        _silence_stdout()
+        print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

@@ -1,0 +1,184 @@
+"""``dictate bench punctuator|pipeline|gui|editor``: the benchmarks, printed or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from dictate.cli.common import add_model_args, load_model
+from dictate.errors import InputError
+
+
+def cmd_bench_punctuator(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.bench.punctuator import bench_punctuator, format_punctuator
+
+    if args.runs < 1 or args.repeats < 1 or (args.threads is not None and args.threads < 1):
+        raise InputError("--runs, --repeats and --threads must be at least 1")
+    words = tags = None
+    if args.text:
+        from dictate.evaluation.readers import read_reference
+
+        reference = read_reference(args.text)
+        words, tags = reference.words, reference.tags
+    model = load_model(args, threads=args.threads)
+    result = bench_punctuator(
+        model, runs=args.runs, stream_words=words, stream_tags=tags, repeats=args.repeats
+    )
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+    else:
+        stdout.write(format_punctuator(result) + "\n")
+    return 0
+
+
+def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.asr.models import resolve_vosk_model
+
+    if args.runs < 1:
+        raise InputError("--runs must be at least 1")
+    engines = args.engine or (
+        ["vosk", "sphinx"] if resolve_vosk_model(args.model) is not None else ["sphinx"]
+    )
+    from dictate.bench.pipeline import bench_pipeline
+
+    result = bench_pipeline(args.audio, engines, args.model, args.punctuator, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    stdout.write(f"{result['audio']}: {result['audio_seconds']} s of audio\n")
+    for name, r in result["engines"].items():
+        stdout.write(
+            f"{name}: real-time factor {r['rtf_median']} (median of {len(r['rtf_runs'])}; "
+            f"runs {r['rtf_runs']}), {r['words']} words\n"
+            f"  shown (pending or final) after segment close: median "
+            f"{r['latency_close_ms_median']} ms, max {r['latency_close_ms_max']} ms; "
+            f"after end of speech: median {r['latency_speech_end_ms_median']} ms "
+            f"({r['segments']} segments, real-time feed)\n"
+        )
+    return 0
+
+
+def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.audio.capture import FileSource
+    from dictate.bench.gui import bench_gui
+    from dictate.paths import asset_path
+
+    if args.runs < 1:
+        raise InputError("--runs must be at least 1")
+    audio = Path(args.audio) if args.audio else asset_path("sample_en.wav")
+    FileSource(audio)  # a bad file fails here, with one line
+    result = bench_gui(audio, args.engine, args.model, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    for number, r in enumerate(result["runs"], start=1):
+        stdout.write(
+            f"run {number}: longest stall {r['max_stall_ms']} ms, p99 {r['p99_ms']} ms, "
+            f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
+        )
+    stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
+    return 0
+
+
+def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.bench.gui import bench_editor
+
+    for name in ("runs", "keys", "chars"):
+        if getattr(args, name) < 1:
+            raise InputError(f"--{name} must be at least 1")
+    result = bench_editor(args.chars, args.keys, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+        return 0
+    stdout.write(
+        f"document of {result['document_chars']:,} characters, greyed words shown:\n"
+        f"key press: median {result['key_ms_median']} ms, p95 {result['key_ms_p95']} ms\n"
+        f"pending update or finalized sentence: median {result['event_ms_median']} ms, "
+        f"p95 {result['event_ms_p95']} ms\n"
+    )
+    return 0
+
+
+def register(commands: Any) -> None:
+    bench = commands.add_parser("bench", help="measure speed")
+    bench_kinds = bench.add_subparsers(dest="bench_kind", metavar="KIND", required=True)
+    bench_punct = bench_kinds.add_parser(
+        "punctuator", help="model latency per window, streaming throughput, peak memory"
+    )
+    bench_punct.add_argument(
+        "--runs",
+        type=int,
+        default=50,
+        metavar="N",
+        help="timed model calls per window size (default 50)",
+    )
+    bench_punct.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        metavar="N",
+        help="streaming throughput runs; the median is reported (default 3)",
+    )
+    bench_punct.add_argument(
+        "--text", metavar="FILE", help="stream this reference text instead of 5,000 synthetic words"
+    )
+    bench_punct.add_argument(
+        "--threads", type=int, metavar="N", help="CPU threads for ONNX Runtime (default: up to 4)"
+    )
+    bench_punct.add_argument("--json", action="store_true", help="print JSON")
+    add_model_args(bench_punct)
+    bench_punct.set_defaults(func=lambda args, io: cmd_bench_punctuator(args, io.stdout))
+    pipeline = bench_kinds.add_parser(
+        "pipeline",
+        help="real-time factor and display latency of each engine",
+        description="Runs AUDIO through segmenter, recogniser and punctuator. Real-time factor: "
+        "processing time / audio duration with the file fed as fast as possible (median of "
+        "--runs). Latency: with the file fed at real-time speed, the time from a segment's "
+        "close (and from the end of its speech) to its words being shown as pending or final.",
+    )
+    pipeline.add_argument("audio", metavar="AUDIO", help="WAV file with several spoken phrases")
+    pipeline.add_argument(
+        "--engine", action="append", choices=("vosk", "sphinx"), help="repeat for several"
+    )
+    pipeline.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")
+    pipeline.add_argument("--punctuator", metavar="DIR", help="punctuation model directory")
+    pipeline.add_argument("--runs", type=int, default=3, metavar="N", help="timed runs (default 3)")
+    pipeline.add_argument("--json", action="store_true", help="print JSON")
+
+    editor = bench_kinds.add_parser(
+        "editor",
+        help="per-keystroke and per-event cost of the editor on a long document",
+        description="Key presses and pipeline updates into a long document with greyed words "
+        "shown (offscreen), each journaled and fsynced as in the app.",
+    )
+    editor.add_argument("--chars", type=int, default=200_000, help="document size (200000)")
+    editor.add_argument("--keys", type=int, default=300, help="key presses per run (300)")
+    editor.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    editor.add_argument("--json", action="store_true", help="print JSON")
+    gui = bench_kinds.add_parser(
+        "gui",
+        help="longest stall of the window's event loop during dictation",
+        description="Dictates AUDIO (default: the bundled sample) at real-time speed into the "
+        "window (offscreen unless QT_QPA_PLATFORM says otherwise) while a 5 ms timer measures "
+        "the gaps between its ticks; prints the longest gap, the 99th percentile and how many "
+        "gaps exceeded 50 ms, per run.",
+    )
+    gui.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV file")
+    gui.add_argument("--engine", choices=("vosk", "sphinx"))
+    gui.add_argument("--model", metavar="PATH", help="Vosk model")
+    gui.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    gui.add_argument("--json", action="store_true", help="print JSON")
+    for name, command in (
+        ("pipeline", cmd_bench_pipeline),
+        ("gui", cmd_bench_gui),
+        ("editor", cmd_bench_editor),
+    ):
+        bench_kinds.choices[name].set_defaults(
+            func=lambda args, io, command=command: command(args, io.stdout)
+        )

@@ -1,0 +1,183 @@
+"""What the subcommands share: the argument parser class, common options, and the loaders of
+the punctuation model, the decoder options, the recogniser and the segmenter options."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn, TextIO
+
+from dictate.errors import InputError
+from dictate.punctuation.decoder import StreamingOptions
+
+log = logging.getLogger("dictate")
+EXIT_BAD_INPUT = 2
+_DEFAULTS = StreamingOptions()
+
+
+@dataclass
+class Streams:
+    """Where a command reads and writes (tests pass their own)."""
+
+    stdout: TextIO
+    stderr: TextIO | None = None
+    stdin: Any = None
+    """A binary stream, or None for this process's standard input."""
+
+    @property
+    def err(self) -> TextIO:
+        return self.stderr or sys.stderr
+
+
+def add_model_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="punctuation model directory "
+        "(default: $DICTATE_PUNCTUATOR_MODEL, then the installed model)",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="ONNX Runtime execution provider (default: auto = CUDA if usable)",
+    )
+
+
+def add_decoder_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--min-right-words",
+        type=int,
+        default=_DEFAULTS.min_right_words,
+        metavar="N",
+        help="words that must follow a sentence end before it is "
+        f"finalized (default {_DEFAULTS.min_right_words})",
+    )
+    parser.add_argument(
+        "--left-context",
+        type=int,
+        default=_DEFAULTS.left_context_words,
+        metavar="N",
+        help=f"finalized words kept as left context (default {_DEFAULTS.left_context_words})",
+    )
+    parser.add_argument(
+        "--max-pending-words",
+        type=int,
+        default=_DEFAULTS.max_pending_words,
+        metavar="N",
+        help=f"pending words before a forced sentence end (default {_DEFAULTS.max_pending_words})",
+    )
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit status 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dictate: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def load_model(args: argparse.Namespace, threads: int | None = None) -> Any:
+    from dictate.punctuation.model import load_punctuation_model
+
+    return load_punctuation_model(args.model, args.provider, threads)
+
+
+def decoder_options(args: argparse.Namespace) -> StreamingOptions:
+    try:
+        return StreamingOptions(
+            min_right_words=args.min_right_words,
+            left_context_words=args.left_context,
+            max_pending_words=args.max_pending_words,
+        )
+    except ValueError as exc:
+        raise InputError(f"bad decoder option: {exc}") from exc
+
+
+def add_speech_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=("vosk", "sphinx"),
+        help="recogniser (default: Vosk if a model is installed, else the bundled PocketSphinx)",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="PATH",
+        help="Vosk model directory or installed model name (default: $DICTATE_VOSK_MODEL, "
+        "then the best installed model)",
+    )
+    parser.add_argument(
+        "--punctuator", metavar="DIR", help="punctuation model directory (default: the shipped one)"
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("auto", "cpu", "cuda"),
+        default="auto",
+        help="ONNX Runtime execution provider for punctuation (default: auto)",
+    )
+    parser.add_argument("--mode", choices=("streaming", "baseline"), default="streaming")
+    parser.add_argument(
+        "--silence-ms",
+        type=int,  # its range is the segmenter's to check
+        default=500,
+        metavar="MS",
+        help="silence that ends a segment (default 500)",
+    )
+    parser.add_argument(
+        "--max-segment",
+        type=bounded(float, 1.0, 600.0),
+        default=40.0,
+        metavar="S",
+        help="longest segment in seconds (default 40)",
+    )
+
+
+def bounded(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """An argparse type: a finite number of ``kind`` from ``low`` to ``high`` (nan and inf are
+    refused, like any other number out of range)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not between {low:g} and {high:g}")
+        return value
+
+    return parse
+
+
+def punctuator_for(args: argparse.Namespace, options: Any) -> Any:
+    from dictate.punctuation.decoder import make_punctuator
+    from dictate.punctuation.model import load_punctuation_model
+
+    model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
+    return make_punctuator(model, getattr(args, "mode", "streaming"), options)
+
+
+def segmenter_options(args: argparse.Namespace) -> Any:
+    from dictate.asr.segmenter import SegmenterOptions
+
+    try:
+        return SegmenterOptions(silence_ms=args.silence_ms, max_segment_s=args.max_segment)
+    except ValueError as exc:
+        raise InputError(f"bad segmenter option: {exc}") from None
+
+
+def engine_for(args: argparse.Namespace, name: str | None, err: TextIO) -> Any:
+    from dictate.asr.engine import load_engine
+
+    engine = load_engine(name, args.model)
+    if engine.name == "sphinx" and name is None:
+        from dictate.asr.models import RECOMMENDED
+
+        err.write(
+            f"dictate: note: no Vosk model installed; using {engine.label}. "
+            f"For accurate results: dictate models download {RECOMMENDED}\n"
+        )
+    log.info("engine: %s", engine.label)
+    return engine

@@ -1,0 +1,46 @@
+"""``dictate devices``: list the microphones PortAudio sees; remember one."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from dictate.errors import AudioDeviceError
+
+
+def cmd_devices(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.audio.devices import find_input_device, list_input_devices
+    from dictate.config import load_settings, save_settings
+
+    settings = load_settings()
+    if args.use is not None:
+        if args.use.strip().lower() == "default":
+            settings.input_device = None
+            stdout.write("dictation will use the system default input\n")
+        else:
+            device = find_input_device(args.use)
+            settings.input_device = device.name
+            stdout.write(f"dictation will use {device.name}\n")
+        save_settings(settings)
+        return 0
+    found = list_input_devices()
+    if not found:
+        raise AudioDeviceError(
+            "no input devices found: connect a microphone, and check that the sound server "
+            "(PulseAudio or PipeWire) is running"
+        )
+    for device in found:
+        chosen = "  (remembered)" if device.name == settings.input_device else ""
+        stdout.write(device.describe() + chosen + "\n")
+    return 0
+
+
+def register(commands: Any) -> None:
+    devices = commands.add_parser(
+        "devices",
+        help="list microphones; remember one",
+        description="List the input devices (* marks the system default). --use remembers one "
+        "by name for dictation; --use default goes back to the system default.",
+    )
+    devices.add_argument("--use", metavar="NAME", help="index or (part of a) name to remember")
+    devices.set_defaults(func=lambda args, io: cmd_devices(args, io.stdout))

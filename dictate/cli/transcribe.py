@@ -1,0 +1,137 @@
+"""``dictate transcribe``: a WAV file or the microphone to punctuated text."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from typing import Any, TextIO
+
+from dictate.cli.common import (
+    Streams,
+    add_decoder_args,
+    add_speech_args,
+    bounded,
+    decoder_options,
+    engine_for,
+    punctuator_for,
+    segmenter_options,
+)
+from dictate.errors import InputError
+
+
+def cmd_transcribe(
+    args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
+) -> int:
+    from dictate.audio.capture import FileSource, MicrophoneSource
+    from dictate.events import Error, Event, Finalized, Level
+    from dictate.pipeline import Pipeline
+
+    err = stderr or sys.stderr
+    if args.mic == bool(args.audio):
+        raise InputError("give either an AUDIO file or --mic")
+    if args.duration is not None and (not args.mic or args.duration <= 0):
+        raise InputError("--duration needs --mic and a positive number of seconds")
+    source: Any
+    if args.mic:
+        from dictate.config import load_settings
+
+        source = MicrophoneSource(args.device or load_settings().input_device)
+    else:
+        source = FileSource(args.audio, realtime=args.realtime)
+    seg_options = segmenter_options(args)
+    engine = engine_for(args, args.engine, err)
+    punctuator = punctuator_for(args, options)
+    from dictate.asr.language import punctuation_mismatch, speech_model_language
+
+    config = getattr(punctuator.tagger, "config", None)
+    off = punctuation_mismatch(
+        speech_model_language(engine.name, engine.model_path), getattr(config, "language", "en")
+    )
+    if off:
+        err.write(f"dictate: note: punctuation is off: {off}\n")
+        punctuator = None
+
+    lock = threading.Lock()
+    written = False
+    broken = threading.Event()
+    errors: list[Error] = []
+
+    def on_event(event: Event) -> None:
+        try:
+            write(event)
+        except BrokenPipeError:  # the reader went away (`| head`): stop listening
+            broken.set()
+            pipeline.stop()
+
+    def write(event: Event) -> None:
+        nonlocal written
+        with lock:
+            if broken.is_set():
+                return
+            if isinstance(event, Error):
+                errors.append(event)
+            if args.json:
+                if not isinstance(event, Level):
+                    stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+                    stdout.flush()
+            elif isinstance(event, Finalized) and event.text:
+                stdout.write((" " if written else "") + event.text)
+                stdout.flush()
+                written = True
+
+    pipeline = Pipeline(engine, punctuator, on_event, seg_options)
+    pipeline.start(source)
+    if args.mic:
+        err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
+    try:
+        pipeline.wait(args.duration)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        # Stop listening and wait: what was already heard is still recognised and printed.
+        pipeline.stop()
+        while not pipeline.wait(0.2):
+            pass
+    if broken.is_set():
+        raise BrokenPipeError
+    if written:
+        stdout.write("\n")
+        stdout.flush()
+    fatal = [e for e in errors if e.fatal]
+    for event in errors:
+        err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")
+    return 2 if fatal else 0
+
+
+def register(commands: Any) -> None:
+    transcribe = commands.add_parser(
+        "transcribe",
+        help="recognise and punctuate a WAV file or the microphone",
+        description="Print the punctuated text of AUDIO (a WAV file of any rate, channels and "
+        "sample width) or, with --mic, of the microphone until --duration or Ctrl+C. --json "
+        "prints the pipeline's events (JSON Lines, with times) instead.",
+    )
+    transcribe.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV file")
+    transcribe.add_argument("--mic", action="store_true", help="listen to the microphone")
+    transcribe.add_argument(
+        "--device", metavar="NAME", help="microphone index or name (default: the remembered one)"
+    )
+    transcribe.add_argument(
+        "--duration",
+        type=bounded(float, 0.1, 86_400.0),
+        metavar="S",
+        help="with --mic: stop after S seconds",
+    )
+    transcribe.add_argument(
+        "--realtime", action="store_true", help="feed the file at real-time speed"
+    )
+    transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
+    add_speech_args(transcribe)
+    add_decoder_args(transcribe)
+    transcribe.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, io: Streams) -> int:
+    return cmd_transcribe(args, decoder_options(args), io.stdout, io.stderr)
