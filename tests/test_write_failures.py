@@ -196,3 +196,21 @@ def test_settings_that_cannot_be_written_say_so_and_keep_applying(
     path = save_settings(window.settings, tmp_path / "settings.json")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     assert path.read_text(encoding="utf-8").endswith("\n")
+
+
+def test_new_document_after_a_failure_clears_the_message_once_the_journal_works(
+    tmp_path: Path, make_window: Any
+) -> None:
+    """File > New rewrites the journal: if that works, the message and the retries stop."""
+    journal = FailingJournal(tmp_path / "j.jsonl")
+    window = make_window(journal)
+    journal.failing = True
+    window.handle_event(Finalized(0.1, 1, ["Kept."], pending=""))
+    assert window._retry_timer.isActive() and not window.write_problem.isHidden()
+    window.load_text("", None)  # still failing: the message stays
+    assert not window.write_problem.isHidden() and window._retry_timer.isActive()
+    journal.failing = False
+    window.load_text("Fresh.", None)
+    assert window.write_problem.isHidden() and not window._retry_timer.isActive()
+    got = replay(tmp_path / "j.jsonl")
+    assert got is not None and got.text == "Fresh."

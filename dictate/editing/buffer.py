@@ -158,7 +158,7 @@ class DictationBuffer:
         try:
             self._snapshot()
         except OSError as exc:
-            self.journal_error = exc
+            self._journal_failed(exc)
             return False
         if self.journal_error is not None:
             self.journal_error = None
@@ -175,10 +175,7 @@ class DictationBuffer:
         self._undo.clear()
         self._redo.clear()
         self._dictated.clear()
-        self.journal_error = None
-        self.retry_journal()
-        if self.journal_error is not None and self.on_journal_state is not None:
-            self.on_journal_state(self.journal_error)
+        self.retry_journal()  # a new file: says whether the journal can be written (again)
 
     def set_path(self, path: str | None) -> None:
         self.path = path
