@@ -123,12 +123,6 @@ class DictationBuffer:
         """What the view shows: the text with the region at the dictation point."""
         return self.text[: self.point] + self.region() + self.text[self.point :]
 
-    def full_text(self) -> str:
-        """The text with the pending words put in where they are shown (what Stop gives)."""
-        before, after = self.text[: self.point], self.text[self.point :]
-        words = " ".join(w for w in (self.pending, self.partial) if w)
-        return before + fit_to_context(words, before, after) + after
-
     # -- the journal -----------------------------------------------------------------------
 
     def _write(self, method: Callable[..., None], *args: Any) -> None:
