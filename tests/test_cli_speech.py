@@ -47,6 +47,23 @@ def test_transcribe_english_file_with_the_bundled_engine(
 
 
 @pytest.mark.slow
+def test_transcribe_flac_and_ogg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FLAC copy of the WAV fixture is transcribed exactly like it; an OGG Vorbis copy
+    (lossy) still gives the closing phrase."""
+    import soundfile
+
+    samples, rate = soundfile.read(EN, dtype="int16")
+    flac, ogg = tmp_path / "en.flac", tmp_path / "en.ogg"
+    soundfile.write(str(flac), samples, rate, subtype="PCM_16")
+    soundfile.write(str(ogg), samples, rate, subtype="VORBIS")
+    wav_code, wav_out, _ = call(["transcribe", EN], capsys)
+    flac_code, flac_out, _ = call(["transcribe", str(flac)], capsys)
+    assert (flac_code, flac_out) == (wav_code, wav_out) == (0, wav_out)
+    ogg_code, ogg_out, _ = call(["transcribe", str(ogg)], capsys)
+    assert ogg_code == 0 and "thank you" in ogg_out.lower()
+
+
+@pytest.mark.slow
 def test_transcribe_json_events(
     capsys: pytest.CaptureFixture[str], korean_vosk_model: Path
 ) -> None:
@@ -75,7 +92,7 @@ def test_transcribe_baseline_mode(capsys: pytest.CaptureFixture[str]) -> None:
     ("args", "needles"),
     [
         (["transcribe", "missing.wav"], ["missing.wav", "does not exist"]),
-        (["transcribe", __file__], ["is not a WAV file"]),
+        (["transcribe", __file__], ["is not an audio file this app can read"]),
         (["transcribe"], ["AUDIO file or --mic"]),
         (["transcribe", EN, "--mic"], ["AUDIO file or --mic"]),
         (["transcribe", EN, "--duration", "3"], ["--duration needs --mic"]),

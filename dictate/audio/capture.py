@@ -1,4 +1,4 @@
-"""Audio sources: a microphone and a WAV file, both yielding 16 kHz mono int16 blocks.
+"""Audio sources: a microphone and an audio file, both yielding 16 kHz mono int16 blocks.
 
 A source is iterated on one thread (the pipeline's) and stopped from any other. The microphone's
 PortAudio callback only copies the block into a bounded queue: it never resamples, logs or
@@ -24,9 +24,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from dictate.audio import SAMPLE_RATE
+from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
 from dictate.audio.devices import InputDevice, find_input_device, sounddevice_module
 from dictate.audio.resample import Resampler
-from dictate.audio.wavfile import iter_wav_blocks, read_wav_info
 from dictate.errors import AudioDeviceError
 
 log = logging.getLogger("dictate.audio")
@@ -74,10 +74,10 @@ class _Clock:
 
 
 class FileSource:
-    """A WAV file of any rate, channel count and sample width.
+    """An audio file (WAV, FLAC, OGG, MP3, ...) of any rate, channel count and sample width.
 
     Args:
-        path: The WAV file; its header is checked here, so a bad file fails before anything
+        path: The audio file; its header is checked here, so a bad file fails before anything
             starts.
         block_ms: Block length in the file's own time.
         realtime: Deliver blocks no faster than real time (to stand in for a microphone).
@@ -86,7 +86,7 @@ class FileSource:
     dropped_blocks = 0
 
     def __init__(self, path: str | Path, block_ms: int = 100, realtime: bool = False) -> None:
-        self.info = read_wav_info(path)
+        self.info = read_audio_info(path)
         self.name = str(self.info.path)
         self.block_frames = max(1, self.info.sample_rate * block_ms // 1000)
         self.realtime = realtime
@@ -96,7 +96,7 @@ class FileSource:
         resampler = Resampler(self.info.sample_rate)
         clock = _Clock()
         began = time.monotonic()
-        for raw in iter_wav_blocks(self.info, self.block_frames):
+        for raw in iter_audio_blocks(self.info, self.block_frames):
             if self._stop.is_set():
                 break
             samples = resampler.process(raw)

@@ -142,7 +142,9 @@ def register(commands: Any) -> None:
         "--runs). Latency: with the file fed at real-time speed, the time from a segment's "
         "close (and from the end of its speech) to its words being shown as pending or final.",
     )
-    pipeline.add_argument("audio", metavar="AUDIO", help="WAV file with several spoken phrases")
+    pipeline.add_argument(
+        "audio", metavar="AUDIO", help="audio file (WAV, FLAC, ...) with several spoken phrases"
+    )
     pipeline.add_argument(
         "--engine", action="append", choices=("vosk", "sphinx"), help="repeat for several"
     )
@@ -169,7 +171,7 @@ def register(commands: Any) -> None:
         "the gaps between its ticks; prints the longest gap, the 99th percentile and how many "
         "gaps exceeded 50 ms, per run.",
     )
-    gui.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV file")
+    gui.add_argument("audio", nargs="?", metavar="AUDIO", help="audio file (WAV, FLAC, ...)")
     gui.add_argument("--engine", choices=("vosk", "sphinx"))
     gui.add_argument("--model", metavar="PATH", help="Vosk model")
     gui.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")

@@ -1,4 +1,4 @@
-"""``dictate transcribe``: a WAV file or the microphone to punctuated text."""
+"""``dictate transcribe``: an audio file or the microphone to punctuated text."""
 
 from __future__ import annotations
 
@@ -108,12 +108,12 @@ def cmd_transcribe(
 def register(commands: Any) -> None:
     transcribe = commands.add_parser(
         "transcribe",
-        help="recognise and punctuate a WAV file or the microphone",
-        description="Print the punctuated text of AUDIO (a WAV file of any rate, channels and "
-        "sample width) or, with --mic, of the microphone until --duration or Ctrl+C. --json "
+        help="recognise and punctuate an audio file or the microphone",
+        description="Print the punctuated text of AUDIO (WAV, FLAC, OGG or MP3; any rate, channels "
+        "and sample width) or, with --mic, of the microphone until --duration or Ctrl+C. --json "
         "prints the pipeline's events (JSON Lines, with times) instead.",
     )
-    transcribe.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV file")
+    transcribe.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV, FLAC, OGG or MP3 file")
     transcribe.add_argument("--mic", action="store_true", help="listen to the microphone")
     transcribe.add_argument(
         "--device", metavar="NAME", help="microphone index or name (default: the remembered one)"
