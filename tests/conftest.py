@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny real ONNX models built on the fly (see ``tiny_model.py``)."""
+"""Shared fixtures: tiny real ONNX models built on the fly (see ``tiny_model.py``), a local HTTP
+server for model downloads (see ``model_server.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from model_server import ServerState, running_server
 from pulse import PulseServer
 from tiny_model import build_tiny_model
 
@@ -94,3 +96,10 @@ def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-d
     win.modified = False  # closing must not stop at the "save first?" question
     win.close()
     win.deleteLater()
+
+
+@pytest.fixture
+def http_server() -> Iterator[tuple[str, ServerState]]:
+    """A local HTTP server for model downloads (base URL, state); shut down after the test."""
+    with running_server() as running:
+        yield running

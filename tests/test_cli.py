@@ -88,11 +88,13 @@ def test_no_model_anywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The checkout ships a model, so pretend the bundled one is absent (in-process).
-    import dictate.paths
+    import dictate.store.resolve
 
     monkeypatch.delenv("DICTATE_PUNCTUATOR_MODEL", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    monkeypatch.setattr(dictate.paths, "bundled_punctuator_dirs", lambda: [tmp_path / "none"])
+    monkeypatch.setattr(
+        dictate.store.resolve, "bundled_punctuator_dirs", lambda: [tmp_path / "none"]
+    )
     assert main(["punctuate"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no punctuation model found" in err and "--model" in err
@@ -270,3 +272,36 @@ def test_help_and_version() -> None:
     helped = dictate("--help").stdout
     for command in (b"punctuate", b"transcribe", b"models", b"devices", b"--self-test"):
         assert command in helped
+
+
+def test_models_download_progress_in_a_log(tmp_path: Path) -> None:
+    """On a stream that is not a terminal, the progress bar comes as whole lines (no carriage
+    returns piling up), and the last one shows the full size."""
+    from tqdm import tqdm
+    from zip_server import NAME, serve_model_zip
+
+    out, err = io.StringIO(), io.StringIO()
+    with serve_model_zip(tmp_path, model_bytes=600_000) as (base, _):
+        args = ["models", "download", NAME, "--url", f"{base}/{NAME}.zip"]
+        assert run(args, stdout=out, stderr=err) == 0, err.getvalue()
+    size = tqdm.format_sizeof((tmp_path / "model.zip").stat().st_size, divisor=1000)
+    log = err.getvalue()
+    assert "\r" not in log and log.endswith("\n")
+    last = log.splitlines()[-1]
+    assert last.startswith(f"{NAME}: 100%") and f" {size}/{size} " in last, log
+    assert f"installed {NAME}" in out.getvalue()
+
+
+def test_models_download_progress_starts_over_and_learns_the_total() -> None:
+    """The store's callback: the total may be unknown at first, and the count may go back to
+    0 when the download has to start over."""
+    from dictate.cli.models import _Progress
+
+    err = io.StringIO()
+    progress = _Progress("model", err)
+    for done, total in [(0, None), (700, None), (0, 2000), (1500, 2000), (2000, 2000)]:
+        progress(done, total)
+    progress.close()
+    lines = err.getvalue().splitlines()
+    assert lines[0].startswith("model: 0.00B ")  # no total yet: a count, no percentage
+    assert lines[-1].startswith("model: 100%") and " 2.00k/2.00k " in lines[-1], lines

@@ -54,8 +54,8 @@ def test_the_shipped_model_is_found_from_a_plain_install(tmp_path: Path) -> None
         cwd=tmp_path,
     )
     code = (
-        "import dictate.paths as p; path = p.resolve_punctuator_model(); "
-        "print(path); print(p.__file__)"
+        "import dictate.store.resolve as r; path = r.resolve_punctuator_model(); "
+        "print(path); print(r.__file__)"
     )
     result = subprocess.run(
         [str(python), "-c", code], capture_output=True, text=True, check=True, env=env, cwd=tmp_path

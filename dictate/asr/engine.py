@@ -69,7 +69,7 @@ def load_engine(name: str | None = None, model: str | Path | None = None) -> Eng
         InputError: Unknown engine name, or ``--model`` given for PocketSphinx.
         ModelError: The Vosk model is missing or cannot be loaded.
     """
-    from dictate.asr.models import resolve_vosk_model
+    from dictate.store.resolve import resolve_vosk_model
 
     if name not in (None, *ENGINE_NAMES):
         raise InputError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")

@@ -43,7 +43,7 @@ class VoskEngine:
     def __init__(self, model_path: str | Path) -> None:
         import vosk
 
-        from dictate.asr.models import is_vosk_model_dir
+        from dictate.store.store import is_vosk_model_dir
 
         path = Path(model_path)
         if not is_vosk_model_dir(path):

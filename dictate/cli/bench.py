@@ -35,7 +35,7 @@ def cmd_bench_punctuator(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
-    from dictate.asr.models import resolve_vosk_model
+    from dictate.store.resolve import resolve_vosk_model
 
     if args.runs < 1:
         raise InputError("--runs must be at least 1")

@@ -173,7 +173,7 @@ def engine_for(args: argparse.Namespace, name: str | None, err: TextIO) -> Any:
 
     engine = load_engine(name, args.model)
     if engine.name == "sphinx" and name is None:
-        from dictate.asr.models import RECOMMENDED
+        from dictate.store.catalog import RECOMMENDED
 
         err.write(
             f"dictate: note: no Vosk model installed; using {engine.label}. "

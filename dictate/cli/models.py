@@ -5,44 +5,88 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from dictate.errors import InputError
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
 
 class _Progress:
-    """A download progress line on stderr: redrawn in place on a terminal, else every 10%."""
+    """Download progress on stderr, drawn by tqdm; called as ``progress(done, total)``.
+
+    On a terminal the bar is redrawn in place, ten times a second at most. Anywhere else (a log
+    file, a pipe, a service's journal) tqdm's ``disable=None`` would show nothing, and its
+    carriage-return redraws would pile up into one endless line, so there the bar is drawn at
+    most every 10 seconds, each time on a line of its own (see :class:`_Lines`), and once more
+    when it is closed, with the final count.
+    """
 
     def __init__(self, name: str, stream: TextIO) -> None:
         self.name = name
         self.stream = stream
-        self.tty = stream.isatty()
-        self.last_decile = -1
+        self.bar: tqdm[NoReturn] | None = None
 
     def __call__(self, done: int, total: int | None) -> None:
-        from dictate.asr.models import format_size
+        bar = self.bar
+        if bar is None:
+            self.bar = self._open(done, total)
+            return
+        if done < bar.n:  # the download started over
+            bar.reset()
+        bar.total = total  # unknown at first, or changed on the server
+        bar.update(done - bar.n)
 
-        if total:
-            percent = 100 * done // total
-            line = f"{self.name}: {format_size(done)} of {format_size(total)} ({percent}%)"
-            decile = percent // 10
-        else:
-            line = f"{self.name}: {format_size(done)}"
-            decile = done // (10 << 20)
-        if self.tty:
-            self.stream.write("\r" + line.ljust(70))
-        elif decile != self.last_decile:
-            self.stream.write(line + "\n")
-        self.last_decile = decile
-        self.stream.flush()
+    def _open(self, done: int, total: int | None) -> tqdm[NoReturn]:
+        from tqdm import tqdm
+
+        tty = self.stream.isatty()
+        return tqdm(
+            total=total,
+            initial=done,  # resuming a download an earlier command started
+            desc=self.name,
+            unit="B",
+            unit_scale=True,
+            unit_divisor=1000,  # decimal units, as format_size and the upstream page use
+            file=self.stream if tty else _Lines(self.stream),
+            mininterval=0.1 if tty else 10.0,
+            disable=False,
+        )
 
     def close(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
+        """Draw the bar a last time and end its line; nothing if the download never started."""
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Lines:
+    """A stream for tqdm on which every redraw is a line of its own, for logs.
+
+    tqdm starts each redraw with a carriage return (and pads it with spaces to cover a longer
+    one) and ends the bar with a line break when it is closed; here the carriage return becomes
+    the line break that ends the previous redraw.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.open_line = False
+
+    def write(self, text: str) -> None:
+        if text.startswith("\r"):
+            text = ("\n" if self.open_line else "") + text[1:].rstrip(" ")
+            self.open_line = True
+        elif text.startswith("\n"):
+            self.open_line = False
+        self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None = None) -> int:
-    from dictate.asr.models import CATALOG, ModelStore, format_size
+    from dictate.store.catalog import CATALOG, format_size
+    from dictate.store.store import ModelStore
 
     store = ModelStore()
     action = args.models_action

@@ -498,9 +498,9 @@ def load_punctuation_model(
 ) -> PunctuationModel:
     """The one way every caller (command line, pipeline, window, benchmarks) gets the model:
     found in the documented order (``model_dir``, ``$DICTATE_PUNCTUATOR_MODEL``, the user data
-    directory, the shipped model; see :func:`dictate.paths.resolve_punctuator_model`) and
+    directory, the shipped model; see :func:`dictate.store.resolve.resolve_punctuator_model`) and
     loaded on ``provider``."""
-    from dictate.paths import resolve_punctuator_model
+    from dictate.store.resolve import resolve_punctuator_model
 
     model = PunctuationModel(resolve_punctuator_model(model_dir), provider, threads=threads)
     log.info("punctuation model %s on %s", model.model_dir, model.provider)

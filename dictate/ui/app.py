@@ -228,7 +228,7 @@ def start_window() -> MainWindow:
 
 def run_app() -> int:
     """The desktop app: offer recovery of an unfinished document, then the window."""
-    from dictate.asr.models import ModelStore
+    from dictate.store.store import ModelStore
 
     logfile = log_to_file()
     install_excepthook(logfile)

@@ -33,7 +33,7 @@ log = logging.getLogger("dictate.ui")
 
 def engine_choices() -> list[tuple[str, str | None, str | None]]:
     """(label, engine, model) for every recogniser the user can pick."""
-    from dictate.asr.models import ModelStore
+    from dictate.store.store import ModelStore
 
     choices: list[tuple[str, str | None, str | None]] = [("Automatic (best installed)", None, None)]
     try:
@@ -150,7 +150,7 @@ class ModelDialog(QDialog):
     cancel and retry."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        from dictate.asr.models import RECOMMENDED, find_entry, format_size
+        from dictate.store.catalog import RECOMMENDED, find_entry, format_size
 
         super().__init__(parent)
         self.setWindowTitle("Speech model")
@@ -195,7 +195,7 @@ class ModelDialog(QDialog):
         layout.addLayout(row)
 
     def start_download(self) -> None:
-        from dictate.asr.models import ModelStore
+        from dictate.store.store import ModelStore
 
         self._cancel.clear()
         self.progress.setVisible(True)
@@ -252,7 +252,7 @@ class ModelDialog(QDialog):
         self.message.setText(message)
 
     def import_model(self) -> None:
-        from dictate.asr.models import ModelStore
+        from dictate.store.store import ModelStore
 
         path = QFileDialog.getExistingDirectory(self, "Vosk model folder")
         if not path:

@@ -464,7 +464,7 @@ class MainWindow(QMainWindow):
         """Version, the models in use and their licences (Help > About)."""
         from dictate import __version__
         from dictate.errors import DictateError
-        from dictate.paths import resolve_punctuator_model
+        from dictate.store.resolve import resolve_punctuator_model
 
         try:
             punctuator = resolve_punctuator_model(None)

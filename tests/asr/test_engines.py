@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from dictate.asr.engine import Recognizer, Word, load_engine
-from dictate.asr.models import ModelStore
 from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter
 from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.asr.vosk_engine import VoskEngine
 from dictate.audio.capture import FileSource
 from dictate.errors import InputError, ModelError, ModelNotFound
+from dictate.store.store import ModelStore
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -153,7 +153,7 @@ def model_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
 
 
 def test_first_start_dialog_fails_then_retries_and_installs(model_server, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from dictate.asr.models import ModelStore
+    from dictate.store.store import ModelStore
     from dictate.ui.dialogs import ModelDialog
 
     dialog = ModelDialog()
@@ -171,7 +171,7 @@ def test_first_start_dialog_fails_then_retries_and_installs(model_server, qtbot)
 
 
 def test_first_start_dialog_cancel_leaves_nothing(model_server, qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from dictate.asr.models import ModelStore
+    from dictate.store.store import ModelStore
     from dictate.ui.dialogs import ModelDialog
 
     dialog = ModelDialog()
@@ -188,7 +188,7 @@ def test_first_start_dialog_cancel_leaves_nothing(model_server, qtbot, monkeypat
 
 
 def test_dismissing_the_model_dialog_cancels_its_download(model_server, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from dictate.asr.models import ModelStore
+    from dictate.store.store import ModelStore
     from dictate.ui.dialogs import ModelDialog
 
     dialog = ModelDialog()

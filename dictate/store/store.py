@@ -1,22 +1,17 @@
-"""Vosk models: the catalogue of official English models and the store of installed ones.
+"""The store of installed Vosk models: download, import, list and remove them.
 
 Installed models live in the user data directory (``models/vosk/NAME``), one folder each, laid
 out exactly as upstream ships them (``am/final.mdl``, ``conf/``, ``graph/``, ...).
-:class:`ModelStore` downloads them (resumable, size-checked, cancellable), imports local folders
-or zips, lists and removes them. Every install is unpacked or copied into a hidden temporary
-folder inside the store and renamed into place as the very last step, so a crash or an error
-never leaves a half-installed model that looks usable.
-
-:func:`resolve_vosk_model` picks the model the recogniser uses: ``--model``, then
-``DICTATE_VOSK_MODEL``, then the best installed model. ``None`` means there is no Vosk model and
-the caller falls back to the bundled PocketSphinx engine.
+:class:`ModelStore` downloads them (resumable, size-checked, cancellable; see
+:mod:`dictate.store.download`), imports local folders or zips, lists and removes them. Every
+install is unpacked or copied into a hidden temporary folder inside the store and renamed into
+place as the very last step, so a crash or an error never leaves a half-installed model that
+looks usable.
 """
 
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
 import logging
 import os
 import re
@@ -24,18 +19,13 @@ import shutil
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import zipfile
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from email.message import Message
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import IO, Any
+from typing import TYPE_CHECKING
 
-from dictate import __version__
 from dictate.errors import (
     DictateError,
     DownloadCancelled,
@@ -45,16 +35,18 @@ from dictate.errors import (
     ModelNotFound,
 )
 from dictate.paths import user_data_dir
+from dictate.store.catalog import (
+    MODELS_PAGE,
+    CatalogEntry,
+    catalog_entry,
+    download_url,
+    format_size,
+)
+
+if TYPE_CHECKING:
+    from dictate.store.download import ProgressCallback
 
 log = logging.getLogger("dictate.models")
-
-MODEL_ENV = "DICTATE_VOSK_MODEL"
-BASE_URL_ENV = "DICTATE_VOSK_BASE_URL"
-BASE_URL = "https://alphacephei.com/vosk/models"
-MODELS_PAGE = "https://alphacephei.com/vosk/models"
-
-CHUNK_SIZE = 256 * 1024
-"""Bytes read per network read; cancellation and progress are checked once per chunk."""
 
 STALE_SECONDS = 3600.0
 """Age after which :meth:`ModelStore.cleanup` treats a hidden temporary folder as left by a crash.
@@ -63,10 +55,6 @@ Younger ones may belong to an install running in another process (the GUI and th
 share the store), so they are left alone.
 """
 
-ProgressCallback = Callable[[int, int | None], None]
-"""``progress(bytes_done, total)``; ``total`` is ``None`` when the server does not say."""
-
-_RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _TMP_PREFIX = ".tmp-"
 MAX_MODEL_BYTES = 8 * 1024**3
 """No Vosk model unpacks to more (the largest English one is about 2.7 GB)."""
@@ -76,105 +64,6 @@ _DOWNLOADS = ".downloads"
 # system. No separators, no ':' (Windows drives and streams), no control characters, and no
 # leading '.', which is reserved for the store's own hidden folders.
 _NAME_RE = re.compile(r"[^./\\:\x00-\x1f][^/\\:\x00-\x1f]{0,127}")
-_CONTENT_RANGE_RE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
-_UNSATISFIED_RANGE_RE = re.compile(r"bytes\s+\*/(\d+)")
-
-
-@dataclass(frozen=True)
-class CatalogEntry:
-    """One official Vosk model that can be downloaded by name.
-
-    Attributes:
-        name: Upstream name; also the folder inside the zip and the installed folder's name.
-        url: Where the zip is downloaded from (see :func:`download_url` for mirrors).
-        approx_bytes: Approximate download size, for display only (see :data:`CATALOG`).
-        description: One line for model lists.
-    """
-
-    name: str
-    url: str
-    approx_bytes: int
-    description: str
-
-    @property
-    def recommended(self) -> bool:
-        """Whether this is the model to suggest first (:data:`RECOMMENDED`)."""
-        return self.name == RECOMMENDED
-
-
-def _entry(name: str, approx_bytes: int, description: str) -> CatalogEntry:
-    return CatalogEntry(name, f"{BASE_URL}/{name}.zip", approx_bytes, description)
-
-
-RECOMMENDED = "vosk-model-small-en-us-0.15"
-"""The model to suggest to most users: small and fast, fine on a laptop."""
-
-# Smallest first, as on the upstream page. The sizes are the approximate figures shown on
-# https://alphacephei.com/vosk/models (40M, 128M, 1.8G): upstream publishes no byte counts and no
-# checksums, so they are for display only. A download is checked against the size the server
-# announces (Content-Length, or the total of Content-Range when resuming) and by unpacking the
-# zip with its CRC checks.
-CATALOG: tuple[CatalogEntry, ...] = (
-    _entry("vosk-model-small-en-us-0.15", 40_000_000, "small, fast; recommended for laptops"),
-    _entry(
-        "vosk-model-en-us-0.22-lgraph",
-        128_000_000,
-        "medium; more accurate than the small one, still modest on memory",
-    ),
-    _entry(
-        "vosk-model-en-us-0.22",
-        1_800_000_000,
-        "large, most accurate; needs several GB of RAM and a fast machine",
-    ),
-)
-
-# Best first: the order in which resolve_vosk_model() prefers installed catalogue models.
-_PREFERENCE: tuple[str, ...] = tuple(entry.name for entry in reversed(CATALOG))
-
-
-def find_entry(name: str) -> CatalogEntry:
-    """The catalogue entry called ``name``.
-
-    Raises:
-        InputError: ``name`` is not in the catalogue; the message lists the known names.
-    """
-    for entry in CATALOG:
-        if entry.name == name:
-            return entry
-    known = ", ".join(entry.name for entry in CATALOG)
-    raise InputError(
-        f"unknown Vosk model {name!r}; known models: {known} (to install another model, give "
-        f"its download URL or import a zip downloaded from {MODELS_PAGE})"
-    )
-
-
-def _catalog_entry(name: str) -> CatalogEntry | None:
-    return next((entry for entry in CATALOG if entry.name == name), None)
-
-
-def download_url(name: str) -> str:
-    """Where the catalogue model ``name`` is downloaded from.
-
-    The ``DICTATE_VOSK_BASE_URL`` environment variable replaces the upstream base URL (for
-    mirrors); ``NAME.zip`` is appended to it.
-
-    Raises:
-        InputError: ``name`` is not in the catalogue.
-    """
-    entry = find_entry(name)
-    base = os.environ.get(BASE_URL_ENV, "").strip()
-    if base:
-        return f"{base.rstrip('/')}/{name}.zip"
-    return entry.url
-
-
-def format_size(num_bytes: int) -> str:
-    """A size for people, in decimal units like the upstream page: ``"40 MB"``, ``"1.8 GB"``."""
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if num_bytes >= scale:
-            value = num_bytes / scale
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-    return f"{num_bytes} B"
 
 
 def is_vosk_model_dir(path: str | Path) -> bool:
@@ -191,14 +80,14 @@ def is_vosk_model_dir(path: str | Path) -> bool:
     return (path / "conf").is_dir() or (path / "graph").is_dir() or (path / "HCLG.fst").is_file()
 
 
-def _missing_parts(path: Path) -> str:
+def missing_parts(path: Path) -> str:
     """What :func:`is_vosk_model_dir` did not find in ``path``, for error messages."""
     if not (path / "am" / "final.mdl").is_file():
         return "no am/final.mdl"
     return "am/final.mdl but no conf/ or graph/ folder"
 
 
-def _find_model_dir(top: Path, name: str) -> Path | None:
+def find_model_dir(top: Path, name: str) -> Path | None:
     """The model folder in an unpacked archive: ``top`` itself or one of its subfolders.
 
     Upstream zips hold a single folder named like the model; some hold the files at the top.
@@ -213,13 +102,18 @@ def _find_model_dir(top: Path, name: str) -> Path | None:
     return next((p for p in subdirs if is_vosk_model_dir(p)), None)
 
 
-def _check_name(name: str) -> str:
+def is_model_name(name: str) -> bool:
+    """Whether ``name`` has the form of a model's folder name; see :func:`check_name`."""
+    return _NAME_RE.fullmatch(name) is not None
+
+
+def check_name(name: str) -> str:
     """``name`` if it is a safe folder name for the store.
 
     Raises:
         InputError: ``name`` is empty, too long, hidden, or has a path separator or ``:``.
     """
-    if not _NAME_RE.fullmatch(name) or name.strip() != name:
+    if not is_model_name(name) or name.strip() != name:
         raise InputError(
             f"{name!r} cannot be a model name: use one plain folder name (letters, digits, '.', "
             "'_', '-'; not starting with '.', no '/', '\\' or ':', at most 128 characters)"
@@ -244,41 +138,6 @@ def _tree_size(path: Path) -> int:
         except OSError:
             continue
     return total
-
-
-def _content_length(headers: Message) -> int | None:
-    value = headers.get("Content-Length")
-    try:
-        length = int(value) if value is not None else None
-    except ValueError:
-        return None
-    return length if length is not None and length >= 0 else None
-
-
-def _validator(headers: Message) -> str | None:
-    """What to send as ``If-Range`` when resuming: a strong ETag, else Last-Modified."""
-    etag = headers.get("ETag")
-    if etag and not etag.startswith("W/"):
-        return str(etag)
-    modified = headers.get("Last-Modified")
-    return str(modified) if modified else None
-
-
-def _reason(exc: BaseException) -> str:
-    """A short description of a network error."""
-    if isinstance(exc, urllib.error.URLError) and not isinstance(exc, urllib.error.HTTPError):
-        reason = exc.reason
-        return str(reason) if not isinstance(reason, BaseException) else _reason(reason)
-    if isinstance(exc, TimeoutError):
-        return "the connection timed out"
-    if isinstance(exc, http.client.IncompleteRead):
-        return "the connection ended early"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class _Interrupted(Exception):
-    """One download attempt failed in a way worth retrying (resuming where possible)."""
 
 
 @dataclass(frozen=True)
@@ -331,7 +190,7 @@ class ModelStore:
             if path.name.startswith(".") or not is_vosk_model_dir(path):
                 continue
             models.append(
-                InstalledModel(path.name, path, _tree_size(path), _catalog_entry(path.name))
+                InstalledModel(path.name, path, _tree_size(path), catalog_entry(path.name))
             )
         return models
 
@@ -342,7 +201,7 @@ class ModelStore:
             InputError: ``name`` is not a plain folder name.
             ModelNotFound: No such model is installed.
         """
-        path = self.root / _check_name(name)
+        path = self.root / check_name(name)
         if not is_vosk_model_dir(path):
             raise ModelNotFound(
                 f"Vosk model {name} is not installed (looked in {self.root}); download it with "
@@ -390,7 +249,11 @@ class ModelStore:
                 size did not match, or the archive is corrupt or holds no Vosk model.
             DownloadCancelled: ``cancel`` was set.
         """
-        _check_name(name)
+        # Imported here: requests takes a tenth of a second to import, and listing or resolving
+        # models (the GUI's start, every transcription) never downloads.
+        from dictate.store.download import discard, fetch
+
+        check_name(name)
         source = url if url is not None else download_url(name)
         if urllib.parse.urlsplit(source).scheme not in ("http", "https"):
             raise InputError(f"cannot download {source!r}: only http:// and https:// URLs work")
@@ -403,7 +266,15 @@ class ModelStore:
         downloads.mkdir(exist_ok=True)
         part = downloads / f"{name}.zip.part"
         try:
-            self._fetch(source, part, progress, cancel, retries, timeout)
+            fetch(
+                source,
+                part,
+                progress=progress,
+                cancel=cancel,
+                retries=retries,
+                timeout=timeout,
+                retry_delay=self.retry_delay,
+            )
             try:
                 return self._install_zip(
                     part,
@@ -414,9 +285,9 @@ class ModelStore:
                     cancel=cancel,
                 )
             finally:
-                _discard(part)
+                discard(part)
         except DownloadCancelled:
-            _discard(part)
+            discard(part)
             raise
         finally:
             with contextlib.suppress(OSError):  # fails if a partial download is kept
@@ -443,7 +314,7 @@ class ModelStore:
             )
         if source.is_dir():
             if not is_vosk_model_dir(source):
-                inner = _find_model_dir(source, "")
+                inner = find_model_dir(source, "")
                 suggestion = (
                     f"did you mean {inner}?"
                     if inner is not None
@@ -451,11 +322,11 @@ class ModelStore:
                     "one named like vosk-model-...)"
                 )
                 raise InputError(
-                    f"{source} is not a Vosk model folder ({_missing_parts(source)}); {suggestion}"
+                    f"{source} is not a Vosk model folder ({missing_parts(source)}); {suggestion}"
                 )
-            return self._import_dir(source, _check_name(name or source.resolve().name))
+            return self._import_dir(source, check_name(name or source.resolve().name))
         if source.is_file() and (source.suffix.lower() == ".zip" or zipfile.is_zipfile(source)):
-            name = _check_name(name or source.stem)
+            name = check_name(name or source.stem)
             self._ensure_absent(name)
             self.root.mkdir(parents=True, exist_ok=True)
             self.cleanup()
@@ -623,7 +494,7 @@ class ModelStore:
                 raise error(f"cannot unpack {label}: {exc}") from exc
             except OSError as exc:
                 raise error(f"could not unpack {label} into {self.root}: {exc}") from exc
-            model_dir = _find_model_dir(tmp, name)
+            model_dir = find_model_dir(tmp, name)
             if model_dir is None:
                 raise error(
                     f"{label} is not a Vosk model: no folder in it has am/final.mdl and conf/"
@@ -631,250 +502,3 @@ class ModelStore:
             return self._move_into_place(model_dir, name, label, error)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-
-    def _fetch(
-        self,
-        url: str,
-        part: Path,
-        progress: ProgressCallback | None,
-        cancel: threading.Event | None,
-        retries: int,
-        timeout: float,
-    ) -> None:
-        """Download ``url`` into ``part``, resuming and retrying after network failures."""
-        failures = 0
-        while True:
-            if cancel is not None and cancel.is_set():
-                raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
-            try:
-                self._fetch_once(url, part, progress, cancel, timeout)
-                return
-            except _Interrupted as exc:
-                failures += 1
-                if failures > retries:
-                    kept = part.stat().st_size if part.exists() else 0
-                    advice = (
-                        f"{kept} bytes are kept in {part}; run the same download again to resume"
-                        if kept
-                        else "check the internet connection and try again"
-                    )
-                    attempts = "1 attempt" if failures == 1 else f"{failures} attempts"
-                    raise DownloadError(
-                        f"could not download {url} ({attempts}): {exc}; {advice}"
-                    ) from exc
-                delay = self.retry_delay * 2 ** (failures - 1)
-                log.warning("download of %s interrupted (%s); retrying in %.1f s", url, exc, delay)
-                if cancel is not None:
-                    cancel.wait(delay)
-                elif delay > 0:
-                    time.sleep(delay)
-
-    def _fetch_once(
-        self,
-        url: str,
-        part: Path,
-        progress: ProgressCallback | None,
-        cancel: threading.Event | None,
-        timeout: float,
-    ) -> None:
-        """One HTTP request: resume or start ``part``, and read until the body ends.
-
-        Raises:
-            _Interrupted: A failure worth retrying; ``part`` keeps what was received.
-        """
-        meta_path = _meta_path(part)
-        have, meta = _partial_state(part, url)
-        headers = {"User-Agent": f"dictate/{__version__}", "Accept-Encoding": "identity"}
-        if have:
-            headers["Range"] = f"bytes={have}-"
-            if isinstance(meta.get("validator"), str):
-                headers["If-Range"] = meta["validator"]
-            log.info("resuming download of %s at byte %d", url, have)
-        else:
-            log.info("downloading %s to %s", url, part)
-        request = urllib.request.Request(url, headers=headers)
-        try:
-            response = urllib.request.urlopen(request, timeout=timeout)
-        except urllib.error.HTTPError as exc:
-            exc.close()
-            if exc.code == 416 and have:
-                match = _UNSATISFIED_RANGE_RE.fullmatch(exc.headers.get("Content-Range", ""))
-                if match and int(match.group(1)) == have:
-                    return  # an earlier call got every byte but stopped before unpacking
-                _discard(part)
-                raise _Interrupted(f"the server could not resume at byte {have}") from exc
-            if exc.code in _RETRY_STATUS:
-                raise _Interrupted(f"HTTP {exc.code} {exc.reason}") from exc
-            _discard(part)
-            raise DownloadError(
-                f"{url} answered HTTP {exc.code} {exc.reason}; check the model name "
-                "(`dictate models list`) or the URL"
-            ) from exc
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-            raise _Interrupted(_reason(exc)) from exc
-        with response:
-            status = response.status
-            if status == 206 and have:
-                match = _CONTENT_RANGE_RE.fullmatch(response.headers.get("Content-Range", ""))
-                if match is None or int(match.group(1)) != have:
-                    _discard(part)
-                    raise _Interrupted("the server resumed at the wrong place; starting over")
-                length = _content_length(response.headers)
-                if match.group(3) != "*":
-                    total: int | None = int(match.group(3))
-                else:
-                    total = have + length if length is not None else None
-                if meta.get("total") is not None and total is not None and meta["total"] != total:
-                    _discard(part)
-                    raise _Interrupted("the file on the server changed; starting over")
-                mode = "ab"
-            elif status == 200:
-                if have:
-                    log.info("%s sent the whole file again; starting over", url)
-                have = 0
-                total = _content_length(response.headers)
-                meta = {"url": url, "validator": _validator(response.headers), "total": total}
-                try:
-                    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-                except OSError as exc:
-                    raise DownloadError(f"could not write {meta_path}: {exc}") from exc
-                mode = "wb"
-            else:
-                _discard(part)
-                raise DownloadError(f"{url} answered HTTP {status} unexpectedly; try again later")
-            done = _copy_body(response, part, mode, have, total, progress, cancel, url)
-        if total is not None and done < total:
-            raise _Interrupted(f"downloaded {done} bytes of {total} before the connection ended")
-        if total is not None and done > total:
-            _discard(part)
-            raise DownloadError(
-                f"downloaded {done} bytes of {total} from {url}: more than the server announced; "
-                "the partial file was deleted, try again"
-            )
-
-
-def _meta_path(part: Path) -> Path:
-    """The file that records where a partial download came from."""
-    return part.with_name(part.name + ".json")
-
-
-def _partial_state(part: Path, url: str) -> tuple[int, dict[str, Any]]:
-    """Bytes already downloaded from ``url`` and their record; 0 if there is nothing to resume.
-
-    A partial file without a record, or from another URL, is deleted rather than resumed.
-    """
-    if not part.exists():
-        _meta_path(part).unlink(missing_ok=True)
-        return 0, {}
-    try:
-        meta = json.loads(_meta_path(part).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        meta = None
-    if not isinstance(meta, dict) or meta.get("url") != url:
-        log.info("discarding %s: it is not a partial download of %s", part, url)
-        _discard(part)
-        return 0, {}
-    return part.stat().st_size, meta
-
-
-def _copy_body(
-    response: http.client.HTTPResponse | IO[bytes],
-    part: Path,
-    mode: str,
-    have: int,
-    total: int | None,
-    progress: ProgressCallback | None,
-    cancel: threading.Event | None,
-    url: str,
-) -> int:
-    """Append (``"ab"``) or write (``"wb"``) the response body to ``part``; bytes now in it."""
-    done = have
-    try:
-        with part.open(mode) as file:
-            if progress is not None:
-                progress(done, total)
-            while True:
-                if cancel is not None and cancel.is_set():
-                    raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
-                try:
-                    chunk = response.read(CHUNK_SIZE)
-                except (http.client.HTTPException, OSError) as exc:
-                    raise _Interrupted(_reason(exc)) from exc
-                if not chunk:
-                    return done
-                file.write(chunk)
-                done += len(chunk)
-                if progress is not None:
-                    progress(done, total)
-    except OSError as exc:
-        raise DownloadError(
-            f"could not write {part}: {exc}; free some disk space and run the same download "
-            "again to resume"
-        ) from exc
-
-
-def _discard(part: Path) -> None:
-    """Delete a partial download and its record."""
-    part.unlink(missing_ok=True)
-    _meta_path(part).unlink(missing_ok=True)
-
-
-def _check_model_path(path: Path, source: str, fix: str) -> Path:
-    if not path.exists():
-        raise ModelNotFound(f"{source}: {path} does not exist; {fix}")
-    if not is_vosk_model_dir(path):
-        inner = _find_model_dir(path, "") if path.is_dir() else None
-        where = f"did you mean {inner}? " if inner is not None else ""
-        detail = _missing_parts(path) if path.is_dir() else "not a folder"
-        raise ModelError(
-            f"{source}: {path} is not a Vosk model folder ({detail}); {where}give the folder "
-            f"that contains am/ and conf/, or {fix}"
-        )
-    return path
-
-
-def resolve_vosk_model(
-    explicit: str | Path | None = None,
-    store: ModelStore | None = None,
-) -> Path | None:
-    """Find the Vosk model to recognise with.
-
-    Order: ``explicit`` (``--model``: a model folder, or the name of an installed model), the
-    ``DICTATE_VOSK_MODEL`` environment variable (a folder), then the installed models in
-    ``store``, the most accurate catalogue model first, then other models alphabetically.
-
-    Args:
-        explicit: The ``--model`` value, if any.
-        store: Where installed models are looked for; the default store if ``None``.
-
-    Returns:
-        The model folder, or ``None`` if there is no Vosk model: the caller falls back to the
-        bundled PocketSphinx engine.
-
-    Raises:
-        ModelNotFound: ``explicit`` or the variable names something that does not exist.
-        ModelError: ``explicit`` or the variable names a folder that is not a Vosk model.
-    """
-    store = store if store is not None else ModelStore()
-    if explicit is not None:
-        path = Path(explicit).expanduser()
-        if not path.exists() and isinstance(explicit, str) and _NAME_RE.fullmatch(explicit):
-            if is_vosk_model_dir(store.root / explicit):
-                return store.root / explicit
-            raise ModelNotFound(
-                f"Vosk model {explicit} not found: no such folder and no installed model of that "
-                f"name in {store.root}; see `dictate models list`, or download one with "
-                "`dictate models download NAME`"
-            )
-        return _check_model_path(path, "--model", "see `dictate models list`")
-    from_env = os.environ.get(MODEL_ENV)
-    if from_env:
-        return _check_model_path(
-            Path(from_env).expanduser(), f"{MODEL_ENV}={from_env}", "fix or unset the variable"
-        )
-    installed = {model.name: model.path for model in store.installed()}
-    for name in _PREFERENCE:
-        if name in installed:
-            return installed[name]
-    others = sorted(name for name in installed if name not in _PREFERENCE)
-    return installed[others[0]] if others else None

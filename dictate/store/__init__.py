@@ -1,0 +1,1 @@
+"""Speech and punctuation models on disk: catalogue, store, downloads and resolution."""

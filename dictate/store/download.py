@@ -1,0 +1,342 @@
+"""A resumable, cancellable HTTP download of one URL into a ``.part`` file.
+
+:func:`fetch` writes the body to ``NAME.part`` and records where it came from in
+``NAME.part.json`` (the URL, the server's validator and the announced size). After a network
+failure the partial file is kept, and the next attempt, in the same call or a later one, asks for
+the rest with ``Range: bytes=N-`` and ``If-Range``, so a file that changed on the server is sent
+whole again instead of being spliced onto the old bytes. The finished file has exactly the size
+the server announced; checking its content is the caller's job (the store unpacks it with CRC
+checks).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import requests
+import urllib3.exceptions
+
+from dictate import __version__
+from dictate.errors import DownloadCancelled, DownloadError
+
+log = logging.getLogger("dictate.models")
+
+CHUNK_SIZE = 256 * 1024
+"""Bytes read per network read; cancellation and progress are checked once per chunk."""
+
+ProgressCallback = Callable[[int, int | None], None]
+"""``progress(bytes_done, total)``; ``total`` is ``None`` when the server does not say."""
+
+_RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+_CONTENT_RANGE_RE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
+_UNSATISFIED_RANGE_RE = re.compile(r"bytes\s+\*/(\d+)")
+_ENDED_EARLY = "the connection ended early"
+# What a broken connection can raise while the raw body is read: urllib3 wraps socket errors and
+# short bodies in ProtocolError and timeouts in ReadTimeoutError (both its HTTPError); the others
+# are for anything that slips through unwrapped.
+_BODY_ERRORS = (urllib3.exceptions.HTTPError, http.client.HTTPException, OSError)
+
+
+class _Interrupted(Exception):
+    """One download attempt failed in a way worth retrying (resuming where possible)."""
+
+
+def fetch(
+    url: str,
+    part: Path,
+    *,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    retries: int = 3,
+    timeout: float = 30.0,
+    retry_delay: float = 1.0,
+) -> None:
+    """Download ``url`` into ``part``, resuming and retrying after network failures.
+
+    A partial ``part`` left by an earlier call for the same URL is resumed; one from another
+    URL, or without its record, is deleted first. After a network failure the file is kept for
+    a later call to resume.
+
+    Args:
+        url: An ``http://`` or ``https://`` URL.
+        part: Where the body goes; ``part`` with ``.json`` appended records its origin.
+        progress: Called as ``progress(bytes_done, total)`` when an attempt starts and after
+            every chunk, from the calling thread; ``total`` is ``None`` if the server does not
+            announce a size. ``bytes_done`` restarts from 0 if the download has to start over.
+        cancel: When set (from any thread), the download stops at the next chunk or during the
+            wait before a retry, and :class:`DownloadCancelled` is raised; ``part`` is left for
+            the caller to delete or keep.
+        retries: Automatic retries after a network failure or a temporary server error.
+        timeout: Seconds without network activity before an attempt fails.
+        retry_delay: Seconds to wait before the first retry; the wait doubles on each further
+            retry.
+
+    Raises:
+        DownloadError: The server refused, every attempt failed, the body was longer than
+            announced, or ``part`` could not be written.
+        DownloadCancelled: ``cancel`` was set.
+    """
+    failures = 0
+    # Our own retry loop, not urllib3's Retry (requests' adapters retry nothing by default): a
+    # retry there cannot resume a half-read body with a new Range header, and its sleeps
+    # cannot be cancelled.
+    with requests.Session() as session:
+        while True:
+            if cancel is not None and cancel.is_set():
+                raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
+            try:
+                _fetch_once(session, url, part, progress, cancel, timeout)
+                return
+            except _Interrupted as exc:
+                failures += 1
+                if failures > retries:
+                    kept = part.stat().st_size if part.exists() else 0
+                    advice = (
+                        f"{kept} bytes are kept in {part}; run the same download again to resume"
+                        if kept
+                        else "check the internet connection and try again"
+                    )
+                    attempts = "1 attempt" if failures == 1 else f"{failures} attempts"
+                    raise DownloadError(
+                        f"could not download {url} ({attempts}): {exc}; {advice}"
+                    ) from exc
+                delay = retry_delay * 2 ** (failures - 1)
+                log.warning("download of %s interrupted (%s); retrying in %.1f s", url, exc, delay)
+                if cancel is not None:
+                    cancel.wait(delay)
+                elif delay > 0:
+                    time.sleep(delay)
+
+
+def discard(part: Path) -> None:
+    """Delete a partial download and its record."""
+    part.unlink(missing_ok=True)
+    _meta_path(part).unlink(missing_ok=True)
+
+
+def _fetch_once(
+    session: requests.Session,
+    url: str,
+    part: Path,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    timeout: float,
+) -> None:
+    """One HTTP request: resume or start ``part``, and read until the body ends.
+
+    Raises:
+        _Interrupted: A failure worth retrying; ``part`` keeps what was received.
+    """
+    meta_path = _meta_path(part)
+    have, meta = _partial_state(part, url)
+    headers = {"User-Agent": f"dictate/{__version__}", "Accept-Encoding": "identity"}
+    if have:
+        headers["Range"] = f"bytes={have}-"
+        if isinstance(meta.get("validator"), str):
+            headers["If-Range"] = meta["validator"]
+        log.info("resuming download of %s at byte %d", url, have)
+    else:
+        log.info("downloading %s to %s", url, part)
+    try:
+        response = session.get(url, headers=headers, stream=True, timeout=(timeout, timeout))
+    except (requests.RequestException, OSError) as exc:
+        raise _Interrupted(_reason(exc)) from exc
+    with response:
+        status = response.status_code
+        if not 200 <= status < 300:
+            if status == 416 and have:
+                match = _UNSATISFIED_RANGE_RE.fullmatch(response.headers.get("Content-Range", ""))
+                if match and int(match.group(1)) == have:
+                    return  # an earlier call got every byte but stopped before unpacking
+                discard(part)
+                raise _Interrupted(f"the server could not resume at byte {have}")
+            if status in _RETRY_STATUS:
+                raise _Interrupted(f"HTTP {status} {response.reason}")
+            discard(part)
+            raise DownloadError(
+                f"{url} answered HTTP {status} {response.reason}; check the model name "
+                "(`dictate models list`) or the URL"
+            )
+        if status == 206 and have:
+            match = _CONTENT_RANGE_RE.fullmatch(response.headers.get("Content-Range", ""))
+            if match is None or int(match.group(1)) != have:
+                discard(part)
+                raise _Interrupted("the server resumed at the wrong place; starting over")
+            length = _content_length(response.headers)
+            if match.group(3) != "*":
+                total: int | None = int(match.group(3))
+            else:
+                total = have + length if length is not None else None
+            if meta.get("total") is not None and total is not None and meta["total"] != total:
+                discard(part)
+                raise _Interrupted("the file on the server changed; starting over")
+            mode = "ab"
+        elif status == 200:
+            if have:
+                log.info("%s sent the whole file again; starting over", url)
+            have = 0
+            total = _content_length(response.headers)
+            meta = {"url": url, "validator": _validator(response.headers), "total": total}
+            try:
+                meta_path.write_text(json.dumps(meta), encoding="utf-8")
+            except OSError as exc:
+                raise DownloadError(f"could not write {meta_path}: {exc}") from exc
+            mode = "wb"
+        else:
+            discard(part)
+            raise DownloadError(f"{url} answered HTTP {status} unexpectedly; try again later")
+        done = _copy_body(response, part, mode, have, total, progress, cancel, url)
+    if total is not None and done < total:
+        raise _Interrupted(_short_body(done, total))
+    if total is not None and done > total:
+        discard(part)
+        raise DownloadError(
+            f"downloaded {done} bytes of {total} from {url}: more than the server announced; "
+            "the partial file was deleted, try again"
+        )
+
+
+def _meta_path(part: Path) -> Path:
+    """The file that records where a partial download came from."""
+    return part.with_name(part.name + ".json")
+
+
+def _partial_state(part: Path, url: str) -> tuple[int, dict[str, Any]]:
+    """Bytes already downloaded from ``url`` and their record; 0 if there is nothing to resume.
+
+    A partial file without a record, or from another URL, is deleted rather than resumed.
+    """
+    if not part.exists():
+        _meta_path(part).unlink(missing_ok=True)
+        return 0, {}
+    try:
+        meta = json.loads(_meta_path(part).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    if not isinstance(meta, dict) or meta.get("url") != url:
+        log.info("discarding %s: it is not a partial download of %s", part, url)
+        discard(part)
+        return 0, {}
+    return part.stat().st_size, meta
+
+
+def _copy_body(
+    response: requests.Response,
+    part: Path,
+    mode: str,
+    have: int,
+    total: int | None,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    url: str,
+) -> int:
+    """Append (``"ab"``) or write (``"wb"``) the response body to ``part``; bytes now in it.
+
+    The body is read raw, as the bytes on the wire: ``Range`` offsets and ``Content-Length``
+    count those, so nothing may decode them (``iter_content`` would undo a ``Content-Encoding``
+    that a server sent despite ``Accept-Encoding: identity``).
+    """
+    done = have
+    chunks: Iterator[bytes] = response.raw.stream(CHUNK_SIZE, decode_content=False)
+    try:
+        with part.open(mode) as file:
+            if progress is not None:
+                progress(done, total)
+            while True:
+                if cancel is not None and cancel.is_set():
+                    raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
+                try:
+                    chunk = next(chunks, b"")
+                except _BODY_ERRORS as exc:
+                    reason = _reason(exc)
+                    if reason == _ENDED_EARLY and total is not None:
+                        raise _Interrupted(_short_body(done, total)) from exc
+                    received = f"{done} of {total} bytes" if total is not None else f"{done} bytes"
+                    raise _Interrupted(f"{reason} after {received}") from exc
+                if not chunk:
+                    return done
+                file.write(chunk)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+    except OSError as exc:
+        raise DownloadError(
+            f"could not write {part}: {exc}; free some disk space and run the same download "
+            "again to resume"
+        ) from exc
+
+
+def _short_body(done: int, total: int) -> str:
+    """Why an attempt failed when the body ended before its announced size."""
+    return f"downloaded {done} bytes of {total} before the connection ended"
+
+
+def _content_length(headers: Mapping[str, str]) -> int | None:
+    value = headers.get("Content-Length")
+    try:
+        length = int(value) if value is not None else None
+    except ValueError:
+        return None
+    return length if length is not None and length >= 0 else None
+
+
+def _validator(headers: Mapping[str, str]) -> str | None:
+    """What to send as ``If-Range`` when resuming: a strong ETag, else Last-Modified."""
+    etag = headers.get("ETag")
+    if etag and not etag.startswith("W/"):
+        return str(etag)
+    modified = headers.get("Last-Modified")
+    return str(modified) if modified else None
+
+
+def _reason(exc: BaseException) -> str:
+    """A short description of a network error, from the most telling exception in its chain.
+
+    requests wraps urllib3's errors, which wrap the socket's, so the whole chain is searched: a
+    socket error is its own text (``"Connection refused"``, ``"Connection reset by peer"``), else
+    a timeout anywhere is ``"the connection timed out"``, a body cut short ``"the connection
+    ended early"``, anything else its type and message.
+    """
+    chain = list(_causes(exc))
+    # The socket's own error first: urllib3's NewConnectionError (connection refused, unknown
+    # host) is a subclass of its ConnectTimeoutError.
+    for error in chain:
+        if isinstance(error, socket.gaierror):
+            return f"the server's name could not be looked up ({error.strerror})"
+        if isinstance(error, OSError) and not isinstance(error, TimeoutError) and error.strerror:
+            return str(error.strerror)
+    timeouts = (TimeoutError, requests.Timeout, urllib3.exceptions.TimeoutError)
+    if any(isinstance(error, timeouts) for error in chain):
+        return "the connection timed out"
+    broken = (
+        requests.exceptions.ChunkedEncodingError,
+        urllib3.exceptions.ProtocolError,
+        http.client.IncompleteRead,
+    )
+    if any(isinstance(error, broken) for error in chain):
+        return _ENDED_EARLY
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it wraps (arguments, ``reason``, cause, context), once each."""
+    queue = [exc]
+    seen: set[int] = set()
+    while queue:
+        error = queue.pop(0)
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        yield error
+        wrapped = [*error.args, getattr(error, "reason", None), error.__cause__, error.__context__]
+        queue.extend(item for item in wrapped if isinstance(item, BaseException))
