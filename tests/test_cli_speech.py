@@ -192,6 +192,20 @@ def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert sphinx["latency_speech_end_ms_median"] > 450
 
 
+@pytest.mark.slow
+def test_bench_pipeline_does_not_punctuate_korean(
+    capsys: pytest.CaptureFixture[str], korean_vosk_model: Path
+) -> None:
+    """The English punctuator used to run on the Korean model's words in the benchmark."""
+    ko = str(DATA / "ko_phrases.wav")
+    args = ["bench", "pipeline", ko, "--engine", "vosk", "--model", str(korean_vosk_model)]
+    code, out, _ = call([*args, "--runs", "1", "--json"], capsys)
+    assert code == 0
+    vosk = json.loads(out)["engines"]["vosk"]
+    assert vosk["punctuation"].startswith("off: the speech model is Korean")
+    assert vosk["words"] > 0 and vosk["segments"] > 0 and vosk["latency_close_ms_median"] > 0
+
+
 def test_models_download_interrupted_then_resumed(
     zip_server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dictate.asr.engine import Engine
 
 LANGUAGES = {
     "en": "English", "ko": "Korean", "ru": "Russian", "fr": "French", "de": "German",
@@ -59,3 +63,9 @@ def punctuation_mismatch(speech: str | None, punctuation: str) -> str:
         f"{language_name(punctuation)}: the text is shown as recognised, without punctuation "
         "or capitals"
     )
+
+
+def engine_mismatch(engine: Engine, punctuation: str) -> str:
+    """:func:`punctuation_mismatch` for a loaded recogniser; the one check the window, ``dictate
+    transcribe`` and ``dictate bench pipeline`` make before punctuating its words."""
+    return punctuation_mismatch(speech_model_language(engine.name, engine.model_path), punctuation)

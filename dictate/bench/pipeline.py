@@ -45,6 +45,7 @@ def bench_pipeline(
 ) -> dict[str, Any]:
     """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions."""
     from dictate.asr.engine import load_engine
+    from dictate.asr.language import engine_mismatch
     from dictate.audio.capture import FileSource
     from dictate.punctuation.decoder import make_punctuator
     from dictate.punctuation.model import load_punctuation_model
@@ -54,20 +55,23 @@ def bench_pipeline(
     results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
     for name in engines:
         engine = load_engine(name, model if name == "vosk" else None)
+        # Never punctuate another language's words (periods inside Korean words).
+        off = engine_mismatch(engine, punctuation_model.config.language)
+
+        def punctuator(off: str = off) -> Any:
+            return None if off else make_punctuator(punctuation_model)
+
         times = []
         words = 0
         for _ in range(runs):
-            elapsed, events = _timed_run(
-                engine, make_punctuator(punctuation_model), FileSource(audio)
-            )
+            elapsed, events = _timed_run(engine, punctuator(), FileSource(audio))
             times.append(elapsed)
             words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
-        _, live = _timed_run(
-            engine, make_punctuator(punctuation_model), FileSource(audio, realtime=True)
-        )
+        _, live = _timed_run(engine, punctuator(), FileSource(audio, realtime=True))
         lat = _latencies(live)
         results["engines"][name] = {
             "label": engine.label,
+            "punctuation": f"off: {off}" if off else "on",
             "words": words,
             "rtf_runs": [round(t / duration, 4) for t in times],
             "rtf_median": round(statistics.median(times) / duration, 4),

@@ -59,6 +59,8 @@ def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
             f"after end of speech: median {r['latency_speech_end_ms_median']} ms "
             f"({r['segments']} segments, real-time feed)\n"
         )
+        if r["punctuation"] != "on":
+            stdout.write(f"  punctuation {r['punctuation']}\n")
     return 0
 
 

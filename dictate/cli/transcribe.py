@@ -43,12 +43,10 @@ def cmd_transcribe(
     seg_options = segmenter_options(args)
     engine = engine_for(args, args.engine, err)
     punctuator = punctuator_for(args, options)
-    from dictate.asr.language import punctuation_mismatch, speech_model_language
+    from dictate.asr.language import engine_mismatch
 
     config = getattr(punctuator.tagger, "config", None)
-    off = punctuation_mismatch(
-        speech_model_language(engine.name, engine.model_path), getattr(config, "language", "en")
-    )
+    off = engine_mismatch(engine, getattr(config, "language", "en"))
     if off:
         err.write(f"dictate: note: punctuation is off: {off}\n")
         punctuator = None

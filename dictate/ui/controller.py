@@ -119,7 +119,7 @@ class DictationController(QObject):
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s``, built once and reused across runs."""
         from dictate.asr.engine import load_engine
-        from dictate.asr.language import punctuation_mismatch, speech_model_language
+        from dictate.asr.language import engine_mismatch
         from dictate.asr.segmenter import SegmenterOptions
         from dictate.punctuation.decoder import StreamingOptions, make_punctuator
         from dictate.punctuation.model import load_punctuation_model
@@ -140,9 +140,7 @@ class DictationController(QObject):
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
-        off = punctuation_mismatch(
-            speech_model_language(engine.name, engine.model_path), model.config.language
-        )
+        off = engine_mismatch(engine, model.config.language)
         punctuator = (
             None
             if off
