@@ -1,6 +1,6 @@
-"""The ``dictate`` command: one module per subcommand (punctuate, eval, bench, transcribe,
-devices, models), each registering its parser with ``set_defaults(func=...)``; shared options
-and loaders are in :mod:`dictate.cli.common`.
+"""The ``dictate`` command: one module per subcommand (punctuate, normalize, eval, bench,
+transcribe, devices, models), each registering its parser with ``set_defaults(func=...)``;
+shared options and loaders are in :mod:`dictate.cli.common`.
 
 Exit status: 0 on success, 2 on bad input or a missing or broken model (one line on stderr,
 no traceback), 1 on an unexpected internal error, 130 when interrupted. :func:`main` is the one
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from dictate import __version__
-from dictate.cli import bench, devices, evaluate, models, punctuate, transcribe
+from dictate.cli import bench, devices, evaluate, models, normalize, punctuate, transcribe
 from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
 from dictate.errors import DictateError, InputError
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the app offscreen on the bundled sample recording; exit 0 if the text appears",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (punctuate, evaluate, bench, transcribe, devices, models):
+    for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models):
         module.register(commands)
     return parser
 
