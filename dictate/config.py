@@ -51,6 +51,12 @@ class Settings:
     font_size: int = 13
     first_run_done: bool = False
     """The first-start model dialog was answered."""
+    written_forms: bool = True
+    """Write numbers, dates, money and times as people write them ("$25", "9:30 a.m.")."""
+    voice_commands: bool = True
+    """Carry out voice commands and spoken punctuation ("new paragraph", "comma")."""
+    replacements: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    """The user's spoken -> written replacements: ``{"spoken": ..., "written": ...}`` each."""
     problems: list[str] = dataclasses.field(
         default_factory=list, repr=False, compare=False, metadata={"saved": False}
     )
@@ -66,6 +72,11 @@ class Settings:
             if f.name not in data or not f.metadata.get("saved", True):
                 continue
             value = data[f.name]
+            if f.name == "replacements" and isinstance(value, list):
+                # One bad entry costs only itself.
+                good = [r for r in value if _replacement(r)]
+                settings.problems += [f"replacements ({r!r})" for r in value if not _replacement(r)]
+                value = good
             if _VALID[f.name](value):
                 setattr(settings, f.name, float(value) if f.name == "max_segment_s" else value)
             else:
@@ -108,7 +119,22 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "font_family": _text_or_none,
     "font_size": _int_in(6, 72),
     "first_run_done": lambda v: isinstance(v, bool),
+    "written_forms": lambda v: isinstance(v, bool),
+    "voice_commands": lambda v: isinstance(v, bool),
+    "replacements": lambda v: isinstance(v, list) and all(_replacement(r) for r in v),
 }
+
+
+def _replacement(r: Any) -> bool:
+    """A valid replacement entry: a non-blank spoken phrase and a written text."""
+    return (
+        isinstance(r, dict)
+        and isinstance(r.get("spoken"), str)
+        and isinstance(r.get("written"), str)
+        and bool(r["spoken"].strip())
+        and len(r["spoken"]) <= 200
+        and len(r["written"]) <= 1000
+    )
 
 
 def load_settings(path: Path | None = None) -> Settings:

@@ -55,6 +55,8 @@ class Segment(Event):
     end: float
     reason: str
     words: list[Word]
+    pauses: list[list[float]] | None = None
+    """Silences inside the segment, [start, end] each (where voice commands can be)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class Pending(Event):
 
     segment: int
     text: str
+    spoken: str | None = None
+    """The same words before written forms and replacements ("twenty five dollars" where
+    ``text`` says "$25"); None when they are the same."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,30 @@ class Finalized(Event):
     """The pending words once these sentences are taken out (the :class:`Pending` event that
     follows says the same): the window journals both in one record, so a crash between the two
     events can never repeat words. None if not known."""
+    spoken: list[str] | None = None
+    """The sentences before written forms and replacements; None when they are the same."""
 
     @property
     def text(self) -> str:
         return " ".join(self.sentences)
+
+
+@dataclass(frozen=True)
+class Command(Event):
+    """A voice command the user said (see :mod:`dictate.commands`), to carry out in order.
+
+    Spoken punctuation and "cap" never appear here: the punctuator applies them. The pipeline
+    has already done its part: for "new_line"/"new_paragraph" the pending sentence is
+    finalized (a :class:`Finalized` event came first); for "scratch" the punctuator dropped its
+    pending words (``target`` "pending") or had none (``target`` "sentence": remove the last
+    dictated sentence); "stop" stops the pipeline.
+    """
+
+    segment: int
+    kind: str
+    """"new_line", "new_paragraph", "scratch", "undo" or "stop"."""
+    spoken: str
+    target: str = ""
 
 
 @dataclass(frozen=True)

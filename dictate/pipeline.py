@@ -4,8 +4,9 @@ Two worker threads in this process:
 
 * the **audio thread** reads the source, measures the level, runs the VAD segmenter and feeds
   the recogniser, emitting partial words as they change;
-* the **punctuation thread** takes each finished segment's words and runs the
-  :class:`StreamingPunctuator` (ONNX Runtime), emitting finalized sentences and the pending text.
+* the **punctuation thread** takes each finished segment's words through the
+  :class:`~dictate.dictation.TextStage`: voice commands, the :class:`StreamingPunctuator` (ONNX
+  Runtime) and written forms, emitting finalized sentences, the pending text and commands.
 
 They are joined by an unbounded queue of segments (a segment is a few dozen words), so a slow
 punctuator never stalls audio capture. :meth:`Pipeline.stop` stops the source; what it had
@@ -25,11 +26,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from dictate.asr.engine import Engine
+from dictate.asr.engine import Engine, Word
 from dictate.asr.segmenter import (
     SegmentAudio,
     SegmentEnded,
@@ -40,8 +41,10 @@ from dictate.asr.segmenter import (
 from dictate.audio import SAMPLE_RATE
 from dictate.audio.capture import AudioSource
 from dictate.audio.resample import level_dbfs
+from dictate.dictation import Punctuator, TextStage
 from dictate.errors import DictateError
 from dictate.events import (
+    Command,
     Error,
     Event,
     Finalized,
@@ -52,10 +55,9 @@ from dictate.events import (
     Segment,
     SpeechStart,
 )
-from dictate.punctuation.decoder import Update
 
 __all__ = [
-    "Error", "Event", "Finalized", "Finished", "Level", "Partial", "Pending", "Pipeline",
+    "Command", "Error", "Event", "Finalized", "Finished", "Level", "Partial", "Pending", "Pipeline",
     "Punctuator", "Segment", "SpeechStart", "final_text",
 ]  # fmt: skip
 
@@ -65,21 +67,12 @@ LEVEL_INTERVAL = 0.1
 """Seconds of audio between two :class:`Level` events."""
 
 
-class Punctuator(Protocol):
-    """StreamingPunctuator or SegmentPunctuator."""
-
-    def feed(self, words: list[str]) -> Update: ...
-
-    def flush(self) -> Update: ...
-
-    def reset(self) -> None: ...
-
-
 @dataclass
 class _Job:
     segment: int
-    words: list[str]
+    words: list[Word]
     ended_at: float = field(default=0.0)
+    pauses: tuple[tuple[float, float], ...] = ()
 
 
 _END = None  # the audio thread's last job
@@ -94,6 +87,9 @@ class Pipeline:
         on_event: Called with every event, from the worker threads.
         segmenter_options: VAD thresholds and durations.
         vad: A replacement for Silero (for tests of timing logic only).
+        commands: Recognise voice commands and spoken punctuation (:mod:`dictate.commands`).
+        writer: Turns punctuated text into its written form (numbers, dates, replacements);
+            applied to every finalized sentence and the pending text. None: as punctuated.
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -106,9 +102,20 @@ class Pipeline:
         on_event: Callable[[Event], None],
         segmenter_options: SegmenterOptions | None = None,
         vad: Callable[[Any], float] | None = None,
+        *,
+        commands: bool = False,
+        writer: Callable[[str], str] | None = None,
     ) -> None:
         self.engine = engine
         self.punctuator = punctuator
+        self.text = TextStage(
+            punctuator,
+            self._emit,
+            commands=commands,
+            writer=writer,
+            now=self._now,
+            on_stop=self.stop,
+        )
         self.on_event = on_event
         self.segmenter = Segmenter(segmenter_options, vad)
         self._recognizer = engine.recognizer()
@@ -121,7 +128,6 @@ class Pipeline:
         self._finished.set()
         self._segments = 0
         self._need_start = False
-        self._raw_mode = False
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
 
@@ -225,9 +231,17 @@ class Pipeline:
     def _finish_segment(self, event: SegmentEnded) -> None:
         words = self._recognizer.finish()
         self._emit(
-            Segment(self._now(), self._segments, event.start, event.end, event.reason, words)
+            Segment(
+                self._now(),
+                self._segments,
+                event.start,
+                event.end,
+                event.reason,
+                words,
+                [list(p) for p in event.pauses],
+            )
         )
-        self._jobs.put(_Job(self._segments, [w.text for w in words], self._now()))
+        self._jobs.put(_Job(self._segments, list(words), self._now(), event.pauses))
 
     def _punct_loop(self) -> None:
         try:
@@ -235,66 +249,13 @@ class Pipeline:
                 job = self._jobs.get()
                 if job is _END:
                     break
-                self._punctuate(job)
-            self._flush_punctuator()
+                self.text.segment(job.segment, job.words, job.pauses)
+            self.text.finish(self._segments)
         finally:
             source = self._source
             dropped = getattr(source, "dropped_blocks", 0) if source is not None else 0
             self._emit(Finished(self._now(), self._end_reason, self._audio_seconds, dropped))
             self._finished.set()
-
-    def _punctuate(self, job: _Job) -> None:
-        if not job.words:
-            return
-        if self.punctuator is None or self._raw_mode:
-            self._emit(Finalized(self._now(), job.segment, [" ".join(job.words)], False, ""))
-            return
-        try:
-            update = self.punctuator.feed(job.words)
-        except Exception as exc:
-            self._punctuator_failed(exc, job)
-            return
-        self._emit_update(update, job.segment)
-
-    def _emit_update(self, update: Update, segment: int) -> None:
-        if update.finalized:
-            sentences = [s.text for s in update.finalized]
-            self._emit(Finalized(self._now(), segment, sentences, True, update.pending_text))
-        self._emit(Pending(self._now(), segment, update.pending_text))
-
-    def _punctuator_failed(self, exc: Exception, job: _Job) -> None:
-        """Keep the words: emit the pending ones and this segment's raw, then go on raw."""
-        log.exception("punctuator failed")
-        assert self.punctuator is not None
-        self._raw_mode = True
-        self._emit(
-            Error(
-                self._now(),
-                f"punctuation failed ({exc}); dictation goes on without punctuation",
-                fatal=False,
-            )
-        )
-        pending = getattr(self.punctuator, "pending", None)
-        held = list(pending.words) if pending is not None else []
-        if held or job.words:
-            text = " ".join([*held, *job.words])
-            self._emit(Finalized(self._now(), job.segment, [text], False, ""))
-        self._emit(Pending(self._now(), job.segment, ""))
-
-    def _flush_punctuator(self) -> None:
-        if self.punctuator is None or self._raw_mode:
-            self._raw_mode = False
-            if self.punctuator is not None:
-                self.punctuator.reset()
-            return
-        try:
-            update = self.punctuator.flush()
-        except Exception as exc:
-            self._punctuator_failed(exc, _Job(self._segments, []))
-            self.punctuator.reset()
-            self._raw_mode = False
-            return
-        self._emit_update(update, self._segments)
 
 
 def final_text(events: list[Event]) -> str:

@@ -64,6 +64,28 @@ def test_transcribe_flac_and_ogg(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 @pytest.mark.slow
+def test_voice_commands_from_real_speech(capsys: pytest.CaptureFixture[str]) -> None:
+    """flite speech through the VAD, PocketSphinx, the commands and the punctuator: "question
+    mark" after a 0.35 s pause inside a segment, "next paragraph", "exclamation mark" and "stop
+    dictating" as segments of their own."""
+    audio = str(DATA / "en_commands.wav")
+    code, out, _ = call(["transcribe", audio, "--engine", "sphinx"], capsys)
+    assert code == 0
+    first, second = out.strip("\n").split("\n\n")
+    assert first.startswith("We finish") and "time?" in first
+    assert second == "Thank you very much!"
+    for word in ("question", "mark", "paragraph", "exclamation", "stop", "dictating"):
+        assert word not in out.lower()
+    code, out, _ = call(["transcribe", audio, "--engine", "sphinx", "--json"], capsys)
+    events = [json.loads(line) for line in out.splitlines()]
+    said = [e["kind"] for e in events if e["event"] == "command"]
+    assert said == ["new_paragraph", "stop"]
+    assert any(e["event"] == "segment" and e["pauses"] for e in events)
+    code, out, _ = call(["transcribe", audio, "--engine", "sphinx", "--no-commands"], capsys)
+    assert "question mark" in out.lower() and "stop dictating" in out.lower()
+
+
+@pytest.mark.slow
 def test_transcribe_json_events(
     capsys: pytest.CaptureFixture[str], korean_vosk_model: Path
 ) -> None:

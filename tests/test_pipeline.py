@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,14 +165,20 @@ class BrokenPunctuator:
     def pending(self):  # type: ignore[no-untyped-def]
         return self.inner.pending
 
-    def feed(self, words: list[str]) -> Update:
+    def feed(self, words: list[str], cases: list[str | None] | None = None) -> Update:
         self.calls += 1
         if self.calls > 1:
             raise RuntimeError("ONNX Runtime: out of memory")
-        return self.inner.feed(words)
+        return self.inner.feed(words, cases)
 
-    def flush(self) -> Update:
-        return self.inner.flush()
+    def mark(self, mark: str) -> Update:
+        return self.inner.mark(mark)
+
+    def flush(self, close: bool = True) -> Update:
+        return self.inner.flush(close)
+
+    def drop_pending(self) -> Any:
+        return self.inner.drop_pending()
 
     def reset(self) -> None:
         self.inner.reset()

@@ -49,6 +49,9 @@ class SegmentEnded:
     end: float
     reason: str
     """"silence", "max_length" or "end_of_audio"."""
+    pauses: tuple[tuple[float, float], ...] = ()
+    """Silences inside the segment (start, end), shorter than the one that ends a segment:
+    where the speaker paused. Voice commands are recognised where they are set apart by one."""
 
 
 SegmenterEvent = SpeechStarted | SegmentAudio | SegmentEnded
@@ -112,6 +115,7 @@ class Segmenter:
         self._start: float | None = None
         self._speech_end = 0.0
         self._silence = 0.0
+        self._pauses: list[tuple[float, float]] = []
 
     @property
     def in_speech(self) -> bool:
@@ -153,6 +157,8 @@ class Segmenter:
             return
         events.append(SegmentAudio(chunk, begin))
         if probability >= opts.threshold - 0.15:
+            if self._silence > 0:
+                self._pauses.append((self._speech_end, begin))
             self._silence = 0.0
             self._speech_end = end
         else:
@@ -165,9 +171,10 @@ class Segmenter:
     def _close(self, reason: str, events: list[SegmenterEvent]) -> None:
         assert self._start is not None
         end = self._speech_end if reason == "silence" else self._position / SAMPLE_RATE
-        events.append(SegmentEnded(self._start, end, reason))
+        events.append(SegmentEnded(self._start, end, reason, tuple(self._pauses)))
         self._start = None
         self._silence = 0.0
+        self._pauses = []
 
     def flush(self) -> list[SegmenterEvent]:
         """End of audio: deliver the remainder and close an open segment."""
@@ -191,6 +198,7 @@ class Segmenter:
         self._preroll.clear()
         self._start = None
         self._silence = 0.0
+        self._pauses = []
         reset = getattr(self._vad, "reset", None)
         if reset is not None:
             reset()

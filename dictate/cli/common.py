@@ -73,6 +73,44 @@ def add_decoder_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_writing_args(parser: argparse.ArgumentParser, *, default_on: bool) -> None:
+    """Written forms and voice commands: on by default (``--no-written``, ``--no-commands``)
+    where the app dictates, off by default (``--written``, ``--commands``) for ``punctuate``."""
+    if default_on:
+        parser.add_argument(
+            "--no-written",
+            dest="written",
+            action="store_false",
+            help="keep numbers, dates and money as spoken words",
+        )
+        parser.add_argument(
+            "--no-commands",
+            dest="commands",
+            action="store_false",
+            help="take voice commands and spoken punctuation as ordinary words",
+        )
+    else:
+        parser.add_argument(
+            "--written",
+            action="store_true",
+            help="write numbers, dates, money, times as people write them ($25, 9:30 a.m.)",
+        )
+        parser.add_argument(
+            "--commands",
+            action="store_true",
+            help="carry out voice commands and spoken punctuation that are a line of their own",
+        )
+
+
+def writer_for(args: argparse.Namespace) -> Any:
+    """The written-forms function for ``--written``/``--no-written`` and the user's
+    replacements from the settings file; None when neither applies."""
+    from dictate.config import load_settings
+    from dictate.writing.writer import make_writer
+
+    return make_writer(args.written, load_settings().replacements)
+
+
 class Parser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit status 2, like every other bad input."""
 

@@ -11,6 +11,7 @@ from dictate.cli.common import (
     Streams,
     add_decoder_args,
     add_model_args,
+    add_writing_args,
     decoder_options,
     load_model,
 )
@@ -62,25 +63,42 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 
 
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
+    from dictate.dictation import TextStage
+    from dictate.editing.replay import EventDocument
+    from dictate.events import Event, Finalized
     from dictate.punctuation.decoder import make_punctuator
+    from dictate.writing.writer import make_writer
 
     options = decoder_options(args)
     punctuator = make_punctuator(load_model(args), args.mode, options)
     written = False
+    # With voice commands the text is printed at the end: "scratch that" and "undo that" can
+    # take back what was dictated. Without them each sentence is printed as soon as it is final.
+    document = EventDocument() if args.commands else None
 
-    def emit(text: str) -> None:
+    def emit(event: Event) -> None:
         nonlocal written
-        if text:
-            stdout.write((" " if written else "") + text)
+        if document is not None:
+            document.apply(event)
+        elif isinstance(event, Finalized) and event.text:
+            stdout.write((" " if written else "") + event.text)
             stdout.flush()  # a live pipe sees each sentence as soon as it is final
             written = True
 
+    # Written forms only: the settings' replacements are the window's and `transcribe`'s, and
+    # would make this command's output depend on the machine.
+    writer = make_writer(True) if args.written else None
+    stage = TextStage(punctuator, emit, commands=args.commands, writer=writer)
+    number = 0
     try:
-        for words in _stdin_segments(stdin):
-            emit(punctuator.feed(words).finalized_text)
+        for number, words in enumerate(_stdin_segments(stdin), start=1):
+            stage.segment(number, words)
     finally:
         # Bad input further down must not swallow what was already read.
-        emit(punctuator.flush().finalized_text)
+        stage.finish(number)
+        if document is not None and document.text.strip("\n"):
+            stdout.write(document.text.strip("\n"))
+            written = True
         if written:
             stdout.write("\n")
             stdout.flush()
@@ -93,11 +111,15 @@ def register(commands: Any) -> None:
         help="punctuate ASR segments from stdin (one per line)",
         description="Read one recogniser segment per line on stdin, write the punctuated, "
         "capitalised text to stdout. Punctuation in the input is stripped; empty lines are "
-        "ignored.",
+        "ignored. --written writes numbers, dates and money as people write them; --commands "
+        'carries out a voice command or spoken punctuation that is a line of its own ("new '
+        'paragraph", "comma", "scratch that"), writing a line break as a line break and '
+        "a paragraph break as an empty line.",
     )
     punctuate.add_argument("--mode", choices=("streaming", "baseline"), default="streaming")
     add_model_args(punctuate)
     add_decoder_args(punctuate)
+    add_writing_args(punctuate, default_on=False)
     punctuate.set_defaults(func=run)
 
 

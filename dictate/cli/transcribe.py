@@ -12,11 +12,13 @@ from dictate.cli.common import (
     Streams,
     add_decoder_args,
     add_speech_args,
+    add_writing_args,
     bounded,
     decoder_options,
     engine_for,
     punctuator_for,
     segmenter_options,
+    writer_for,
 )
 from dictate.errors import InputError
 
@@ -25,6 +27,7 @@ def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
     from dictate.audio.capture import FileSource, MicrophoneSource
+    from dictate.editing.replay import EventDocument
     from dictate.events import Error, Event, Finalized, Level
     from dictate.pipeline import Pipeline
 
@@ -50,6 +53,11 @@ def cmd_transcribe(
     if off:
         err.write(f"dictate: note: punctuation is off: {off}\n")
         punctuator = None
+    # Written forms and voice commands are English; with punctuation off for another
+    # language they stay off too.
+    commands = args.commands and not off
+    writer = None if off else writer_for(args)
+    document = EventDocument() if commands and not args.json else None
 
     lock = threading.Lock()
     written = False
@@ -74,12 +82,16 @@ def cmd_transcribe(
                 if not isinstance(event, Level):
                     stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
                     stdout.flush()
+            elif document is not None:
+                # "scratch that" and "undo that" can take back dictated text: the document is
+                # printed whole at the end.
+                document.apply(event)
             elif isinstance(event, Finalized) and event.text:
                 stdout.write((" " if written else "") + event.text)
                 stdout.flush()
                 written = True
 
-    pipeline = Pipeline(engine, punctuator, on_event, seg_options)
+    pipeline = Pipeline(engine, punctuator, on_event, seg_options, commands=commands, writer=writer)
     pipeline.start(source)
     if args.mic:
         err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
@@ -94,6 +106,9 @@ def cmd_transcribe(
             pass
     if broken.is_set():
         raise BrokenPipeError
+    if document is not None and document.text.strip():
+        stdout.write(document.text.strip("\n"))
+        written = True
     if written:
         stdout.write("\n")
         stdout.flush()
@@ -109,7 +124,10 @@ def register(commands: Any) -> None:
         help="recognise and punctuate an audio file or the microphone",
         description="Print the punctuated text of AUDIO (WAV, FLAC, OGG or MP3; any rate, channels "
         "and sample width) or, with --mic, of the microphone until --duration or Ctrl+C. --json "
-        "prints the pipeline's events (JSON Lines, with times) instead.",
+        "prints the pipeline's events (JSON Lines, with times) instead. Numbers, dates and money "
+        'are written as such and voice commands ("new paragraph", "scratch that", '
+        '"comma", ...) are carried out; since a command can take back dictated text, the '
+        "text is printed when the run ends (with --no-commands, each sentence as it is final).",
     )
     transcribe.add_argument("audio", nargs="?", metavar="AUDIO", help="WAV, FLAC, OGG or MP3 file")
     transcribe.add_argument("--mic", action="store_true", help="listen to the microphone")
@@ -128,6 +146,7 @@ def register(commands: Any) -> None:
     transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
     add_speech_args(transcribe)
     add_decoder_args(transcribe)
+    add_writing_args(transcribe, default_on=True)
     transcribe.set_defaults(func=run)
 
 

@@ -362,12 +362,24 @@ class DictationBuffer:
         """The span of the last dictated sentence still intact in the text, or None."""
         return (self._dictated[-1][0], self._dictated[-1][1]) if self._dictated else None
 
-    def scratch(self) -> str:
+    def scratch(self, what: str = "auto") -> str:
         """Remove the pending words if any ("pending"), else the last dictated sentence still
-        intact ("sentence", one undoable step); "" if there was nothing to remove."""
-        if self.pending or self.partial:
-            self.clear_dictation()
-            return "pending"
+        intact ("sentence", one undoable step); "" if there was nothing to remove.
+
+        Args:
+            what: "auto" decides as above; "pending" or "sentence" is what the pipeline
+                decided ("scratch that" while its punctuator held pending words or not), so
+                partial words of the next segment never make it remove the wrong thing.
+        """
+        if what not in ("auto", "pending", "sentence"):
+            raise ValueError(f"what must be auto, pending or sentence, not {what!r}")
+        if what == "pending" or (what == "auto" and (self.pending or self.partial)):
+            had = bool(self.pending or (what == "auto" and self.partial))
+            if what == "auto":
+                self.clear_dictation()
+            else:
+                self.set_pending("")
+            return "pending" if had else ""
         span = self.last_dictated
         if span is None:
             return ""

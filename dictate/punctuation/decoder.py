@@ -21,6 +21,9 @@ from typing import Protocol
 import numpy as np
 
 from dictate.punctuation.labels import (
+    CAPITALIZED,
+    LOWER,
+    MARK_TAG,
     PERIOD,
     PERIOD_INDEX,
     QUESTION,
@@ -53,16 +56,20 @@ class Span:
         words: The words as fed to the decoder.
         tags: Punctuation tag of each word.
         cased: Each word as displayed (casing applied, no punctuation).
+        before: Marks said before each word (opening quotes, parentheses), or () for none.
+        after: Marks said after each word, in spoken order, or () for none.
     """
 
     words: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     cased: tuple[str, ...] = ()
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
         """Display text with punctuation."""
-        return join_text(self.cased, self.tags)
+        return join_text(self.cased, self.tags, self.before, self.after)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -130,27 +137,72 @@ def _end_tag(probs: FloatArray) -> str:
     return QUESTION if probs[QUESTION_INDEX] > probs[PERIOD_INDEX] else PERIOD
 
 
-def _spans(words: Sequence[str], tags: Sequence[str], cased: Sequence[str]) -> list[Span]:
+def _span(
+    words: Sequence[str],
+    tags: Sequence[str],
+    cased: Sequence[str],
+    forced: Sequence[_Forced | None] = (),
+) -> Span:
+    """A span of words; the user's marks are kept only where there are any."""
+    marked = any(f is not None and (f.before or f.after) for f in forced)
+    return Span(
+        tuple(words),
+        tuple(tags),
+        tuple(cased),
+        tuple(f.before if f else "" for f in forced) if marked else (),
+        tuple(f.after if f else "" for f in forced) if marked else (),
+    )
+
+
+def _spans(
+    words: Sequence[str],
+    tags: Sequence[str],
+    cased: Sequence[str],
+    forced: Sequence[_Forced | None] = (),
+) -> list[Span]:
     """Split words at every sentence end; the last span may be unterminated."""
     spans: list[Span] = []
     start = 0
     for i, tag in enumerate(tags):
         if tag in SENTENCE_END:
             spans.append(
-                Span(
-                    tuple(words[start : i + 1]),
-                    tuple(tags[start : i + 1]),
-                    tuple(cased[start : i + 1]),
+                _span(
+                    words[start : i + 1],
+                    tags[start : i + 1],
+                    cased[start : i + 1],
+                    forced[start : i + 1],
                 )
             )
             start = i + 1
     if start < len(words):
-        spans.append(Span(tuple(words[start:]), tuple(tags[start:]), tuple(cased[start:])))
+        spans.append(_span(words[start:], tags[start:], cased[start:], forced[start:]))
     return spans
+
+
+@dataclass
+class _Forced:
+    """What the user said about one pending word (spoken punctuation, "cap")."""
+
+    tag: str | None = None
+    """Punctuation tag that overrides the model's."""
+    case: str | None = None
+    """Casing tag that overrides the model's."""
+    before: str = ""
+    after: str = ""
 
 
 def _clean(words: Iterable[str]) -> list[str]:
     return [w for w in (w.strip() for w in words) if w]
+
+
+def _clean_cased(
+    words: Sequence[str], cases: Sequence[str | None] | None
+) -> tuple[list[str], list[str | None] | None]:
+    """The words without empty ones, and their forced casing (None: no word has one)."""
+    if cases is None:
+        return _clean(words), None
+    kept = [(w.strip(), c) for w, c in zip(words, cases, strict=True) if w.strip()]
+    return [w for w, _ in kept], [c for _, c in kept]
 
 
 class StreamingPunctuator:
@@ -158,6 +210,10 @@ class StreamingPunctuator:
 
     Thread-safe: calls are serialised by a lock, so it can be driven from a worker thread while
     another thread reads nothing but the returned :class:`Update` objects.
+
+    Spoken punctuation (:meth:`mark`) and forced casing (``cases`` in :meth:`feed`) override
+    the model at their word; a spoken sentence end is trusted at once, without waiting for the
+    next sentence.
 
     Args:
         tagger: The punctuation model (or any :class:`Tagger`).
@@ -169,6 +225,8 @@ class StreamingPunctuator:
         self.options = options or StreamingOptions()
         self._left: deque[str] = deque(maxlen=self.options.left_context_words)
         self._pending: list[str] = []
+        self._forced: list[_Forced | None] = []
+        self._open = ""  # opening marks said before the next word
         self._pending_span = EMPTY_SPAN
         self._lock = threading.Lock()
 
@@ -177,16 +235,17 @@ class StreamingPunctuator:
         """The pending words as last punctuated."""
         return self._pending_span
 
-    def feed(self, words: Sequence[str]) -> Update:
+    def feed(self, words: Sequence[str], cases: Sequence[str | None] | None = None) -> Update:
         """Add one recogniser segment.
 
         Args:
             words: The segment's words (empty strings are ignored).
+            cases: A casing tag per word that overrides the model's ("cap john"), or None.
 
         Returns:
             Sentences finalized by this segment and the new pending text.
         """
-        words = _clean(words)
+        words, cases = _clean_cased(words, cases)
         finalized: list[Span] = []
         with self._lock:
             if not words:
@@ -196,21 +255,63 @@ class StreamingPunctuator:
             piece = max(1, self.options.max_pending_words // 2)
             step = len(words) if len(words) <= self.options.max_pending_words else piece
             for start in range(0, len(words), step):
-                self._pending.extend(words[start : start + step])
+                chunk = words[start : start + step]
+                self._pending.extend(chunk)
+                for i in range(start, start + len(chunk)):
+                    case = cases[i] if cases is not None else None
+                    forced = _Forced(case=case) if case else None
+                    if self._open:
+                        forced = forced or _Forced()
+                        forced.before, self._open = self._open, ""
+                    self._forced.append(forced)
                 finalized.extend(self._decode(final=False))
             return Update(tuple(finalized), self._pending_span)
 
-    def flush(self) -> Update:
-        """Finalize everything pending (dictation stopped); the last word closes a sentence."""
+    def mark(self, mark: str) -> Update:
+        """The user said a punctuation mark ("comma", "period", "open quote", ...).
+
+        A punctuation mark replaces the model's at the last pending word; a sentence end
+        finalizes the sentence at once. An opening quote or parenthesis goes before the next
+        word, a closing one after the last pending word. A mark with no pending word to attach
+        to is ignored (the sentences before are final and never change).
+        """
         with self._lock:
-            finalized = self._decode(final=True) if self._pending else []
+            if mark in ("\u201c", "("):
+                self._open += mark
+                return Update((), self._pending_span)
+            if not self._pending:
+                return Update((), self._pending_span)
+            forced = self._forced[-1] or _Forced()
+            self._forced[-1] = forced
+            forced.after += mark
+            if mark in MARK_TAG:
+                forced.tag = MARK_TAG[mark]
+            return Update(tuple(self._decode(final=False)), self._pending_span)
+
+    def flush(self, close: bool = True) -> Update:
+        """Finalize everything pending (dictation stopped, or a line break was said).
+
+        Args:
+            close: End the last sentence with a mark if it has none (a line break does not).
+        """
+        with self._lock:
+            finalized = self._decode(final=True, close=close) if self._pending else []
+            self._open = ""
             return Update(tuple(finalized), EMPTY_SPAN)
+
+    def drop_pending(self) -> Span:
+        """Forget the pending words ("scratch that"), keeping the left context; returns them."""
+        with self._lock:
+            dropped = self._pending_span
+            self._pending, self._forced, self._open = [], [], ""
+            self._pending_span = EMPTY_SPAN
+            return dropped
 
     def reset(self) -> None:
         """Forget the left context and drop pending words; :meth:`flush` first keeps them."""
         with self._lock:
             self._left.clear()
-            self._pending = []
+            self._pending, self._forced, self._open = [], [], ""
             self._pending_span = EMPTY_SPAN
 
     def _over_cap(self, left: list[str], pending: list[str], cut: int) -> bool:
@@ -225,31 +326,61 @@ class StreamingPunctuator:
         next_left = (left + pending[:cut])[-keep:] if keep else []
         return self.tagger.count_tokens(next_left + rest) > self.tagger.window_tokens
 
-    def _decode(self, *, final: bool) -> list[Span]:
+    def _decode(self, *, final: bool, close: bool = True) -> list[Span]:
         """Tag the window, choose where to cut, move finalized sentences out of pending."""
         left = list(self._left)
         pending = self._pending
+        forced = self._forced
         n = len(pending)
         tagging = self.tagger.tag(left + pending).slice(len(left), len(left) + n)
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
         case_tags = tagging.case_tags()
+        for j, f in enumerate(forced):
+            if f is None:
+                continue
+            if f.tag is not None:
+                after = forced[j + 1] if j + 1 < n else None
+                if (
+                    tags[j] in SENTENCE_END
+                    and f.tag not in SENTENCE_END
+                    and case_tags is not None
+                    and j + 1 < n
+                    and case_tags[j + 1] == CAPITALIZED
+                    and (after is None or after.case is None)
+                ):
+                    # The model ended a sentence here and capitalised the next word for it; the
+                    # user said a comma (colon, semicolon) instead, so no sentence starts there.
+                    case_tags[j + 1] = LOWER
+                tags[j] = f.tag
+            if f.case is not None:
+                case_tags = case_tags if case_tags is not None else [LOWER] * n
+                case_tags[j] = f.case
 
         if final:
             cut = n
-            if tags[-1] not in SENTENCE_END:
+            if (
+                close
+                and tags[-1] not in SENTENCE_END
+                and (forced[-1] is None or not forced[-1].tag)
+            ):
                 tags[-1] = _end_tag(probs[-1])
         else:
             right = self.options.min_right_words
-            trusted = [j for j in range(n - right) if tags[j] in SENTENCE_END]
+            # A sentence end the user said is trusted without right context.
+            said = {j for j, f in enumerate(forced) if f is not None and f.tag is not None}
+            trusted = [
+                j for j in range(n) if tags[j] in SENTENCE_END and (j < n - right or j in said)
+            ]
             cut = trusted[-1] + 1 if trusted else 0
             cut = self._enforce_cap(left, pending, probs, tags, cut)
 
         cased = case_words(pending, tags, case_tags, sentence_start=True)
-        done = _spans(pending[:cut], tags[:cut], cased[:cut])
+        done = _spans(pending[:cut], tags[:cut], cased[:cut], forced[:cut])
         self._left.extend(pending[:cut])
         self._pending = pending[cut:]
-        self._pending_span = Span(tuple(pending[cut:]), tuple(tags[cut:]), tuple(cased[cut:]))
+        self._forced = forced[cut:]
+        self._pending_span = _span(pending[cut:], tags[cut:], cased[cut:], forced[cut:])
         return done
 
     def _enforce_cap(
@@ -263,6 +394,11 @@ class StreamingPunctuator:
             # believed, so they are candidates only when nothing else is left.
             stop = max(cut + 1, n - right)
             end_probs = probs[cut:stop, PERIOD_INDEX] + probs[cut:stop, QUESTION_INDEX]
+            # A mark the user said is never replaced by a sentence end.
+            for j in range(cut, stop):
+                f = self._forced[j]
+                if f is not None and f.tag is not None and f.tag not in SENTENCE_END:
+                    end_probs[j - cut] = -1.0
             j = cut + int(np.argmax(end_probs))
             if tags[j] not in SENTENCE_END:
                 tags[j] = _end_tag(probs[j])
@@ -273,7 +409,9 @@ class StreamingPunctuator:
 class SegmentPunctuator:
     """The baseline: each segment punctuated on its own and closed as a sentence.
 
-    Has the same interface as :class:`StreamingPunctuator`; nothing is ever pending.
+    Has the same interface as :class:`StreamingPunctuator`; nothing is ever pending, so spoken
+    punctuation has nothing to attach to and is ignored (voice commands are for the streaming
+    decoder; this one is kept for comparison).
     """
 
     def __init__(self, tagger: Tagger) -> None:
@@ -284,21 +422,32 @@ class SegmentPunctuator:
         """Always empty."""
         return EMPTY_SPAN
 
-    def feed(self, words: Sequence[str]) -> Update:
-        """Punctuate one segment and finalize it whole."""
-        words = _clean(words)
+    def feed(self, words: Sequence[str], cases: Sequence[str | None] | None = None) -> Update:
+        """Punctuate one segment and finalize it whole (``cases`` override the model's)."""
+        words, cases = _clean_cased(words, cases)
         if not words:
             return Update()
         tagging = self.tagger.tag(words)
         tags = tagging.punct_tags()
         if tags[-1] not in SENTENCE_END:
             tags[-1] = _end_tag(tagging.punct_probs[-1])
-        cased = case_words(words, tags, tagging.case_tags(), sentence_start=True)
+        case_tags = tagging.case_tags()
+        if cases is not None and any(cases):
+            case_tags = [c or (case_tags[i] if case_tags else LOWER) for i, c in enumerate(cases)]
+        cased = case_words(words, tags, case_tags, sentence_start=True)
         return Update(tuple(_spans(words, tags, cased)), EMPTY_SPAN)
 
-    def flush(self) -> Update:
+    def mark(self, mark: str) -> Update:
+        """Nothing is pending to attach a mark to: ignored."""
+        return Update()
+
+    def flush(self, close: bool = True) -> Update:
         """Nothing is ever pending."""
         return Update()
+
+    def drop_pending(self) -> Span:
+        """Nothing is ever pending."""
+        return EMPTY_SPAN
 
     def reset(self) -> None:
         """Nothing to forget."""

@@ -9,10 +9,20 @@ QUESTION = "QUESTION"
 
 #: Punctuation tags in the canonical column order of every probability array in this package.
 PUNCT_TAGS: tuple[str, ...] = (O, COMMA, PERIOD, QUESTION)
+# Marks the model never predicts, written only when the user says them ("exclamation mark",
+# "colon", "semicolon"; see dictate/commands.py).
+EXCLAMATION = "EXCLAMATION"
+COLON = "COLON"
+SEMICOLON = "SEMICOLON"
+
 #: Tags that end a sentence.
-SENTENCE_END: frozenset[str] = frozenset({PERIOD, QUESTION})
+SENTENCE_END: frozenset[str] = frozenset({PERIOD, QUESTION, EXCLAMATION})
 #: The mark each punctuation tag appends to its word.
-PUNCT_MARK: dict[str, str] = {O: "", COMMA: ",", PERIOD: ".", QUESTION: "?"}
+PUNCT_MARK: dict[str, str] = {
+    O: "", COMMA: ",", PERIOD: ".", QUESTION: "?", EXCLAMATION: "!", COLON: ":", SEMICOLON: ";",
+}  # fmt: skip
+#: The tag of each mark (the inverse of PUNCT_MARK).
+MARK_TAG: dict[str, str] = {mark: tag for tag, mark in PUNCT_MARK.items() if mark}
 
 LOWER = "LOWER"
 CAPITALIZED = "CAPITALIZED"

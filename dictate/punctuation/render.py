@@ -55,6 +55,33 @@ def case_words(
     return cased
 
 
-def join_text(cased: Sequence[str], punct_tags: Sequence[str]) -> str:
-    """Display text: each word followed by its mark, words separated by single spaces."""
-    return " ".join(w + PUNCT_MARK[t] for w, t in zip(cased, punct_tags, strict=True))
+def join_text(
+    cased: Sequence[str],
+    punct_tags: Sequence[str],
+    before: Sequence[str] = (),
+    after: Sequence[str] = (),
+) -> str:
+    """Display text: each word followed by its mark, words separated by single spaces.
+
+    Args:
+        cased: The words as displayed.
+        punct_tags: Punctuation tag of each word.
+        before: Marks the user said before each word (an opening quote or parenthesis), or
+            empty for none at all.
+        after: Marks the user said after each word, in spoken order (closing quotes and
+            parentheses, punctuation), or empty for none at all. Where they include a
+            punctuation mark they are written instead of the tag's mark (the tag was forced to
+            match); closing marks alone go before the tag's mark.
+    """
+    if not before and not after:
+        return " ".join(w + PUNCT_MARK[t] for w, t in zip(cased, punct_tags, strict=True))
+    parts = []
+    for i, (word, tag) in enumerate(zip(cased, punct_tags, strict=True)):
+        said = after[i] if after else ""
+        # A said punctuation mark replaces the tag's (which was forced to match it).
+        tail = said if any(c in _MARKS for c in said) else said + PUNCT_MARK[tag]
+        parts.append((before[i] if before else "") + word + tail)
+    return " ".join(parts)
+
+
+_MARKS = frozenset(mark for mark in PUNCT_MARK.values() if mark)

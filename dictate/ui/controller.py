@@ -123,8 +123,12 @@ class DictationController(QObject):
         from dictate.asr.segmenter import SegmenterOptions
         from dictate.punctuation.decoder import StreamingOptions, make_punctuator
         from dictate.punctuation.model import load_punctuation_model
+        from dictate.writing.writer import make_writer
 
-        key = (s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s)
+        key = (
+            s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
+            s.written_forms, s.voice_commands, repr(s.replacements),
+        )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
         if self._cache.get("engine_key") != (s.engine, s.vosk_model):
@@ -147,7 +151,15 @@ class DictationController(QObject):
             else make_punctuator(model, s.mode, StreamingOptions(min_right_words=s.min_right_words))
         )
         options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
-        self._pipeline = Pipeline(self._cache["engine"], punctuator, self._on_event, options)
+        # Written forms and voice commands are English, like the punctuator: off with it.
+        self._pipeline = Pipeline(
+            self._cache["engine"],
+            punctuator,
+            self._on_event,
+            options,
+            commands=s.voice_commands and not off,
+            writer=None if off else make_writer(s.written_forms, s.replacements),
+        )
         self._cache["key"] = key
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline

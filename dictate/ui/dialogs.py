@@ -9,6 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -21,6 +23,8 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -111,6 +115,32 @@ class SettingsDialog(QDialog):
         ):
             widget.setAccessibleName(label.replace("&", ""))
             form.addRow(label, widget)
+        self.written_forms = QCheckBox("Write &numbers, dates and money as digits ($25, 9:30 a.m.)")
+        self.written_forms.setChecked(settings.written_forms)
+        self.voice_commands = QCheckBox(
+            "&Voice commands and spoken punctuation (\u201cnew paragraph\u201d, \u201ccomma\u201d)"
+        )
+        self.voice_commands.setChecked(settings.voice_commands)
+        form.addRow(self.written_forms)
+        form.addRow(self.voice_commands)
+        self.replacements = QTableWidget(0, 2)
+        self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
+        self.replacements.horizontalHeader().setStretchLastSection(True)
+        self.replacements.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.replacements.setTabKeyNavigation(False)  # Tab leaves the table, as everywhere
+        self.replacements.setAccessibleName("Replacements")
+        for entry in settings.replacements:
+            self.add_replacement(entry.get("spoken", ""), entry.get("written", ""))
+        add = QPushButton("&Add replacement")
+        add.clicked.connect(lambda: self._add_and_edit())
+        remove = QPushButton("Delete replacemen&t")
+        remove.clicked.connect(self._remove_replacement)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(remove)
+        row.addStretch(1)
+        table_label = QLabel("&Replacements (spoken \u2192 written, after the written forms):")
+        table_label.setBuddy(self.replacements)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -118,7 +148,42 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(table_label)
+        layout.addWidget(self.replacements)
+        layout.addLayout(row)
         layout.addWidget(buttons)
+
+    def add_replacement(self, spoken: str = "", written: str = "") -> int:
+        """Append a row to the replacements table; its index."""
+        index = self.replacements.rowCount()
+        self.replacements.insertRow(index)
+        self.replacements.setItem(index, 0, QTableWidgetItem(spoken))
+        self.replacements.setItem(index, 1, QTableWidgetItem(written))
+        return index
+
+    def _add_and_edit(self) -> None:
+        index = self.add_replacement()
+        self.replacements.setCurrentCell(index, 0)
+        item = self.replacements.item(index, 0)
+        if item is not None:
+            self.replacements.editItem(item)
+
+    def _remove_replacement(self) -> None:
+        rows = sorted({i.row() for i in self.replacements.selectedIndexes()}, reverse=True)
+        if not rows and self.replacements.currentRow() >= 0:
+            rows = [self.replacements.currentRow()]
+        for index in rows:
+            self.replacements.removeRow(index)
+
+    def replacement_entries(self) -> list[dict[str, str]]:
+        """The table's rows with a spoken phrase, as the settings file stores them."""
+        entries = []
+        for index in range(self.replacements.rowCount()):
+            cells = [self.replacements.item(index, c) for c in (0, 1)]
+            spoken, written = (cell.text() if cell is not None else "" for cell in cells)
+            if spoken.strip():
+                entries.append({"spoken": spoken.strip(), "written": written})
+        return entries
 
     @staticmethod
     def _select(combo: QComboBox, value: object) -> None:
@@ -136,6 +201,9 @@ class SettingsDialog(QDialog):
         settings.min_right_words = self.right_words.value()
         settings.font_family = self.font_family.currentFont().family()
         settings.font_size = self.font_size.value()
+        settings.written_forms = self.written_forms.isChecked()
+        settings.voice_commands = self.voice_commands.isChecked()
+        settings.replacements = self.replacement_entries()
 
 
 class _DownloadSignals(QObject):

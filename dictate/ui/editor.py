@@ -299,11 +299,11 @@ class DictationEditor(QPlainTextEdit):
         self.buffer.clear_dictation()
         self._after_pipeline_change(None, self.buffer.point)
 
-    def scratch(self) -> str:
+    def scratch(self, what: str = "auto") -> str:
         """Remove the pending words, else the last dictated sentence (see the buffer)."""
         old_text = self.buffer.text
         old = self.buffer.point
-        result = self.buffer.scratch()
+        result = self.buffer.scratch(what)
         change = None
         if self.buffer.text != old_text:
             pos, removed, inserted = diff(old_text, self.buffer.text)

@@ -28,7 +28,17 @@ from PySide6.QtWidgets import (
 
 from dictate.config import Settings, save_settings
 from dictate.errors import AudioError, DictateError, ModelError
-from dictate.events import Error, Event, Finalized, Finished, Level, Partial, Pending, Segment
+from dictate.events import (
+    Command,
+    Error,
+    Event,
+    Finalized,
+    Finished,
+    Level,
+    Partial,
+    Pending,
+    Segment,
+)
 from dictate.fileio import atomic_write_text
 from dictate.journal import Journal
 from dictate.ui.controller import DictationController, Loaded
@@ -432,6 +442,8 @@ class MainWindow(QMainWindow):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
             self.editor.insert_final(event.sentences, event.pending)
+        elif isinstance(event, Command):
+            self._on_command(event)
         elif isinstance(event, Pending):
             self._shown_segment = max(self._shown_segment, event.segment)
             clear_partial = self._partial_segment <= event.segment
@@ -459,6 +471,22 @@ class MainWindow(QMainWindow):
             self._segment_closed.clear()
             if event.dropped_blocks:
                 self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
+
+    def _on_command(self, event: Command) -> None:
+        """A voice command: the pipeline has done its part (see :class:`Command`)."""
+        if event.kind in ("new_line", "new_paragraph"):
+            self.editor.insert_break(paragraph=event.kind == "new_paragraph")
+        elif event.kind == "scratch":
+            removed = self.editor.scratch(event.target or "auto")
+            said = {
+                "pending": "Scratched the words not yet final.",
+                "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
+            }
+            self.statusBar().showMessage(said.get(removed, "Nothing to scratch."), 5000)
+        elif event.kind == "undo":
+            self.editor.undo_edit()
+        elif event.kind == "stop":
+            self.statusBar().showMessage("Stopped dictating (voice command).", 5000)
 
     def about_text(self) -> str:
         """Version, the models in use and their licences (Help > About)."""

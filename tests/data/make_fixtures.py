@@ -33,6 +33,19 @@ ENGLISH = [
     ("how are you", 1.2),
     ("thank you very much", 0.0),
 ]
+# Voice commands set apart by pauses: 0.35 s inside a segment (the voice activity detector's
+# pause), 1.0 s between segments (a command as a segment of its own). The commands are the
+# ones the bundled PocketSphinx engine hears right in flite's voice (it hears "new paragraph" as
+# "in a paragraph" and "comma" as "comet"; the README lists them).
+COMMANDS = [
+    ("we finished the report on time", 0.35),
+    ("question mark", 1.0),
+    ("the next day we sent it to the client", 1.0),
+    ("next paragraph", 1.0),
+    ("thank you very much", 0.35),
+    ("exclamation mark", 1.0),
+    ("stop dictating", 0.0),
+]
 KOREAN = [
     ("안녕하세요", 1.2),
     ("오늘 날씨가 좋습니다", 1.2),
@@ -93,3 +106,4 @@ if __name__ == "__main__":
     build("en_phrases", ENGLISH, "en-us+f3", 1)
     build("ko_phrases", KOREAN, "ko", 2)
     build("sample_en", ENGLISH, "flite:kal16", 1, HERE.parents[1] / "assets")
+    build("en_commands", COMMANDS, "flite:kal16", 1)

@@ -1,0 +1,190 @@
+"""Voice commands and spoken punctuation, found in a recogniser segment's words.
+
+A command is recognised only where the speaker sets it apart: the phrase is a whole segment, or
+it is bounded on both sides by a pause in the recogniser's word times (or by the segment's start
+or end). "A new line of products", "the period after the war" and "a comma separated list" are
+said in one breath and stay words; "...the end of the chapter <pause> new paragraph <pause>" is
+a command. Text without word times (``dictate punctuate --commands``) has no pauses, so there a
+command must be a whole segment (a line of its own).
+
+:func:`split_commands` cuts a segment into :class:`Words` and :class:`Command` pieces, in order;
+the pipeline feeds the words to the punctuator and carries out the commands between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from dictate.asr.engine import Word
+
+PAUSE_S = 0.25
+"""Silence between two words (seconds) that sets a phrase apart: a gap between the recogniser's
+word times, or a pause the voice activity detector heard between them (recognisers differ in
+whether a word's time includes the silence after it; PocketSphinx's often does). Deliberate
+pauses around a command are longer; the gaps between words said in one breath are shorter, and
+so are the pauses a speech synthesiser makes at a full stop (0.16-0.22 s measured with flite)."""
+
+# Kinds of command.
+NEW_LINE = "new_line"
+NEW_PARAGRAPH = "new_paragraph"
+SCRATCH = "scratch"
+UNDO = "undo"
+STOP = "stop"
+MARK = "mark"
+CAP = "cap"
+ALL_CAPS = "all_caps"
+
+# Spoken punctuation: the mark it writes. Quotes and parentheses open before the next word or
+# close after the previous one.
+OPEN_QUOTE = "\u201c"
+CLOSE_QUOTE = "\u201d"
+OPEN_PAREN = "("
+CLOSE_PAREN = ")"
+OPENING_MARKS = frozenset({OPEN_QUOTE, OPEN_PAREN})
+
+_PHRASES: dict[str, tuple[str, str]] = {
+    # phrase: (kind, mark)
+    "new line": (NEW_LINE, ""),
+    "newline": (NEW_LINE, ""),
+    "new paragraph": (NEW_PARAGRAPH, ""),
+    "next paragraph": (NEW_PARAGRAPH, ""),
+    "scratch that": (SCRATCH, ""),
+    "delete that": (SCRATCH, ""),
+    "undo that": (UNDO, ""),
+    "stop dictating": (STOP, ""),
+    "stop listening": (STOP, ""),
+    "stop dictation": (STOP, ""),
+    "period": (MARK, "."),
+    "full stop": (MARK, "."),
+    "comma": (MARK, ","),
+    "question mark": (MARK, "?"),
+    "exclamation mark": (MARK, "!"),
+    "exclamation point": (MARK, "!"),
+    "colon": (MARK, ":"),
+    "semicolon": (MARK, ";"),
+    "semi colon": (MARK, ";"),
+    "open quote": (MARK, OPEN_QUOTE),
+    "begin quote": (MARK, OPEN_QUOTE),
+    "close quote": (MARK, CLOSE_QUOTE),
+    "end quote": (MARK, CLOSE_QUOTE),
+    "unquote": (MARK, CLOSE_QUOTE),
+    "open paren": (MARK, OPEN_PAREN),
+    "open parenthesis": (MARK, OPEN_PAREN),
+    "open bracket": (MARK, OPEN_PAREN),
+    "close paren": (MARK, CLOSE_PAREN),
+    "close parenthesis": (MARK, CLOSE_PAREN),
+    "close bracket": (MARK, CLOSE_PAREN),
+}
+# Commands that take the word after them: "cap john" -> John, "all caps nasa" -> NASA.
+_WORD_COMMANDS: dict[str, str] = {"cap": CAP, "all caps": ALL_CAPS}
+_MAX_PHRASE = max(len(p.split()) for p in [*_PHRASES, *_WORD_COMMANDS]) + 1
+
+#: Every phrase, for documentation and tests: phrase -> (kind, mark).
+PHRASES: dict[str, tuple[str, str]] = dict(_PHRASES)
+WORD_COMMANDS: dict[str, str] = dict(_WORD_COMMANDS)
+
+
+@dataclass(frozen=True)
+class Words:
+    """Ordinary words of a segment, to be punctuated."""
+
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A voice command found in a segment.
+
+    Attributes:
+        kind: One of the kinds above (``NEW_LINE``, ``MARK``, ``CAP``, ...).
+        spoken: The words as recognised ("new paragraph", "cap john").
+        mark: For ``MARK``: the punctuation it writes.
+        word: For ``CAP`` and ``ALL_CAPS``: the word it applies to.
+    """
+
+    kind: str
+    spoken: str
+    mark: str = ""
+    word: str = ""
+
+
+Piece = Words | Command
+
+
+def _text(word: Word | str) -> str:
+    return (word.text if isinstance(word, Word) else word).lower()
+
+
+def _pause_before(
+    words: Sequence[Word | str], i: int, pause: float, pauses: Sequence[tuple[float, float]]
+) -> bool:
+    """Whether words[i] starts the segment or follows a pause."""
+    if i == 0:
+        return True
+    before, word = words[i - 1], words[i]
+    if not isinstance(before, Word) or not isinstance(word, Word):
+        return False  # plain text has no pauses
+    if word.start - before.end >= pause:
+        return True
+    low, high = (before.start + before.end) / 2, (word.start + word.end) / 2
+    return any(end - start >= pause and low <= (start + end) / 2 <= high for start, end in pauses)
+
+
+def _matches(texts: list[str], i: int) -> Iterator[tuple[Command, int]]:
+    """Command phrases starting at texts[i], longest first, with their lengths in words."""
+    for length in range(min(_MAX_PHRASE, len(texts) - i), 0, -1):
+        phrase = " ".join(texts[i : i + length])
+        if phrase in _PHRASES:
+            kind, mark = _PHRASES[phrase]
+            yield Command(kind, phrase, mark), length
+        head = " ".join(texts[i : i + length - 1])
+        if length >= 2 and head in _WORD_COMMANDS:
+            word = texts[i + length - 1]
+            yield Command(_WORD_COMMANDS[head], phrase, word=word), length
+
+
+def split_commands(
+    words: Sequence[Word | str],
+    pause: float = PAUSE_S,
+    pauses: Sequence[tuple[float, float]] = (),
+) -> list[Piece]:
+    """Cut a segment into ordinary words and the commands set apart in it, in order.
+
+    Args:
+        words: The segment's words; :class:`Word` objects carry the times that show pauses,
+            plain strings have none (then only a whole-segment command is found).
+        pause: Seconds of silence that set a phrase apart.
+        pauses: Silences the voice activity detector heard inside the segment (start, end).
+
+    Returns:
+        The pieces in spoken order; consecutive ordinary words form one :class:`Words`. The
+        words of all pieces together are exactly the segment's words.
+    """
+    texts = [_text(w) for w in words]
+    pieces: list[Piece] = []
+    plain: list[str] = []
+    i = 0
+    while i < len(texts):
+        if _pause_before(words, i, pause, pauses):
+            found = next(
+                (
+                    (command, length)
+                    for command, length in _matches(texts, i)
+                    if i + length == len(texts) or _pause_before(words, i + length, pause, pauses)
+                ),
+                None,
+            )
+            if found is not None:
+                if plain:
+                    pieces.append(Words(tuple(plain)))
+                    plain = []
+                pieces.append(found[0])
+                i += found[1]
+                continue
+        word = words[i]
+        plain.append(word.text if isinstance(word, Word) else word)
+        i += 1
+    if plain:
+        pieces.append(Words(tuple(plain)))
+    return pieces

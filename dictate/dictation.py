@@ -1,0 +1,251 @@
+"""From recognised words to the text events of a dictation: voice commands, punctuation,
+written forms. No audio and no Qt, so the pipeline's punctuation thread and ``dictate punctuate``
+share it and behave the same.
+
+For each segment, :class:`TextStage` cuts the words at the voice commands set apart in them
+(:mod:`dictate.commands`), feeds the words to the streaming punctuator, hands spoken punctuation
+and "cap" to the punctuator, carries out the other commands, writes every finalized sentence and
+the pending text in their written form, and emits :class:`Finalized`, :class:`Pending` and
+:class:`Command` events. If the punctuator fails, the words still arrive, unpunctuated: nothing
+said is ever lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from dictate.asr.engine import Word
+from dictate.commands import (
+    ALL_CAPS,
+    CAP,
+    MARK,
+    NEW_LINE,
+    NEW_PARAGRAPH,
+    OPENING_MARKS,
+    SCRATCH,
+    STOP,
+    Piece,
+    Words,
+    split_commands,
+)
+from dictate.events import Command, Error, Event, Finalized, Pending
+from dictate.punctuation.decoder import Update
+from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
+from dictate.punctuation.labels import CAPITALIZED
+
+log = logging.getLogger("dictate.dictation")
+
+
+class Punctuator(Protocol):
+    """StreamingPunctuator or SegmentPunctuator."""
+
+    def feed(self, words: list[str], cases: list[str | None] | None = None) -> Update: ...
+
+    def mark(self, mark: str) -> Update: ...
+
+    def flush(self, close: bool = True) -> Update: ...
+
+    def drop_pending(self) -> Any: ...
+
+    def reset(self) -> None: ...
+
+
+class TextStage:
+    """Segments of words in, text events out (see the module docstring).
+
+    Args:
+        punctuator: The decoder, or None to emit the words as recognised.
+        emit: Called with every event, in order.
+        commands: Recognise voice commands and spoken punctuation.
+        writer: The written form of punctuated text (numbers, dates, replacements); None: as
+            punctuated.
+        now: The time stamp for events.
+        on_stop: Called when "stop dictating" is said.
+    """
+
+    def __init__(
+        self,
+        punctuator: Punctuator | None,
+        emit: Callable[[Event], None],
+        *,
+        commands: bool = False,
+        writer: Callable[[str], str] | None = None,
+        now: Callable[[], float] = lambda: 0.0,
+        on_stop: Callable[[], None] | None = None,
+    ) -> None:
+        self.punctuator = punctuator
+        self.emit = emit
+        self.commands = commands
+        self.writer = writer
+        self.now = now
+        self.on_stop = on_stop
+        self.raw_mode = False
+        """The punctuator failed in this run: words go on unpunctuated until :meth:`finish`."""
+        self._held = ""  # unpunctuated words not final yet (commands on)
+        self._opening = ""  # opening marks said before the next unpunctuated word
+
+    def segment(
+        self,
+        segment: int,
+        words: Sequence[Word | str],
+        pauses: Sequence[tuple[float, float]] = (),
+    ) -> None:
+        """One recogniser segment's words (with times when there are any) and the pauses the
+        voice activity detector heard in it."""
+        if not words:
+            return
+        pieces: list[Piece] = (
+            split_commands(words, pauses=pauses)
+            if self.commands
+            else [Words(tuple(w.text if isinstance(w, Word) else w for w in words))]
+        )
+        if self.punctuator is None or self.raw_mode:
+            self._raw(pieces, segment)
+            return
+        for index, piece in enumerate(pieces):
+            try:
+                if isinstance(piece, Words):
+                    update = self.punctuator.feed(list(piece.words))
+                elif piece.kind == MARK:
+                    update = self.punctuator.mark(piece.mark)
+                elif piece.kind in (CAP, ALL_CAPS):
+                    case = CAPITALIZED if piece.kind == CAP else ALL_CAPS_TAG
+                    update = self.punctuator.feed([piece.word], [case])
+                else:
+                    self._command(piece, segment)
+                    continue
+            except Exception as exc:
+                rest = pieces[index:]
+                self._failed(
+                    exc, segment, [w for p in rest if isinstance(p, Words) for w in p.words]
+                )
+                self._raw([p for p in rest if not isinstance(p, Words)], segment)
+                return
+            self._emit_update(update, segment)
+
+    def finish(self, segment: int) -> None:
+        """The run ended: finalize everything pending, and be ready for the next run."""
+        if self.punctuator is None or self.raw_mode:
+            self._finalize_held(segment)
+            self._opening = ""
+            self.raw_mode = False
+            if self.punctuator is not None:
+                self.punctuator.reset()
+            return
+        try:
+            update = self.punctuator.flush()
+        except Exception as exc:
+            self._failed(exc, segment, [])
+            self.punctuator.reset()
+            self.raw_mode = False
+            return
+        self._emit_update(update, segment)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _command(self, command: Any, segment: int) -> None:
+        """Carry out a command that is not punctuation (the punctuator is working)."""
+        assert self.punctuator is not None
+        target = ""
+        if command.kind in (NEW_LINE, NEW_PARAGRAPH):
+            # The break goes after the pending words: finalize them first (a paragraph closes
+            # the sentence; a line break keeps it as said, e.g. in a list).
+            self._emit_update(self.punctuator.flush(close=command.kind == NEW_PARAGRAPH), segment)
+        elif command.kind == SCRATCH:
+            dropped = self.punctuator.drop_pending()
+            target = "pending" if len(dropped) else "sentence"
+        self.emit(Command(self.now(), segment, command.kind, command.spoken, target))
+        if command.kind == SCRATCH and target == "pending":
+            self.emit(Pending(self.now(), segment, ""))
+        if command.kind == STOP and self.on_stop is not None:
+            self.on_stop()
+
+    def _raw(self, pieces: list[Piece], segment: int) -> None:
+        """Without a punctuator: the words as recognised, the marks said, the commands.
+
+        With commands on, a segment's words stay pending until the next segment's words or a
+        command come, so a mark said in the next segment ("comma") can still attach to them.
+        """
+        fresh = True  # the first words of this segment finalize the previous segment's
+        for piece in pieces:
+            if isinstance(piece, Words):
+                words = list(piece.words)
+            elif piece.kind in (CAP, ALL_CAPS):
+                word = piece.word
+                words = [word.upper() if piece.kind == ALL_CAPS else word[:1].upper() + word[1:]]
+            elif piece.kind == MARK:
+                if piece.mark in OPENING_MARKS:
+                    self._opening += piece.mark
+                elif self._held:
+                    self._held += piece.mark
+                continue
+            else:
+                target = ""
+                if piece.kind == SCRATCH:
+                    target = "pending" if self._held else "sentence"
+                    self._held = ""
+                self._finalize_held(segment)
+                self.emit(Command(self.now(), segment, piece.kind, piece.spoken, target))
+                if piece.kind == SCRATCH and target == "pending":
+                    self.emit(Pending(self.now(), segment, ""))
+                if piece.kind == STOP and self.on_stop is not None:
+                    self.on_stop()
+                continue
+            if words and self._opening:
+                words[0], self._opening = self._opening + words[0], ""
+            if fresh:
+                self._finalize_held(segment)
+                fresh = False
+            self._held = " ".join(filter(None, [self._held, *words]))
+        if self.commands and self._held:
+            self.emit(Pending(self.now(), segment, self._write(self._held)))
+        else:
+            self._finalize_held(segment)
+
+    def _finalize_held(self, segment: int) -> None:
+        if self._held:
+            text, self._held = self._held, ""
+            written = self._write(text)
+            spoken = [text] if written != text else None
+            self.emit(Finalized(self.now(), segment, [written], False, "", spoken))
+
+    def _write(self, text: str) -> str:
+        """The written form of ``text``; as punctuated if the writer fails (never lose words)."""
+        if self.writer is None or not text:
+            return text
+        try:
+            return self.writer(text)
+        except Exception:
+            log.exception("written forms failed on %r; keeping the text as punctuated", text)
+            return text
+
+    def _emit_update(self, update: Update, segment: int) -> None:
+        said_pending = update.pending_text
+        pending = self._write(said_pending)
+        if update.finalized:
+            said = [s.text for s in update.finalized]
+            sentences = [self._write(s) for s in said]
+            spoken = said if said != sentences else None
+            self.emit(Finalized(self.now(), segment, sentences, True, pending, spoken))
+        spoken_pending = said_pending if said_pending != pending else None
+        self.emit(Pending(self.now(), segment, pending, spoken_pending))
+
+    def _failed(self, exc: Exception, segment: int, words: list[str]) -> None:
+        """Keep the words: emit the pending ones and ``words`` raw, then go on raw."""
+        log.exception("punctuator failed")
+        assert self.punctuator is not None
+        self.raw_mode = True
+        self.emit(
+            Error(
+                self.now(),
+                f"punctuation failed ({exc}); dictation goes on without punctuation",
+                fatal=False,
+            )
+        )
+        pending = getattr(self.punctuator, "pending", None)
+        held = list(pending.words) if pending is not None else []
+        if held or words:
+            self.emit(Finalized(self.now(), segment, [" ".join([*held, *words])], False, ""))
+        self.emit(Pending(self.now(), segment, ""))

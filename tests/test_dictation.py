@@ -1,0 +1,266 @@
+"""Voice commands from recognised words to the document: dictate.commands, the TextStage and
+the EventDocument the command line uses (the window applies the same events to its buffer)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from fake_tagger import FakeTagger
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dictate.asr.engine import Word
+from dictate.commands import PHRASES, WORD_COMMANDS, Command, Words, split_commands
+from dictate.dictation import TextStage
+from dictate.editing.replay import EventDocument
+from dictate.events import Command as CommandEvent
+from dictate.events import Error, Event, Finalized, Pending
+from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+
+
+def timed(spec: str, gap: float = 0.05, pause: float = 0.6) -> list[Word]:
+    """Words 0.3 s long, ``gap`` apart; ``|`` is a pause of ``pause`` seconds."""
+    words: list[Word] = []
+    t = 0.0
+    for token in spec.split():
+        if token == "|":
+            t += pause
+            continue
+        words.append(Word(token, t, t + 0.3))
+        t += 0.3 + gap
+    return words
+
+
+def spoken_words(pieces: list[Words | Command]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        out += piece.words if isinstance(piece, Words) else piece.spoken.split()
+    return out
+
+
+# ---------------------------------------------------------------------------- detection
+
+
+@pytest.mark.parametrize("phrase", sorted(PHRASES))
+def test_every_phrase_is_found_when_set_apart(phrase: str) -> None:
+    kind, mark = PHRASES[phrase]
+    pieces = split_commands(timed(f"we went home | {phrase} | and then"))
+    assert pieces == [
+        Words(("we", "went", "home")),
+        Command(kind, phrase, mark),
+        Words(("and", "then")),
+    ]
+    assert split_commands(phrase.split()) == [Command(kind, phrase, mark)]  # a whole segment
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "a new line of products",
+        "the period after the war",
+        "a comma separated list",
+        "we need to stop listening to them",
+        "please delete that file",
+        "put a cap on spending",
+        "he had a question mark over his head",
+        "new paragraph",  # not set apart: said in one breath with the words around it
+    ],
+)
+def test_ordinary_speech_in_one_breath_is_never_a_command(said: str) -> None:
+    words = timed(f"and {said} today")
+    assert split_commands(words) == [Words(tuple(w.text for w in words))]
+
+
+def test_a_pause_on_one_side_only_is_not_enough() -> None:
+    assert split_commands(timed("the | period after the war")) == [
+        Words(("the", "period", "after", "the", "war"))
+    ]
+    assert split_commands(timed("in that period | we")) == [Words(("in", "that", "period", "we"))]
+
+
+@pytest.mark.parametrize("head", sorted(WORD_COMMANDS))
+def test_every_word_command_takes_the_word_after_it(head: str) -> None:
+    pieces = split_commands(timed(f"ask | {head} anna | now"))
+    assert pieces[1] == Command(WORD_COMMANDS[head], f"{head} anna", word="anna")
+
+
+def test_cap_takes_the_next_word_and_the_longest_phrase_wins() -> None:
+    assert split_commands(timed("ask | cap john | about it")) == [
+        Words(("ask",)),
+        Command("cap", "cap john", word="john"),
+        Words(("about", "it")),
+    ]
+    assert split_commands(timed("| all caps nasa |")) == [
+        Command("all_caps", "all caps nasa", word="nasa")
+    ]
+    assert split_commands(timed("x | new paragraph |")) == [
+        Words(("x",)),
+        Command("new_paragraph", "new paragraph"),
+    ]
+
+
+def test_plain_text_has_no_pauses_so_only_whole_segments_are_commands() -> None:
+    assert split_commands("hello new line world".split()) == [
+        Words(("hello", "new", "line", "world"))
+    ]
+    assert split_commands(["Scratch", "That"]) == [Command("scratch", "scratch that")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tokens=st.lists(
+        st.sampled_from(
+            [
+                "new",
+                "line",
+                "paragraph",
+                "period",
+                "comma",
+                "cap",
+                "all",
+                "caps",
+                "scratch",
+                "that",
+                "x",
+                "y",
+                "|",
+                "stop",
+                "dictating",
+                "question",
+                "mark",
+                "open",
+                "quote",
+            ]
+        ),
+        max_size=25,
+    )
+)
+def test_no_word_is_lost_or_invented(tokens: list[str]) -> None:
+    words = timed(" ".join(tokens))
+    assert spoken_words(split_commands(words)) == [w.text for w in words]
+
+
+# ---------------------------------------------------------------------------- the text stage
+
+
+def run(
+    segments: list[str],
+    *,
+    commands: bool = True,
+    writer: Callable[[str], str] | None = None,
+    punctuate: bool = True,
+) -> tuple[EventDocument, list[Event], list[bool]]:
+    """Feed timed segments through a TextStage into an EventDocument."""
+    document = EventDocument()
+    events: list[Event] = []
+    stopped: list[bool] = []
+
+    def emit(event: Event) -> None:
+        events.append(event)
+        document.apply(event)
+
+    punctuator = (
+        StreamingPunctuator(
+            FakeTagger(window_end_period=False), StreamingOptions(min_right_words=2)
+        )
+        if punctuate
+        else None
+    )
+    stage = TextStage(
+        punctuator, emit, commands=commands, writer=writer, on_stop=lambda: stopped.append(True)
+    )
+    for number, segment in enumerate(segments, start=1):
+        stage.segment(number, timed(segment))
+    stage.finish(len(segments))
+    return document, events, stopped
+
+
+def test_new_paragraph_closes_the_pending_sentence_and_starts_a_paragraph() -> None:
+    document, events, _ = run(["we went home", "new paragraph", "the next day"])
+    assert document.text == "We went home.\n\nThe next day."
+    kinds = [type(e).__name__ for e in events]
+    # The pending sentence is finalized before the break is made.
+    assert kinds.index("Finalized") < kinds.index("Command")
+
+
+def test_new_line_keeps_a_list_as_said() -> None:
+    document, _, _ = run(["apples", "new line", "pears", "new line", "milk"])
+    assert document.text == "Apples\nPears\nMilk."
+
+
+def test_scratch_that_removes_the_pending_words_else_the_last_sentence() -> None:
+    document, events, _ = run(["we went home", "scratch that", "we stayed in"])
+    assert document.text == "We stayed in."
+    assert [e.target for e in events if isinstance(e, CommandEvent)] == ["pending"]
+    document, events, _ = run(["we went home | period", "scratch that", "fine"])
+    assert document.text == "Fine."
+    assert [e.target for e in events if isinstance(e, CommandEvent)] == ["sentence"]
+    document, _, _ = run(["one stop two stop", "new paragraph", "scratch that", "undo that"])
+    assert document.text == "One stop. Two stop.\n\n"
+
+
+def test_spoken_punctuation_and_cap_in_the_middle_of_a_segment() -> None:
+    document, _, _ = run(["ask | cap john | comma | is it late | question mark", "yes"])
+    assert document.text == "Ask John, is it late? Yes."
+
+
+def test_stop_dictating_stops_and_the_rest_is_kept() -> None:
+    document, events, stopped = run(["it works", "stop dictating"])
+    assert stopped == [True] and document.text == "It works."
+    assert any(isinstance(e, CommandEvent) and e.kind == "stop" for e in events)
+
+
+def test_commands_off_are_words() -> None:
+    document, _, _ = run(["we went home", "new paragraph"], commands=False)
+    assert document.text == "We went home new paragraph."
+
+
+def test_written_forms_apply_to_final_and_pending_text_and_keep_the_spoken_words() -> None:
+    document, events, _ = run(["it was two", "more"], writer=lambda s: s.replace("two", "2"))
+    assert document.text == "It was 2 more."
+    finals = [e for e in events if isinstance(e, Finalized)]
+    assert finals[-1].sentences == ["It was 2 more."]
+    assert finals[-1].spoken == ["It was two more."]
+    pendings = [e for e in events if isinstance(e, Pending) and e.text]
+    assert pendings[0].text == "It was 2" and pendings[0].spoken == "It was two"
+    assert finals[-1].to_json()["spoken"] == ["It was two more."]
+
+
+def test_a_failing_writer_keeps_the_text_as_punctuated() -> None:
+    def broken(text: str) -> str:
+        raise RuntimeError("boom")
+
+    document, _, _ = run(["it was two"], writer=broken)
+    assert document.text == "It was two."
+
+
+def test_without_a_punctuator_commands_still_work() -> None:
+    document, _, _ = run(
+        ["hello", "comma", "world", "new paragraph", "| cap bob | here", "scratch that", "end"],
+        punctuate=False,
+    )
+    # The buffer capitalises the start of the document and of a paragraph.
+    assert document.text == "Hello, world\n\nEnd"
+
+
+def test_a_failing_punctuator_loses_no_word() -> None:
+    class Failing(StreamingPunctuator):
+        def mark(self, mark: str):  # type: ignore[no-untyped-def]
+            raise RuntimeError("model crashed")
+
+    events: list[Event] = []
+    document = EventDocument()
+
+    def emit(event: Event) -> None:
+        events.append(event)
+        document.apply(event)
+
+    stage = TextStage(Failing(FakeTagger()), emit, commands=True)
+    stage.segment(1, timed("we went | comma | home"))
+    stage.segment(2, timed("and slept"))
+    stage.finish(2)
+    assert any(isinstance(e, Error) for e in events)
+    assert document.text.lower().replace(",", "").replace(".", "").split() == [
+        "we", "went", "home", "and", "slept"
+    ]  # fmt: skip

@@ -1,0 +1,79 @@
+"""Voice commands in the real window: the events the pipeline emits for them, applied to the
+editor, journaled so recovery is exact, and the settings that turn them off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dictate.config import Settings
+from dictate.events import Command, Finalized, Partial, Pending
+from dictate.journal import replay
+
+
+def test_a_paragraph_break_between_sentences_is_in_the_editor_and_the_journal(
+    window: Any,
+) -> None:
+    window.handle_event(Finalized(0.1, 1, ["We went home."], pending=""))
+    window.handle_event(Pending(0.1, 1, ""))
+    window.handle_event(Command(0.2, 2, "new_paragraph", "new paragraph"))
+    window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending="", spoken=["It cost..."]))
+    window.handle_event(Command(0.4, 4, "new_line", "new line"))
+    window.handle_event(Pending(0.5, 5, "And then"))
+    assert window.editor.text == "We went home.\n\nIt cost $25.\n"
+    recovered = replay(window.journal.path)
+    assert recovered is not None
+    assert recovered.text == window.editor.text and recovered.pending == "And then"
+
+
+def test_scratch_removes_what_the_pipeline_says_even_with_words_in_flight(window: Any) -> None:
+    window.handle_event(Finalized(0.1, 1, ["First one.", "Second one."], pending="and more"))
+    window.handle_event(Pending(0.1, 1, "and more"))
+    window.handle_event(Partial(0.2, 2, ["scratch", "that"]))
+    # The punctuator dropped its pending words: only they go.
+    window.handle_event(Command(0.3, 2, "scratch", "scratch that", "pending"))
+    window.handle_event(Pending(0.3, 2, ""))
+    assert window.editor.text == "First one. Second one."
+    assert "and more" not in window.editor.toPlainText()
+    # Nothing was pending: the last sentence goes, though the next segment's partial words
+    # are already on screen.
+    window.handle_event(Partial(0.4, 3, ["scratch"]))
+    window.handle_event(Command(0.5, 3, "scratch", "scratch that", "sentence"))
+    assert window.editor.text == "First one."
+    assert "Ctrl+Z" in window.statusBar().currentMessage()
+    window.handle_event(Command(0.6, 4, "undo", "undo that"))
+    assert window.editor.text == "First one. Second one."
+    recovered = replay(window.journal.path)
+    assert recovered is not None and recovered.text == "First one. Second one."
+
+
+def test_the_settings_dialog_turns_commands_and_written_forms_off_and_edits_replacements(
+    qtbot: Any,
+) -> None:
+    from dictate.ui.dialogs import SettingsDialog
+
+    settings = Settings(replacements=[{"spoken": "jay ess", "written": "JS"}])
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert dialog.written_forms.isChecked() and dialog.voice_commands.isChecked()
+    assert dialog.replacement_entries() == [{"spoken": "jay ess", "written": "JS"}]
+    dialog.written_forms.setChecked(False)
+    dialog.voice_commands.setChecked(False)
+    dialog.add_replacement("  dictate  ", "Dictate")
+    dialog.add_replacement("   ", "ignored: no spoken phrase")
+    dialog.apply_to(settings)
+    assert not settings.written_forms and not settings.voice_commands
+    assert settings.replacements == [
+        {"spoken": "jay ess", "written": "JS"},
+        {"spoken": "dictate", "written": "Dictate"},
+    ]
+    assert Settings.from_dict(settings.to_dict()) == settings
+
+
+def test_bad_replacements_in_the_settings_file_cost_only_themselves() -> None:
+    good = {"spoken": "k8s", "written": "Kubernetes"}
+    settings = Settings.from_dict(
+        {"replacements": [good, {"spoken": ""}, "text", {"spoken": 5, "written": "x"}]}
+    )
+    assert settings.replacements == [good]
+    assert len(settings.problems) == 3
+    assert Settings.from_dict({"replacements": "nope"}).replacements == []
