@@ -220,14 +220,22 @@ class BufferMachine(RuleBasedStateMachine):
     def partial(self, text: str) -> None:
         self.buffer.set_partial(text)
 
-    @rule()
-    def scratch(self) -> None:
-        """ "Scratch that": the pending words if any, else the last dictated sentence."""
-        if self.buffer.pending or self.buffer.partial:
+    @rule(what=st.sampled_from(["auto", "pending", "sentence"]))
+    def scratch(self, what: str) -> None:
+        """ "Scratch that": the pending words if any, else the last dictated sentence; or what
+        the pipeline decided ("pending": its punctuator dropped them; "sentence": it had none,
+        whatever partial words of the next segment are on screen)."""
+        if what == "pending":
+            had = bool(self.buffer.pending)
+            partial = self.buffer.partial
+            assert self.buffer.scratch("pending") == ("pending" if had else "")
+            assert self.buffer.pending == "" and self.buffer.partial == partial
+            return
+        if what == "auto" and (self.buffer.pending or self.buffer.partial):
             assert self.buffer.scratch() == "pending"
             return
         span = self.buffer.last_dictated
-        result = self.buffer.scratch()
+        result = self.buffer.scratch(what)
         if span is None:
             assert result == ""
             return

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -280,6 +281,41 @@ class EditorMachine(RuleBasedStateMachine):
         self.before = self.editor.text
         self.editor.set_dictation(partial=text)
         self.changed(self.before)
+
+    # -- voice commands (the window's handling of Command events) -------------------------
+
+    @rule(paragraph=st.booleans())
+    def say_new_line(self, paragraph: bool) -> None:
+        text = self.before = self.editor.text
+        point = self.editor.dictation_point
+        self.editor.insert_break(paragraph)
+        brk = "\n\n" if paragraph else "\n"
+        self.changed(text[:point] + brk + text[point:])
+
+    @rule(what=st.sampled_from(["pending", "sentence"]))
+    def say_scratch_that(self, what: str) -> None:
+        text = self.before = self.editor.text
+        had_pending = bool(self.editor.pending_text)
+        result = self.editor.scratch(what)
+        if what == "pending":
+            assert result == ("pending" if had_pending else "")
+            assert self.editor.pending_text == ""
+            self.changed(text)
+            return
+        after = self.editor.text
+        if result == "":
+            self.changed(text)
+            return
+        # One dictated sentence (and at most the space before or after it) is gone, nothing else.
+        assert result == "sentence"
+        start = next(
+            (i for i, (a, b) in enumerate(zip(text, after, strict=False)) if a != b), len(after)
+        )
+        removed = len(text) - len(after)
+        assert text[:start] + text[start + removed :] == after
+        gone = text[start : start + removed]
+        assert len(re.findall(r"mk\d{4}x", gone)) == 1, gone
+        self.changed(after)
 
     # -- invariants ------------------------------------------------------------------------
 
