@@ -57,6 +57,19 @@ class Settings:
     """Carry out voice commands and spoken punctuation ("new paragraph", "comma")."""
     replacements: list[dict[str, str]] = dataclasses.field(default_factory=list)
     """The user's spoken -> written replacements: ``{"spoken": ..., "written": ...}`` each."""
+    target: str = "window"
+    """Where finalized text goes: "window" (this window's editor) or "apps" (typed into
+    whichever application has the keyboard focus)."""
+    typing_backend: str | None = None
+    """How text is typed into other applications; None = chosen automatically (see
+    dictate.output.typing)."""
+    clipboard_fallback: bool = False
+    """Where no typing backend works, paste each sentence through the clipboard instead."""
+    show_overlay: bool = True
+    """Show the always-on-top overlay (level, partial and pending words) while dictating into
+    other applications."""
+    overlay_position: list[int] | None = None
+    """Where the overlay was last put (x, y of its top-left corner); None = bottom centre."""
     problems: list[str] = dataclasses.field(
         default_factory=list, repr=False, compare=False, metadata={"saved": False}
     )
@@ -102,6 +115,9 @@ def _text_or_none(v: Any) -> bool:
     return v is None or (isinstance(v, str) and v != "")
 
 
+# The typing backends a user can choose (dictate/output/typing.py has them all).
+_TYPING_BACKENDS = ("xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
+
 _VALID: dict[str, Callable[[Any], bool]] = {
     # The ranges are the settings dialog's.
     "input_device": _text_or_none,
@@ -122,6 +138,20 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "written_forms": lambda v: isinstance(v, bool),
     "voice_commands": lambda v: isinstance(v, bool),
     "replacements": lambda v: isinstance(v, list) and all(_replacement(r) for r in v),
+    "target": lambda v: v in ("window", "apps"),
+    "typing_backend": lambda v: v is None or v in _TYPING_BACKENDS,
+    "clipboard_fallback": lambda v: isinstance(v, bool),
+    "show_overlay": lambda v: isinstance(v, bool),
+    "overlay_position": lambda v: (
+        v is None
+        or (
+            isinstance(v, list)
+            and len(v) == 2
+            and all(
+                isinstance(c, int) and not isinstance(c, bool) and -100_000 < c < 100_000 for c in v
+            )
+        )
+    ),
 }
 
 

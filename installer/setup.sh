@@ -6,7 +6,8 @@
 #   bash installer/setup.sh --start-only --bin PATH        (the PATH check and the start only)
 #
 # 1. System packages (Debian/Ubuntu, with sudo unless root): Python's venv module, PortAudio for
-#    the microphone, and the X11/Wayland libraries Qt needs.
+#    the microphone, the X11/Wayland libraries Qt needs, and xdotool and xclip for typing into
+#    other applications on X11 (on Wayland install wtype, dotool or ydotool yourself).
 # 2. A virtual environment in $PREFIX/venv (default ~/.local/share/dictate/app) with dictate
 #    installed from this checkout.
 # 3. Desktop integration: ~/.local/bin/dictate, a desktop entry and the icon.
@@ -88,7 +89,7 @@ if [ "$system_packages" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
     packages=(python3-venv libportaudio2 libegl1 libxkbcommon-x11-0 libxcb-cursor0
               libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
-              libfontconfig1 libdbus-1-3)
+              libfontconfig1 libdbus-1-3 xdotool xclip)
     missing=()
     for pkg in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \

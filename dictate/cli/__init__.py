@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from dictate import __version__
-from dictate.cli import bench, devices, evaluate, models, normalize, punctuate, transcribe
+from dictate.cli import bench, devices, evaluate, models, normalize, punctuate, transcribe, typetext
 from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
 from dictate.errors import DictateError, InputError
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the app offscreen on the bundled sample recording; exit 0 if the text appears",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models):
+    for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models, typetext):
         module.register(commands)
     return parser
 

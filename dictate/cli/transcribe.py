@@ -20,7 +20,7 @@ from dictate.cli.common import (
     segmenter_options,
     writer_for,
 )
-from dictate.errors import InputError
+from dictate.errors import DictateError, InputError
 
 
 def cmd_transcribe(
@@ -28,7 +28,7 @@ def cmd_transcribe(
 ) -> int:
     from dictate.audio.capture import FileSource, MicrophoneSource
     from dictate.editing.replay import EventDocument
-    from dictate.events import Error, Event, Finalized, Level
+    from dictate.events import Command, Error, Event, Finalized, Level
     from dictate.pipeline import Pipeline
 
     err = stderr or sys.stderr
@@ -58,6 +58,15 @@ def cmd_transcribe(
     commands = args.commands and not off
     writer = None if off else writer_for(args)
     document = EventDocument() if commands and not args.json else None
+    typist = None
+    if args.type:
+        from dictate.config import load_settings
+        from dictate.output.typing import Typist, choose_backend
+
+        settings = load_settings()
+        typist = Typist(
+            choose_backend(settings.typing_backend, clipboard_fallback=settings.clipboard_fallback)
+        )
 
     lock = threading.Lock()
     written = False
@@ -78,6 +87,8 @@ def cmd_transcribe(
                 return
             if isinstance(event, Error):
                 errors.append(event)
+            if typist is not None:
+                type_event(event)
             if args.json:
                 if not isinstance(event, Level):
                     stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
@@ -90,6 +101,24 @@ def cmd_transcribe(
                 stdout.write((" " if written else "") + event.text)
                 stdout.flush()
                 written = True
+
+    typing_errors: list[str] = []
+
+    def type_event(event: Event) -> None:
+        """--type: each finalized sentence as it becomes final, and the commands' keys."""
+        assert typist is not None
+        try:
+            if isinstance(event, Finalized) and event.sentences:
+                typist.sentences(event.sentences)
+            elif isinstance(event, Command) and event.kind in ("new_line", "new_paragraph"):
+                typist.new_line(paragraph=event.kind == "new_paragraph")
+            elif isinstance(event, Command) and event.kind == "scratch":
+                moved = event.target != "pending" and typist.scratch() == "moved"
+                if moved:
+                    err.write("dictate: note: the focus moved to another window; nothing deleted\n")
+        except DictateError as exc:
+            typing_errors.append(str(exc))
+            err.write(f"dictate: warning: typing failed: {exc}\n")
 
     pipeline = Pipeline(engine, punctuator, on_event, seg_options, commands=commands, writer=writer)
     pipeline.start(source)
@@ -115,7 +144,7 @@ def cmd_transcribe(
     fatal = [e for e in errors if e.fatal]
     for event in errors:
         err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")
-    return 2 if fatal else 0
+    return 2 if fatal or typing_errors else 0
 
 
 def register(commands: Any) -> None:
@@ -144,6 +173,12 @@ def register(commands: Any) -> None:
         "--realtime", action="store_true", help="feed the file at real-time speed"
     )
     transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
+    transcribe.add_argument(
+        "--type",
+        action="store_true",
+        help="also type each sentence, as it becomes final, into the window with the keyboard "
+        "focus (and carry out new line, new paragraph and scratch that there)",
+    )
     add_speech_args(transcribe)
     add_decoder_args(transcribe)
     add_writing_args(transcribe, default_on=True)

@@ -123,6 +123,29 @@ class SettingsDialog(QDialog):
         self.voice_commands.setChecked(settings.voice_commands)
         form.addRow(self.written_forms)
         form.addRow(self.voice_commands)
+        from dictate.output.typing import BACKENDS
+
+        self.target = QComboBox()
+        self.target.addItem("This window", "window")
+        self.target.addItem("Other applications (typed where the keyboard focus is)", "apps")
+        self._select(self.target, settings.target)
+        self.target.setAccessibleName("Dictated text goes to")
+        form.addRow("Dictated text &goes to", self.target)
+        self.backend = QComboBox()
+        self.backend.addItem("Automatic", None)
+        for name in BACKENDS:
+            self.backend.addItem(name, name)
+        self._select(self.backend, settings.typing_backend)
+        self.backend.setAccessibleName("Typing method")
+        form.addRow("T&yping method", self.backend)
+        self.clipboard_fallback = QCheckBox(
+            "&Put text on the clipboard when it cannot be typed (paste it yourself)"
+        )
+        self.clipboard_fallback.setChecked(settings.clipboard_fallback)
+        form.addRow(self.clipboard_fallback)
+        self.show_overlay = QCheckBox("Show the &overlay while typing into other applications")
+        self.show_overlay.setChecked(settings.show_overlay)
+        form.addRow(self.show_overlay)
         self.replacements = QTableWidget(0, 2)
         self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
         self.replacements.horizontalHeader().setStretchLastSection(True)
@@ -204,6 +227,10 @@ class SettingsDialog(QDialog):
         settings.written_forms = self.written_forms.isChecked()
         settings.voice_commands = self.voice_commands.isChecked()
         settings.replacements = self.replacement_entries()
+        settings.target = self.target.currentData()
+        settings.typing_backend = self.backend.currentData()
+        settings.clipboard_fallback = self.clipboard_fallback.isChecked()
+        settings.show_overlay = self.show_overlay.isChecked()
 
 
 class _DownloadSignals(QObject):

@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
         self._segment_closed: dict[int, float] = {}
         self._partial_segment = 0
         self._shown_segment = 0
+        self._typist: Any = None  # types finalized text into other applications ("apps" target)
         self.setWindowTitle("dictate")
         self.resize(900, 640)
 
@@ -208,6 +209,11 @@ class MainWindow(QMainWindow):
         self.focus_mic_action = self._action("Choose &microphone", "Ctrl+M", self._focus_mic)
         self.get_model_action = self._action("&Get a speech model…", None, self.offer_model)
         self.about_action = self._action("&About dictate", None, self.show_about)
+        self.target_action = self._action(
+            "&Type into other applications", "Ctrl+Shift+T", self._on_target_toggled
+        )
+        self.target_action.setCheckable(True)
+        self.target_action.setChecked(self.settings.target == "apps")
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Dictation")
@@ -264,6 +270,7 @@ class MainWindow(QMainWindow):
             edit.addAction(action)
         dictation = menus.addMenu("D&ictation")
         dictation.addAction(self.dictate_action)
+        dictation.addAction(self.target_action)
         dictation.addAction(self.focus_mic_action)
         dictation.addAction(self.get_model_action)
         dictation.addAction(self.settings_action)
@@ -342,6 +349,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
             dialog.apply_to(self.settings)
+            self.target_action.setChecked(self.settings.target == "apps")
             self.controller.forget_engine()
             if self.settings.font_family:
                 self.editor.setFont(QFont(self.settings.font_family))
@@ -365,7 +373,58 @@ class MainWindow(QMainWindow):
 
     def start_dictation(self, source_factory: object = None) -> None:
         self.messages.hide()
+        self._typist = self._make_typist() if self.settings.target == "apps" else None
         self.controller.start(source_factory)
+
+    def set_target(self, target: str) -> None:
+        """Where finalized text goes: "window" (the editor) or "apps" (typed into the
+        focused application); takes effect at the next start of dictation."""
+        self.settings.target = target
+        self.target_action.setChecked(target == "apps")
+        self._settings_changed()
+        if self.controller.state != "idle":
+            self.statusBar().showMessage(
+                "The new target applies when dictation starts again.", 5000
+            )
+
+    def _on_target_toggled(self) -> None:
+        self.set_target("apps" if self.target_action.isChecked() else "window")
+
+    def _make_typist(self) -> Any:
+        """The typist for the "apps" target, or None (with a message) when no backend works:
+        then the text comes into this window, never lost."""
+        from dictate.output.typing import TypingError, Typist, choose_backend
+
+        try:
+            backend = choose_backend(
+                self.settings.typing_backend,
+                clipboard_fallback=self.settings.clipboard_fallback,
+                clipboard=lambda text: QGuiApplication.clipboard().setText(text),
+            )
+        except TypingError as exc:
+            self.messages.show_message(
+                f"{exc}. Dictated text comes into this window instead.",
+                [("Type into &this window", lambda: self.set_target("window"))],
+            )
+            return None
+        return Typist(backend)
+
+    def _type_sentences(self, event: Finalized) -> None:
+        """The "apps" target: type the sentences; if that fails, keep them here."""
+        from dictate.output.typing import TypingError
+
+        assert self._typist is not None
+        try:
+            self._typist.sentences(event.sentences)
+            self.editor.set_dictation(pending=event.pending or "")
+        except TypingError as exc:
+            self._typist = None
+            self.editor.insert_final(event.sentences, event.pending)
+            self.messages.show_message(
+                f"Typing into the other application failed ({exc}); the dictated text is kept "
+                "in this window from here on.",
+                [("Type into &this window", lambda: self.set_target("window"))],
+            )
 
     def stop_dictation(self) -> None:
         self.controller.stop()
@@ -441,7 +500,10 @@ class MainWindow(QMainWindow):
         elif isinstance(event, Segment):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
-            self.editor.insert_final(event.sentences, event.pending)
+            if self._typist is not None:
+                self._type_sentences(event)
+            else:
+                self.editor.insert_final(event.sentences, event.pending)
         elif isinstance(event, Command):
             self._on_command(event)
         elif isinstance(event, Pending):
@@ -474,6 +536,9 @@ class MainWindow(QMainWindow):
 
     def _on_command(self, event: Command) -> None:
         """A voice command: the pipeline has done its part (see :class:`Command`)."""
+        if self._typist is not None and event.kind in ("new_line", "new_paragraph", "scratch"):
+            self._typed_command(event)
+            return
         if event.kind in ("new_line", "new_paragraph"):
             self.editor.insert_break(paragraph=event.kind == "new_paragraph")
         elif event.kind == "scratch":
@@ -487,6 +552,28 @@ class MainWindow(QMainWindow):
             self.editor.undo_edit()
         elif event.kind == "stop":
             self.statusBar().showMessage("Stopped dictating (voice command).", 5000)
+
+    def _typed_command(self, event: Command) -> None:
+        """A command while typing into another application: Return, or BackSpace over what
+        this app typed there last (never after the focus moved to another window)."""
+        from dictate.output.typing import TypingError
+
+        assert self._typist is not None
+        try:
+            if event.kind == "scratch":
+                if event.target == "pending":
+                    self.editor.set_dictation(pending="")
+                    return
+                said = {
+                    "typed": "Scratched what was typed last.",
+                    "moved": "The focus moved to another window since; nothing was deleted.",
+                    "": "Nothing to scratch.",
+                }
+                self.statusBar().showMessage(said[self._typist.scratch()], 5000)
+            else:
+                self._typist.new_line(paragraph=event.kind == "new_paragraph")
+        except TypingError as exc:
+            self.messages.show_message(f"Could not {event.spoken} in the other application: {exc}")
 
     def about_text(self) -> str:
         """Version, the models in use and their licences (Help > About)."""

@@ -1,0 +1,1 @@
+"""Where dictated text goes besides the window: typing into other applications."""

@@ -1,0 +1,145 @@
+"""The typing logic: backend choice, keystroke counting, and the Typist's continuity, scratch and
+focus rules, with a backend that records what it is asked to press (the real X11 backend is
+tested under a real X server in tests/test_typing_x11.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dictate.output.typing import (
+    ClipboardBackend,
+    TypingError,
+    Typist,
+    XdotoolBackend,
+    choose_backend,
+    keystrokes,
+    type_into,
+)
+
+
+class Recorder:
+    """A backend that applies key presses to a string, like a text field would."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.window: str | None = "w1"
+
+    def type_text(self, text: str) -> None:
+        self.text += text
+
+    def press_return(self, count: int = 1) -> None:
+        self.text += "\n" * count
+
+    def backspace(self, count: int) -> None:
+        for _ in range(count):  # one user-perceived character per press
+            cut = len(self.text) - 1
+            while cut > 0 and keystrokes(self.text[cut:]) == keystrokes(self.text[cut - 1 :]):
+                cut -= 1
+            self.text = self.text[:cut]
+
+    def focused_window(self) -> str | None:
+        return self.window
+
+
+@pytest.mark.parametrize(
+    ("text", "presses"),
+    [("abc", 3), ("café", 4), ("cafe\u0301", 4), ("👍🏽", 1), ("👩\u200d💻 ok", 4), ("❤\ufe0f", 1),
+     ("中文", 2), ("", 0)],
+)  # fmt: skip
+def test_keystrokes_count_user_perceived_characters(text: str, presses: int) -> None:
+    assert keystrokes(text) == presses
+
+
+def test_sentences_continue_spacing_and_capitals_in_the_same_window() -> None:
+    backend = Recorder()
+    typist = Typist(backend)
+    assert typist.sentences(["We left."]) == "We left."
+    assert typist.sentences(["Then it rained.", "Badly."]) == " Then it rained. Badly."
+    typist.new_line()
+    assert typist.sentences(["Next line."]) == "Next line."
+    assert backend.text == "We left. Then it rained. Badly.\nNext line."
+
+
+def test_a_new_window_starts_afresh() -> None:
+    backend = Recorder()
+    typist = Typist(backend)
+    typist.sentences(["One."])
+    backend.window = "w2"
+    assert typist.sentences(["Two."]) == "Two."  # no joining space: its text is unknown
+
+
+def test_scratch_removes_exactly_what_was_typed_last_emoji_included() -> None:
+    backend = Recorder()
+    typist = Typist(backend)
+    typist.sentences(["Keep this."])
+    typist.sentences(["Drop 👍🏽 café\u0301 this."])
+    assert typist.scratch() == "typed"
+    assert backend.text == "Keep this."
+    assert typist.scratch() == ""  # only the last one
+    assert typist.sentences(["Again."]) == " Again."
+
+
+def test_scratch_deletes_nothing_once_the_focus_moved() -> None:
+    backend = Recorder()
+    typist = Typist(backend)
+    typist.sentences(["Typed here."])
+    backend.window = "elsewhere"
+    assert typist.scratch() == "moved"
+    assert backend.text == "Typed here."
+
+
+def test_line_breaks_are_return_presses() -> None:
+    backend = Recorder()
+    type_into(backend, "a\nb\n\nc")
+    assert backend.text == "a\nb\n\nc"
+
+
+def test_clipboard_backend_puts_breaks_with_the_next_text_and_cannot_take_back() -> None:
+    got: list[str] = []
+    backend = ClipboardBackend(got.append)
+    backend.type_text("One.")
+    backend.press_return(2)
+    backend.type_text("Two.")
+    assert got == ["One.", "\n\nTwo."]
+    with pytest.raises(TypingError, match="cannot be taken back"):
+        backend.backspace(3)
+
+
+def test_backend_choice_by_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for tool in ("xdotool", "wtype"):
+        exe = tmp_path / tool
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert choose_backend(env={"DISPLAY": ":1"}).name == "xdotool"
+    assert choose_backend(env={"WAYLAND_DISPLAY": "wayland-0"}).name == "wtype"
+    assert choose_backend("xdotool").name == "xdotool"
+    with pytest.raises(TypingError, match="dotool typing backend needs the dotool program"):
+        choose_backend("dotool")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    with pytest.raises(TypingError, match="install xdotool") as info:
+        choose_backend(env={"DISPLAY": ":1"})
+    assert "clipboard fallback" in str(info.value)
+    with pytest.raises(TypingError, match="install wtype"):
+        choose_backend(env={"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"})
+    with pytest.raises(TypingError, match="no graphical session"):
+        choose_backend(env={})
+    assert choose_backend(env={"DISPLAY": ":1"}, clipboard_fallback=True, clipboard=print).name == (
+        "clipboard"
+    )
+    with pytest.raises(TypingError, match="unknown typing backend"):
+        choose_backend("telepathy")
+
+
+def test_a_failing_tool_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exe = tmp_path / "xdotool"
+    exe.write_text('#!/bin/sh\necho "Error: Can not open display: :99" >&2\nexit 1\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    with pytest.raises(TypingError, match="xdotool could not type: Error: Can not open display"):
+        XdotoolBackend().type_text("x")

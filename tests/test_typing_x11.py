@@ -1,0 +1,165 @@
+"""Typing into another application under a real X server (Xvfb): the xdotool backend, the
+``dictate type`` and ``dictate transcribe --type`` commands, and the Typist's scratch rules.
+
+The receiving application is a Qt text window in its own process (tests/xserver.py) that
+reports its text; nothing here is faked.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pulse import need
+from xserver import Receiver, XServer
+
+from dictate.output.typing import Typist, XdotoolBackend
+
+ROOT = Path(__file__).resolve().parents[1]
+UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def xserver() -> Iterator[XServer]:
+    need(shutil.which("xdotool") is not None, "xdotool is not installed")
+    with XServer() as server:
+        yield server
+
+
+@pytest.fixture
+def receiver(xserver: XServer, tmp_path: Path) -> Iterator[Receiver]:
+    window = Receiver(xserver, tmp_path)
+    yield window
+    window.close()
+
+
+def dictate(server: XServer, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real entry point on the X display, with its own (empty) settings."""
+    env = server.env(
+        HOME=str(tmp_path / "home"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "dictate", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+
+
+def test_dictate_type_delivers_exact_unicode_and_line_breaks(
+    xserver: XServer, receiver: Receiver, tmp_path: Path
+) -> None:
+    text = f"{UNICODE}\nsecond line"
+    result = dictate(xserver, tmp_path, "type", text)
+    assert result.returncode == 0, result.stderr
+    assert receiver.wait_for(text) == text
+
+
+def test_transcribe_type_delivers_exactly_what_it_prints(
+    xserver: XServer, receiver: Receiver, tmp_path: Path
+) -> None:
+    sample = str(ROOT / "assets" / "sample_en.wav")
+    result = dictate(xserver, tmp_path, "transcribe", sample, "--engine", "sphinx", "--type")
+    assert result.returncode == 0, result.stderr
+    printed = result.stdout.strip("\n")
+    assert printed.startswith("Please call me tomorrow morning.")
+    assert receiver.wait_for(printed) == printed
+
+
+def test_voice_commands_press_return_into_the_other_application(
+    xserver: XServer, receiver: Receiver, tmp_path: Path
+) -> None:
+    audio = str(ROOT / "tests" / "data" / "en_commands.wav")
+    result = dictate(xserver, tmp_path, "transcribe", audio, "--engine", "sphinx", "--type")
+    assert result.returncode == 0, result.stderr
+    printed = result.stdout.strip("\n")
+    assert "\n\n" in printed  # "next paragraph"
+    assert receiver.wait_for(printed) == printed
+
+
+def test_scratch_takes_back_what_was_typed_and_nothing_after_the_focus_moved(
+    xserver: XServer, receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", xserver.display)
+    typist = Typist(XdotoolBackend())
+    typist.sentences(["Keep this."])
+    typist.sentences(["Drop 😀 café this."])
+    assert receiver.wait_for("Keep this. Drop 😀 café this.") == "Keep this. Drop 😀 café this."
+    assert typist.scratch() == "typed"
+    assert receiver.wait_for("Keep this.") == "Keep this."
+    typist.sentences(["Typed again."])
+    (tmp_path / "other").mkdir()
+    other = Receiver(xserver, tmp_path / "other")
+    try:
+        assert typist.scratch() == "moved"  # the focus is in the other window now
+        assert receiver.wait_for("Keep this. Typed again.", 3) == "Keep this. Typed again."
+        assert other.text == ""
+    finally:
+        other.close()
+
+
+def test_no_backend_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    env = {"PATH": "/nonexistent", "HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "dictate", "type", "hello"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no graphical session" in lines[0]
+
+
+WINDOW = r"""
+import sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+from dictate.config import Settings
+from dictate.events import Command, Finalized
+from dictate.journal import Journal
+from dictate.ui.main_window import MainWindow
+
+app = QApplication(sys.argv[:1])
+window = MainWindow(Settings(engine="sphinx", target="apps"), Journal(Path(sys.argv[1])), False)
+window._typist = window._make_typist()  # what start_dictation does for the "apps" target
+assert window._typist is not None, window.messages.label.text()
+window.handle_event(Finalized(0.1, 1, ["Café first."], pending=""))
+window.handle_event(Command(0.2, 2, "new_line", "new line"))
+window.handle_event(Finalized(0.3, 3, ["Second 😀 line.", "Same line."], pending="greyed"))
+window.handle_event(Finalized(0.4, 4, ["Drop me."], pending=""))
+window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+print(repr(window.editor.text), flush=True)
+"""
+
+
+def test_the_window_types_into_the_focused_application(
+    xserver: XServer, receiver: Receiver, tmp_path: Path
+) -> None:
+    """The window's "Other applications" target with the automatically chosen backend (xdotool
+    on X11); the window is never shown, so the receiver keeps the focus, as when the user works
+    in another application."""
+    result = subprocess.run(
+        [sys.executable, "-c", WINDOW, str(tmp_path / "journal.jsonl")],
+        env=xserver.env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config")),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "''"  # nothing went into the window's own editor
+    expected = "Café first.\nSecond 😀 line. Same line."
+    assert receiver.wait_for(expected) == expected

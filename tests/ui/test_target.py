@@ -1,0 +1,69 @@
+"""The "Other applications" target in the window: finalized sentences and voice commands go to
+the typist, never the editor; a typing failure keeps the text in the window. The backend here
+records key presses (the real X11 path is tested in tests/test_typing_x11.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dictate.events import Command, Finalized
+from dictate.output.typing import TypingError, Typist
+
+
+class Recorder:
+    name = "recorder"
+
+    def __init__(self, fail: bool = False) -> None:
+        self.text = ""
+        self.fail = fail
+
+    def type_text(self, text: str) -> None:
+        if self.fail:
+            raise TypingError("xdotool could not type: no display")
+        self.text += text
+
+    def press_return(self, count: int = 1) -> None:
+        self.text += "\n" * count
+
+    def backspace(self, count: int) -> None:
+        self.text = self.text[:-count]
+
+    def focused_window(self) -> str | None:
+        return "w"
+
+
+def test_sentences_and_commands_are_typed_not_inserted(window: Any) -> None:
+    backend = Recorder()
+    window._typist = Typist(backend)
+    window.handle_event(Finalized(0.1, 1, ["We met at 9:30 a.m."], pending="And then"))
+    assert window.editor.text == "" and window.editor.pending_text == "And then"
+    window.handle_event(Command(0.2, 2, "new_paragraph", "new paragraph"))
+    window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending=""))
+    window.handle_event(Finalized(0.4, 4, ["Oops."], pending=""))
+    window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+    assert backend.text == "We met at 9:30 a.m.\n\nIt cost $25."
+    assert window.editor.text == ""
+
+
+def test_a_typing_failure_keeps_the_text_in_the_window(window: Any) -> None:
+    window._typist = Typist(Recorder(fail=True))
+    window.handle_event(Finalized(0.1, 1, ["Never lost."], pending=""))
+    assert window.editor.text == "Never lost."
+    assert "kept in this window" in window.messages.label.text()
+    window.handle_event(Finalized(0.2, 2, ["Still here."], pending=""))
+    assert window.editor.text == "Never lost. Still here."
+
+
+def test_no_backend_says_what_to_install_and_dictation_comes_here(
+    window: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    window.set_target("apps")
+    assert window.target_action.isChecked()
+    assert window._make_typist() is None
+    assert "no graphical session" in window.messages.label.text()
+    assert "this window instead" in window.messages.label.text()
+    window.set_target("window")
+    assert not window.target_action.isChecked() and window.settings.target == "window"

@@ -1,0 +1,158 @@
+"""A real X server (Xvfb) and a real receiving window for the typing tests.
+
+:class:`XServer` starts ``Xvfb`` on a free display (``-displayfd``) with no window manager. The
+receiver (:data:`RECEIVER`) is a small Qt text window in its own process on that display: it
+prints its X window id, then writes its whole text to a file after every change, so a test can
+type into it with the app's real backend and read back exactly what arrived.
+
+Without Xvfb the tests that need it are skipped, except under CI (``CI`` set), where they fail:
+CI installs it (``.ci/run``), and a skip there would hide a regression.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from pulse import need
+
+RECEIVER = r"""
+import sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication, QPlainTextEdit
+
+out = Path(sys.argv[1])
+app = QApplication(sys.argv[:1])
+edit = QPlainTextEdit()
+edit.setWindowTitle("dictate-test-receiver")
+edit.resize(500, 300)
+edit.move(40, 40)
+
+def changed():
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(edit.toPlainText(), encoding="utf-8")
+    tmp.replace(out)
+
+edit.textChanged.connect(changed)
+edit.show()
+edit.activateWindow()
+changed()
+print(int(edit.winId()), flush=True)
+app.exec()
+"""
+
+
+class XServer:
+    """Xvfb on a free display; ``env()`` is this process's environment pointed at it."""
+
+    def __init__(self) -> None:
+        need(shutil.which("Xvfb") is not None, "Xvfb is not installed")
+        self.process: subprocess.Popen[bytes] | None = None
+        self.display = ""
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY",)}
+        env.update(DISPLAY=self.display, QT_QPA_PLATFORM="xcb", XDG_SESSION_TYPE="x11")
+        env.update(extra)
+        return env
+
+    def __enter__(self) -> XServer:
+        read, write = os.pipe()
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+            pass_fds=(write,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            self.stop()
+            raise RuntimeError("Xvfb did not report a display")
+        self.display = f":{number}"
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def focused_window(self) -> int:
+        """The X window with the keyboard focus (xdotool getwindowfocus)."""
+        result = subprocess.run(
+            ["xdotool", "getwindowfocus"], env=self.env(), capture_output=True, text=True
+        )
+        return int(result.stdout.strip() or 0)
+
+
+class Receiver:
+    """The receiving text window in its own process; :attr:`text` is what it holds."""
+
+    def __init__(self, server: XServer, folder: Path) -> None:
+        self.server = server
+        self.file = folder / "received.txt"
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", RECEIVER, str(self.file)],
+            env=server.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.window = int(self.process.stdout.readline().strip() or 0)
+        if not self.window:
+            raise RuntimeError("the receiving window did not start")
+        self.focus()
+
+    def focus(self) -> None:
+        """Give the receiver the keyboard focus (there is no window manager to do it)."""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            subprocess.run(
+                ["xdotool", "windowfocus", "--sync", str(self.window)],
+                env=self.server.env(),
+                capture_output=True,
+                timeout=10,
+            )
+            if self.server.focused_window() == self.window:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("could not focus the receiving window")
+
+    @property
+    def text(self) -> str:
+        return self.file.read_text(encoding="utf-8") if self.file.exists() else ""
+
+    def wait_for(self, expected: str, timeout: float = 20.0) -> str:
+        """The receiver's text once it equals ``expected`` (or whatever it is at the timeout)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.text == expected:
+                return expected
+            time.sleep(0.05)
+        return self.text
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
