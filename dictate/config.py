@@ -70,6 +70,9 @@ class Settings:
     other applications."""
     overlay_position: list[int] | None = None
     """Where the overlay was last put (x, y of its top-left corner); None = bottom centre."""
+    hotkey: str = "Ctrl+Alt+D"
+    """The global shortcut that starts and stops dictation from any application ("" = none);
+    X11 and Windows only (elsewhere bind `dictate toggle` in the desktop's settings)."""
     problems: list[str] = dataclasses.field(
         default_factory=list, repr=False, compare=False, metadata={"saved": False}
     )
@@ -139,6 +142,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "voice_commands": lambda v: isinstance(v, bool),
     "replacements": lambda v: isinstance(v, list) and all(_replacement(r) for r in v),
     "target": lambda v: v in ("window", "apps"),
+    "hotkey": lambda v: isinstance(v, str) and len(v) <= 64,
     "typing_backend": lambda v: v is None or v in _TYPING_BACKENDS,
     "clipboard_fallback": lambda v: isinstance(v, bool),
     "show_overlay": lambda v: isinstance(v, bool),

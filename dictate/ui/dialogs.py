@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFontComboBox,
     QFormLayout,
     QHBoxLayout,
+    QKeySequenceEdit,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -146,6 +147,11 @@ class SettingsDialog(QDialog):
         self.show_overlay = QCheckBox("Show the &overlay while typing into other applications")
         self.show_overlay.setChecked(settings.show_overlay)
         form.addRow(self.show_overlay)
+        self.hotkey = QKeySequenceEdit(QKeySequence(settings.hotkey))
+        self.hotkey.setMaximumSequenceLength(1)
+        self.hotkey.setClearButtonEnabled(True)
+        self.hotkey.setAccessibleName("Global shortcut to start and stop dictation")
+        form.addRow("Global s&hortcut (X11, Windows)", self.hotkey)
         self.replacements = QTableWidget(0, 2)
         self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
         self.replacements.horizontalHeader().setStretchLastSection(True)
@@ -231,6 +237,9 @@ class SettingsDialog(QDialog):
         settings.typing_backend = self.backend.currentData()
         settings.clipboard_fallback = self.clipboard_fallback.isChecked()
         settings.show_overlay = self.show_overlay.isChecked()
+        settings.hotkey = self.hotkey.keySequence().toString(
+            QKeySequence.SequenceFormat.PortableText
+        )
 
 
 class _DownloadSignals(QObject):

@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         self._partial_segment = 0
         self._shown_segment = 0
         self._typist: Any = None  # types finalized text into other applications ("apps" target)
+        self.overlay: Any = None  # shown while typing into other applications
         self.setWindowTitle("dictate")
         self.resize(900, 640)
 
@@ -348,8 +349,11 @@ class MainWindow(QMainWindow):
         self.refresh_devices(rescan=True)
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
+            hotkey = self.settings.hotkey
             dialog.apply_to(self.settings)
             self.target_action.setChecked(self.settings.target == "apps")
+            if self.settings.hotkey != hotkey and getattr(self, "_hotkey", None) is not None:
+                self.start_global_hotkey()
             self.controller.forget_engine()
             if self.settings.font_family:
                 self.editor.setFont(QFont(self.settings.font_family))
@@ -374,7 +378,45 @@ class MainWindow(QMainWindow):
     def start_dictation(self, source_factory: object = None) -> None:
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None
+        if self._typist is not None and self.settings.show_overlay:
+            self._show_overlay()
         self.controller.start(source_factory)
+
+    def _show_overlay(self) -> None:
+        """The always-on-top overlay for dictation into other applications: level, partial and
+        pending words, never taking the focus (see dictate/ui/overlay.py)."""
+        from dictate.ui.overlay import DictationOverlay
+
+        if self.overlay is None:
+            self.overlay = DictationOverlay()  # no parent: not minimised with this window
+            self.overlay.moved.connect(self._on_overlay_moved)
+        self.overlay.clear()
+        self.overlay.set_state(f"Listening — typing with {self._typist.backend.name}")
+        self.overlay.place(self.settings.overlay_position)
+        self.overlay.show()
+
+    def _on_overlay_moved(self, x: int, y: int) -> None:
+        self.settings.overlay_position = [x, y]
+        self._settings_changed()
+
+    def start_global_hotkey(self) -> None:
+        """Take the global shortcut from the settings (the app does this at start; tests and
+        the self-test do not); a shortcut that cannot be taken is said once, not fatal."""
+        from dictate.ui.hotkey import GlobalHotkey, HotkeyError
+
+        old = getattr(self, "_hotkey", None)
+        if old is not None:
+            old.close()
+            self._hotkey = None
+        if not self.settings.hotkey:
+            return
+        try:
+            self._hotkey = GlobalHotkey(self.settings.hotkey, self)
+        except HotkeyError as exc:
+            self.statusBar().showMessage(f"Global shortcut {self.settings.hotkey}: {exc}", 15000)
+            log.info("global shortcut %s not taken: %s", self.settings.hotkey, exc)
+            return
+        self._hotkey.activated.connect(self.toggle_dictation)
 
     def set_target(self, target: str) -> None:
         """Where finalized text goes: "window" (the editor) or "apps" (typed into the
@@ -491,6 +533,9 @@ class MainWindow(QMainWindow):
 
     def handle_event(self, event: Event) -> None:
         """Apply one pipeline event to the window (called on the GUI thread)."""
+        overlay = self.overlay if self.overlay is not None and self.overlay.isVisible() else None
+        if overlay is not None:
+            self._overlay_event(overlay, event)
         if isinstance(event, Level):
             self.level.setValue(max(-60, min(0, round(event.dbfs))))
         elif isinstance(event, Partial):
@@ -552,6 +597,20 @@ class MainWindow(QMainWindow):
             self.editor.undo_edit()
         elif event.kind == "stop":
             self.statusBar().showMessage("Stopped dictating (voice command).", 5000)
+
+    def _overlay_event(self, overlay: Any, event: Event) -> None:
+        if isinstance(event, Level):
+            overlay.set_level(event.dbfs)
+        elif isinstance(event, Partial):
+            overlay.set_partial(" ".join(event.words))
+        elif isinstance(event, Pending):
+            overlay.set_pending(event.text)
+            overlay.set_partial("")
+        elif isinstance(event, Finalized):
+            overlay.set_pending(event.pending or "")
+        elif isinstance(event, Finished):
+            overlay.clear()
+            overlay.hide()
 
     def _typed_command(self, event: Command) -> None:
         """A command while typing into another application: Return, or BackSpace over what
@@ -766,4 +825,9 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.editor.buffer.close_journal(clean=True)
+        if self.overlay is not None:
+            self.overlay.close()
+        hotkey = getattr(self, "_hotkey", None)
+        if hotkey is not None:
+            hotkey.close()
         event.accept()

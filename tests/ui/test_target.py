@@ -67,3 +67,23 @@ def test_no_backend_says_what_to_install_and_dictation_comes_here(
     assert "this window instead" in window.messages.label.text()
     window.set_target("window")
     assert not window.target_action.isChecked() and window.settings.target == "window"
+
+
+def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_place(
+    window: Any,
+) -> None:
+    from dictate.events import Finished, Level, Partial, Pending
+
+    window._typist = Typist(Recorder())
+    window._show_overlay()
+    overlay = window.overlay
+    assert overlay.isVisible() and "recorder" in overlay.state()
+    window.handle_event(Level(0.1, -20.0))
+    window.handle_event(Pending(0.2, 1, "Words not final"))
+    window.handle_event(Partial(0.3, 2, ["still", "speaking"]))
+    assert "Words not final" in overlay.shown_words() and "still speaking" in overlay.shown_words()
+    assert window.editor.text == ""
+    overlay.moved.emit(120, 80)
+    assert window.settings.overlay_position == [120, 80]
+    window.handle_event(Finished(0.4, "stopped", 1.0, 0))
+    assert not overlay.isVisible()
