@@ -44,7 +44,7 @@ install_desktop_entry() {
     local data="${XDG_DATA_HOME:-$HOME/.local/share}"
     mkdir -p "$data/applications" "$data/icons/hicolor/scalable/apps"
     cp "$here/assets/dictate.svg" "$data/icons/hicolor/scalable/apps/dictate.svg"
-    sed "s|^Exec=.*|Exec=$exe|" "$here/assets/dictate.desktop" > "$data/applications/dictate.desktop"
+    sed "s|^Exec=dictate|Exec=$exe|" "$here/assets/dictate.desktop" > "$data/applications/dictate.desktop"
     if command -v update-desktop-database >/dev/null 2>&1; then
         update-desktop-database "$data/applications" >/dev/null 2>&1 || true
     fi

@@ -41,6 +41,9 @@ def test_desktop_entry_and_icon(tmp_path: Path) -> None:
     assert section["Type"] == "Application"
     assert section["Exec"] == "/opt/dictate/venv/bin/dictate"
     assert section["Icon"] == "dictate" and section["Name"] == "dictate"
+    # The desktop's own action for the global toggle (right-click on the launcher).
+    assert section["Actions"] == "toggle;"
+    assert parser["Desktop Action toggle"]["Exec"] == "/opt/dictate/venv/bin/dictate toggle"
 
 
 def test_pyinstaller_spec_inputs_exist() -> None:

@@ -18,7 +18,17 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from dictate import __version__
-from dictate.cli import bench, devices, evaluate, models, normalize, punctuate, transcribe, typetext
+from dictate.cli import (
+    bench,
+    control,
+    devices,
+    evaluate,
+    models,
+    normalize,
+    punctuate,
+    transcribe,
+    typetext,
+)
 from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
 from dictate.errors import DictateError, InputError
 
@@ -35,9 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the app offscreen on the bundled sample recording; exit 0 if the text appears",
     )
+    parser.add_argument(
+        "--command",
+        dest="app_command",
+        choices=control.APP_COMMANDS,
+        metavar="CMD",
+        help="with the app: carry out CMD (toggle, start, stop, show) once its window is up, or "
+        "hand it to the dictate already running",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models, typetext):
         module.register(commands)
+    control.register(commands)
     return parser
 
 
@@ -70,7 +89,7 @@ def run(
         return self_test()
     from dictate.ui.app import run_app
 
-    return run_app()
+    return run_app(command=args.app_command)
 
 
 def _silence_stdout() -> None:

@@ -226,19 +226,116 @@ def start_window() -> MainWindow:
     return window
 
 
-def run_app() -> int:
-    """The desktop app: offer recovery of an unfinished document, then the window."""
+def apply_command(window: MainWindow, command: str) -> None:
+    """Carry out a command from another process (``dictate toggle``, a second launch) or the
+    ``--command`` the app was started with."""
+    log.info("remote command: %s", command)
+    if command == "toggle":
+        window.toggle_dictation()
+    elif command == "start":
+        window.start_dictation()
+    elif command == "stop":
+        window.stop_dictation()
+    elif command == "show":
+        if window.isMinimized():
+            window.showNormal()
+        else:
+            window.show()
+        from PySide6.QtGui import QGuiApplication
+
+        if QGuiApplication.platformName() not in ("offscreen", "minimal"):  # no stacking there
+            window.raise_()
+            window.activateWindow()
+    elif command == "quit":
+        window.close()
+    else:
+        log.warning("unknown command %r ignored", command)
+
+
+class RemoteCommands:
+    """Commands for the window, held until it is ready (shown, the first-start dialog answered),
+    then carried out in the order they came.
+
+    Args:
+        first: The command the app was started with (``--command``), if any.
+    """
+
+    def __init__(self, first: str | None = None) -> None:
+        self.window: MainWindow | None = None
+        self.queued: list[str] = [first] if first else []
+
+    def submit(self, command: str) -> None:
+        if self.window is None:
+            self.queued.append(command)
+        else:
+            apply_command(self.window, command)
+
+    def window_ready(self, window: MainWindow) -> None:
+        """Carry out what is queued once the event loop runs, and from then on each at once."""
+        from PySide6.QtCore import QTimer
+
+        def flush() -> None:
+            self.window = window
+            queued, self.queued = self.queued, []
+            for command in queued:
+                apply_command(window, command)
+
+        QTimer.singleShot(0, window, flush)
+
+
+def forward_command(command: str | None) -> bool:
+    """Hand ``command`` (or ``show``) to an instance already running; False if none runs.
+
+    Raises:
+        DictateError: One runs but does not answer, or answered with an error.
+    """
+    from dictate.control import send_command
+    from dictate.errors import DictateError
+
+    reply = send_command(command or "show")
+    if reply is None:
+        return False
+    if reply != "ok":
+        raise DictateError(f"the running dictate answered {reply!r} to {command or 'show'}")
+    return True
+
+
+def run_app(command: str | None = None) -> int:
+    """The desktop app: offer recovery of an unfinished document, then the window.
+
+    Only one runs per user: if one is running already, it is handed ``command`` (default: show
+    its window) and this returns 0 at once. Otherwise ``command`` (``toggle``, ``start``,
+    ``stop``, ``show``) is carried out once the window is up.
+    """
+    # Before Qt and the heavy imports: a second launch only hands the running one its command.
+    if forward_command(command):
+        return 0
     from dictate.store.store import ModelStore
+    from dictate.ui.instance import InstanceServer
 
     logfile = log_to_file()
     install_excepthook(logfile)
     app = application()
-    window = start_window()
-    window.show()
-    if not window.settings.first_run_done and not ModelStore().installed():
-        window.offer_model()
-    window.controller.preload()
-    return int(app.exec())  # type: ignore[attr-defined]
+    server = InstanceServer()
+    if not server.listen():  # another one came up meanwhile: it takes the command
+        if forward_command(command):
+            return 0
+        log.error("another dictate answered on %s, then went away; start again", server.address)
+        return 1
+    remote = RemoteCommands(command)
+    server.commandReceived.connect(remote.submit)
+    try:
+        window = start_window()
+        window.show()
+        window.attach_tray()
+        window.start_global_hotkey()
+        if not window.settings.first_run_done and not ModelStore().installed():
+            window.offer_model()
+        remote.window_ready(window)
+        window.controller.preload()
+        return int(app.exec())  # type: ignore[attr-defined]
+    finally:
+        server.close()
 
 
 SELF_TEST_MIN_ACCURACY = 0.8

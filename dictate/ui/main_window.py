@@ -399,6 +399,30 @@ class MainWindow(QMainWindow):
         self.settings.overlay_position = [x, y]
         self._settings_changed()
 
+    def attach_tray(self) -> None:
+        """The tray icon (where the desktop has a tray): state, start/stop, target, quit. The
+        app does this at start; tests and the self-test do not."""
+        from dictate.ui.tray import create_tray
+
+        def show() -> None:
+            self.showNormal()
+            self.raise_()
+            self.activateWindow()
+
+        def quit_app() -> None:
+            self.close()
+
+        self.tray = create_tray(self.toggle_dictation, self.set_target, show, quit_app, self)
+        if self.tray is not None:
+            self._update_tray()
+            self.controller.stateChanged.connect(self._update_tray)
+
+    def _update_tray(self, state: str | None = None) -> None:
+        tray = getattr(self, "tray", None)
+        if tray is not None:
+            state = state or str(self.controller.state)
+            tray.set_state(state in ("starting", "listening"), self.settings.target)
+
     def start_global_hotkey(self) -> None:
         """Take the global shortcut from the settings (the app does this at start; tests and
         the self-test do not); a shortcut that cannot be taken is said once, not fatal."""
@@ -423,6 +447,7 @@ class MainWindow(QMainWindow):
         focused application); takes effect at the next start of dictation."""
         self.settings.target = target
         self.target_action.setChecked(target == "apps")
+        self._update_tray()
         self._settings_changed()
         if self.controller.state != "idle":
             self.statusBar().showMessage(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from dictate.events import Command, Finalized
 from dictate.output.typing import TypingError, Typist
 
@@ -87,3 +89,20 @@ def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_pla
     assert window.settings.overlay_position == [120, 80]
     window.handle_event(Finished(0.4, "stopped", 1.0, 0))
     assert not overlay.isVisible()
+
+
+# Showing a tray icon on the offscreen platform (which has no tray; availability is faked
+# below) makes Qt warn about a signal its platform lacks.
+@pytest.mark.qt_log_ignore("systemTrayWindowChanged")
+def test_the_tray_follows_the_state_and_sets_the_target(window: Any, monkeypatch: Any) -> None:
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    monkeypatch.setattr(QSystemTrayIcon, "isSystemTrayAvailable", staticmethod(lambda: True))
+    window.attach_tray()
+    tray = window.tray
+    assert "idle" in tray.toolTip() and "this window" in tray.toolTip()
+    window.set_target("apps")
+    assert "other applications" in tray.toolTip()
+    window.controller.stateChanged.emit("listening")
+    assert "listening" in tray.toolTip()
+    tray.hide()
