@@ -305,3 +305,37 @@ def test_models_download_progress_starts_over_and_learns_the_total() -> None:
     lines = err.getvalue().splitlines()
     assert lines[0].startswith("model: 0.00B ")  # no total yet: a count, no percentage
     assert lines[-1].startswith("model: 100%") and " 2.00k/2.00k " in lines[-1], lines
+
+
+def test_eval_registers_scores_each_heldout_slice(tiny_model_dir: Path, tmp_path: Path) -> None:
+    import gzip
+
+    folder = tmp_path / "heldout"
+    folder.mkdir()
+    for name, docs in {
+        "ami_meetings": [CASED * 5, CASED * 3],
+        "gutenberg_literature": [CASED * 8],
+        "something_new": [CASED * 4],
+    }.items():
+        with gzip.open(folder / f"{name}.heldout.jsonl.gz", "wt", encoding="utf-8") as out:
+            for i, text in enumerate(docs):
+                out.write(json.dumps({"id": str(i), "title": "t", "text": text}) + "\n")
+    args = ["eval", "registers", str(folder), "--model", str(tiny_model_dir)]
+    result = json.loads(run_text([*args, "--json"]))
+    registers = result["registers"]
+    assert list(registers) == ["fiction", "meetings", "something_new"]  # known ones first
+    assert registers["meetings"]["words"] == 8 * len(CASED.split())
+    assert registers["fiction"]["streaming_segmentation_f05"] == 1.0  # the tiny model knows
+    assert registers["fiction"]["baseline_segmentation_f05"] < 1.0
+    table = run_text(args)
+    assert table.splitlines()[0].split()[:3] == ["register", "words", "stream"]
+    assert len(table.splitlines()) == 4
+
+
+def test_eval_registers_bad_folder_is_one_line(tmp_path: Path) -> None:
+    result = dictate("eval", "registers", str(tmp_path))
+    assert result.returncode == 2
+    assert b"holds no *.heldout.jsonl.gz files" in result.stderr
+    (tmp_path / "x.heldout.jsonl.gz").write_bytes(b"not gzip")
+    result = dictate("eval", "registers", str(tmp_path))
+    assert result.returncode == 2 and b"cannot read" in result.stderr

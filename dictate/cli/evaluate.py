@@ -73,18 +73,16 @@ def cmd_eval_punctuation(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
-def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
-    from dictate.evaluation.readers import read_reference
+def _streaming_runs(
+    model: Any, reference: Any, args: argparse.Namespace, options: Any
+) -> list[dict[str, Any]]:
+    """For each seed: simulated segments, baseline and streaming scores (``eval streaming``)."""
     from dictate.evaluation.simulate import simulate_segments
     from dictate.evaluation.streaming import run_decoder, score
     from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
 
-    options = decoder_options(args)
-    reference = read_reference(args.file)
-    model = load_model(args)
-    seeds = args.seed or [0]
     runs: list[dict[str, Any]] = []
-    for seed in seeds:
+    for seed in args.seed or [0]:
         try:
             segments = simulate_segments(
                 reference.words,
@@ -105,6 +103,16 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
             entry[name] = score(reference, run.tags, run.cased)
             entry[name]["mean_delay_segments"] = statistics.fmean(run.delays) if run.delays else 0.0
         runs.append(entry)
+    return runs
+
+
+def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.evaluation.readers import read_reference
+
+    options = decoder_options(args)
+    reference = read_reference(args.file)
+    model = load_model(args)
+    runs = _streaming_runs(model, reference, args, options)
     result = {
         "file": args.file,
         "words": len(reference.words),
@@ -146,6 +154,98 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_eval_registers(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.evaluation.registers import heldout_files, read_documents
+
+    options = decoder_options(args)
+    files = heldout_files(args.folder)
+    model = load_model(args)
+    results: dict[str, Any] = {"folder": args.folder, "provider": model.provider, "registers": {}}
+    if not args.json:
+        stdout.write(
+            f"{'register':<14}{'words':>9}{'stream F1':>11}{'stream cap':>11}"
+            f"{'base F1':>9}{'stream F0.5':>12}{'base F0.5':>10}\n"
+        )
+    for register, path in files:
+        reference = read_documents(path)
+        runs = _streaming_runs(model, reference, args, options)
+
+        def median(system: str, *keys: str, runs: list[dict[str, Any]] = runs) -> float | None:
+            values = []
+            for run in runs:
+                value: Any = run[system]
+                for key in keys:
+                    value = value[key] if value is not None else None
+                if value is not None:
+                    values.append(value)
+            return statistics.median(values) if values else None
+
+        row = {
+            "file": str(path),
+            "words": len(reference.words),
+            "streaming_f1": median("streaming", "punctuation", "OVERALL", "f1"),
+            "streaming_capitalization_f1": median("streaming", "capitalization", "f1"),
+            "baseline_f1": median("baseline", "punctuation", "OVERALL", "f1"),
+            "streaming_segmentation_f05": median("streaming", "segmentation", "f0.5"),
+            "baseline_segmentation_f05": median("baseline", "segmentation", "f0.5"),
+            "runs": runs,
+        }
+        results["registers"][register] = row
+        if not args.json:
+            columns = (
+                "streaming_f1",
+                "streaming_capitalization_f1",
+                "baseline_f1",
+                "streaming_segmentation_f05",
+                "baseline_segmentation_f05",
+            )
+            cells: list[Any] = [row[k] for k in columns]
+            text = [_percent(c) if c is not None else "  -" for c in cells]
+            stdout.write(
+                f"{register:<14}{row['words']:>9,}{text[0]:>11}{text[1]:>11}{text[2]:>9}"
+                f"{text[3]:>12}{text[4]:>10}\n"
+            )
+            stdout.flush()
+    if args.json:
+        json.dump(results, stdout, indent=2)
+        stdout.write("\n")
+    return 0
+
+
+def _add_simulation_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed",
+        type=int,
+        action="append",
+        metavar="N",
+        help="simulation seed; repeat for several (default 0)",
+    )
+    parser.add_argument(
+        "--p-end",
+        type=float,
+        default=0.8,
+        metavar="P",
+        help="probability of a pause at a sentence end (default 0.8)",
+    )
+    parser.add_argument(
+        "--p-mid",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="probability of a pause after any other word (default 0.1)",
+    )
+    parser.add_argument(
+        "--max-words",
+        type=int,
+        default=100,
+        metavar="N",
+        help="longest segment in words, the 40 s rule (default 100)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_model_args(parser)
+    add_decoder_args(parser)
+
+
 def register(commands: Any) -> None:
     evaluate = commands.add_parser("eval", help="measure punctuation quality")
     eval_kinds = evaluate.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
@@ -166,35 +266,15 @@ def register(commands: Any) -> None:
         "then score the baseline and the streaming decoder side by side.",
     )
     eval_stream.add_argument("file", metavar="FILE")
-    eval_stream.add_argument(
-        "--seed",
-        type=int,
-        action="append",
-        metavar="N",
-        help="simulation seed; repeat for several (default 0)",
-    )
-    eval_stream.add_argument(
-        "--p-end",
-        type=float,
-        default=0.8,
-        metavar="P",
-        help="probability of a pause at a sentence end (default 0.8)",
-    )
-    eval_stream.add_argument(
-        "--p-mid",
-        type=float,
-        default=0.1,
-        metavar="P",
-        help="probability of a pause after any other word (default 0.1)",
-    )
-    eval_stream.add_argument(
-        "--max-words",
-        type=int,
-        default=100,
-        metavar="N",
-        help="longest segment in words, the 40 s rule (default 100)",
-    )
-    eval_stream.add_argument("--json", action="store_true", help="print JSON")
-    add_model_args(eval_stream)
-    add_decoder_args(eval_stream)
+    _add_simulation_args(eval_stream)
     eval_stream.set_defaults(func=lambda args, io: cmd_eval_streaming(args, io.stdout))
+    eval_registers = eval_kinds.add_parser(
+        "registers",
+        help="streaming simulation on each held-out slice of the corpora, one row per register",
+        description="FOLDER holds *.heldout.jsonl.gz files (the corpora's heldout/ folder); "
+        "each is read as plain punctuated text and scored as by `eval streaming` (medians over "
+        "the seeds).",
+    )
+    eval_registers.add_argument("folder", metavar="FOLDER")
+    _add_simulation_args(eval_registers)
+    eval_registers.set_defaults(func=lambda args, io: cmd_eval_registers(args, io.stdout))
