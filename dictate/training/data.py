@@ -15,6 +15,7 @@ import html
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,3 +291,112 @@ def read_talks(path: Path) -> Iterator[str]:
         for line in lines:
             if line.strip():
                 yield str(json.loads(line)["text"])
+
+
+def read_corpus(path: Path) -> Iterator[str]:
+    """Documents of a corpora file (``corpora/*.jsonl.gz``: ``{"id", "title", "text"}`` per
+    line; already clean, so no :func:`clean_transcript`)."""
+    yield from read_talks(path)
+
+
+@dataclass(frozen=True)
+class AsrNoise:
+    """Recogniser-like errors added to training words (the published recipes use about 15%).
+
+    Attributes:
+        rate: Share of words given an error.
+        substitute: Of those errors, the share that replace the word with another one.
+        delete: The share that drop the word; the rest insert a word after it.
+    """
+
+    rate: float = 0.15
+    substitute: float = 0.5
+    delete: float = 0.25
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.rate <= 1.0 or not 0.0 <= self.substitute + self.delete <= 1.0:
+            raise ValueError("noise rates must be in 0..1")
+
+
+def add_asr_noise(
+    text: LabelledText, rng: random.Random, noise: AsrNoise, vocabulary: list[str]
+) -> LabelledText:
+    """A copy of ``text`` with recogniser-like errors whose labels stay aligned.
+
+    A substituted word keeps its punctuation and casing labels (the recogniser put another
+    word in the same place of the sentence). A deleted word's punctuation moves to the word
+    before it (a sentence end replaces a comma there; a first word carrying a sentence end is
+    kept), and a sentence-initial capital moves to the word after it; a sentence all of whose
+    words are deleted is gone. An inserted word (drawn from ``vocabulary``) is lowercase with no
+    mark, and goes only after a word that does not end a sentence, so sentence starts keep
+    their labels.
+    """
+
+    out = LabelledText()
+    carry_case: int | None = None
+    n = len(text)
+    for i in range(n):
+        word, punct, case = text.words[i], text.punct[i], text.case[i]
+        if carry_case is not None:
+            case, carry_case = max(case, carry_case), None
+        draw = rng.random()
+        if vocabulary and draw < noise.rate:
+            kind = rng.random()
+            if kind < noise.substitute:
+                out.add(rng.choice(vocabulary), punct, case)
+                continue
+            ends = PUNCT_TAGS[punct] in SENTENCE_END
+            if kind < noise.substitute + noise.delete and (len(out) or not ends):
+                # The mark goes to the word before: a sentence end wins over a comma there.
+                if len(out) and punct != O_ID:
+                    before_ends = PUNCT_TAGS[out.punct[-1]] in SENTENCE_END
+                    if out.punct[-1] == O_ID or (ends and not before_ends):
+                        out.punct[-1] = punct
+                at_start = not len(out) or PUNCT_TAGS[out.punct[-1]] in SENTENCE_END
+                if at_start and case == CAPITALIZED:
+                    carry_case = CAPITALIZED
+                continue
+            out.add(word, punct, case)
+            if PUNCT_TAGS[punct] not in SENTENCE_END:
+                out.add(rng.choice(vocabulary), O_ID, LOWER)
+            continue
+        out.add(word, punct, case)
+    return out
+
+
+def labelled_documents(
+    talks: Path,
+    seed: int,
+    variation: Variation,
+    corpora: dict[Path, float] | None = None,
+    noise: AsrNoise | None = None,
+) -> Iterator[LabelledText]:
+    """The labelled training documents: every TED talk, then from each corpora file (the keys
+    of ``corpora``, never a ``heldout/`` file) each document with the probability its value
+    gives (the mixture). With ``noise``, recogniser-like errors are added to every document
+    (:func:`~dictate.training.data.add_asr_noise`), drawing inserted and substituted words
+    from the 5,000 most frequent words of the first 200 talks."""
+    rng = random.Random(seed)
+    vocabulary: list[str] = []
+    if noise is not None and noise.rate > 0:
+        counts: Counter[str] = Counter()
+        for number, raw in enumerate(read_talks(talks)):
+            if number >= 200:
+                break
+            counts.update(label_text(clean_transcript(raw), random.Random(0)).words)
+        vocabulary = [word for word, _ in counts.most_common(5000)]
+    sources: list[tuple[Iterator[str], float, bool]] = [(read_talks(talks), 1.0, True)]
+    for path, share in (corpora or {}).items():
+        if "heldout" in path.parts:
+            raise ValueError(f"{path} is held out for evaluation; never train on it")
+        sources.append((read_corpus(path), share, False))
+    for documents, share, ted in sources:
+        for raw in documents:
+            if share < 1.0 and rng.random() >= share:
+                continue
+            labelled = label_text(clean_transcript(raw) if ted else raw, rng, variation)
+            if len(labelled) < 10:
+                continue
+            if vocabulary and noise is not None:
+                labelled = add_asr_noise(labelled, rng, noise, vocabulary)
+            yield labelled

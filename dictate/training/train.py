@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import random
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -21,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
-from dictate.training.data import Variation, clean_transcript, label_text, read_talks
+from dictate.training.data import AsrNoise, Variation, labelled_documents
 from dictate.training.model import EncoderConfig, PunctuationTagger
 
 log = logging.getLogger("dictate.training")
@@ -93,9 +92,16 @@ class Corpus:
         return len(self.punct)
 
 
-def prepare(talks: Path, tokenizer: Any, seed: int, variation: Variation) -> Corpus:
-    """Clean, label and tokenise every talk."""
-    rng = random.Random(seed)
+def prepare(
+    talks: Path,
+    tokenizer: Any,
+    seed: int,
+    variation: Variation,
+    corpora: dict[Path, float] | None = None,
+    noise: AsrNoise | None = None,
+) -> Corpus:
+    """Clean, label and tokenise every talk, and the corpora documents ``labelled_documents``
+    picks (see there for ``corpora`` and ``noise``)."""
     cache: dict[str, list[int]] = {}
     unk = tokenizer.token_to_id("[UNK]")
     ids: list[int] = []
@@ -103,10 +109,7 @@ def prepare(talks: Path, tokenizer: Any, seed: int, variation: Variation) -> Cor
     punct: list[int] = []
     case: list[int] = []
     doc_end: list[int] = []
-    for raw in read_talks(talks):
-        labelled = label_text(clean_transcript(raw), rng, variation)
-        if len(labelled) < 10:
-            continue
+    for labelled in labelled_documents(talks, seed, variation, corpora, noise):
         new = [w for w in dict.fromkeys(labelled.words) if w not in cache]
         for word, enc in zip(
             new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True
@@ -451,6 +454,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--dev-words", type=int, help="use only the first N dev2012 words")
+    parser.add_argument(
+        "--corpora",
+        metavar="NAME=SHARE,...",
+        help="also train on --data's corpora/NAME.jsonl.gz files, each document kept with "
+        "probability SHARE (e.g. gutenberg_literature=0.3,ami_meetings=1); never heldout/",
+    )
+    parser.add_argument(
+        "--asr-noise",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="share of training words given a recogniser-like error (0 = none; about 0.15 in "
+        "published recipes)",
+    )
     parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
     args = parser.parse_args(argv)
     if args.steps < 2 or args.lr <= 0:
@@ -480,7 +497,18 @@ def main(argv: list[str] | None = None) -> int:
     corpus_path = args.work / "corpus.npz"
     started = time.time()
     if args.stage in ("prepare", "all"):
-        corpus = prepare(args.data / "ted" / "talks.jsonl.gz", tokenizer, cfg.seed, Variation())
+        corpora = {}
+        for item in (args.corpora or "").split(","):
+            if item.strip():
+                name, _, share = item.partition("=")
+                corpora[args.data / "corpora" / f"{name.strip()}.jsonl.gz"] = float(share or 1)
+        missing = [str(path) for path in corpora if not path.is_file()]
+        if missing:
+            parser.error(f"no such corpora file: {', '.join(missing)}")
+        noise = AsrNoise(rate=args.asr_noise) if args.asr_noise else None
+        corpus = prepare(
+            args.data / "ted" / "talks.jsonl.gz", tokenizer, cfg.seed, Variation(), corpora, noise
+        )
         corpus.save(corpus_path)
         log.info(
             "prepared %d words, %d tokens, punct %s, case %s in %.0fs",

@@ -165,3 +165,53 @@ def test_read_talks(tmp_path: Path) -> None:
         out.write(json.dumps({"id": "a", "text": "One."}) + "\n\n")
         out.write(json.dumps({"id": "b", "text": "Two?"}) + "\n")
     assert list(read_talks(path)) == ["One.", "Two?"]
+
+
+def test_asr_noise_keeps_labels_aligned_and_rates_near_the_setting() -> None:
+    from dictate.training.data import AsrNoise, LabelledText, add_asr_noise, label_text
+
+    text = label_text(
+        "We went home. Then, we slept well! Did you? Paris was far. " * 200, random.Random(0)
+    )
+    vocabulary = ["uh", "the", "and", "bread"]
+    noisy = add_asr_noise(text, random.Random(1), AsrNoise(rate=0.15), vocabulary)
+    assert len(noisy.words) == len(noisy.punct) == len(noisy.case)
+    # About 15% of the words changed: substitutions, deletions and insertions together.
+    changed = sum(1 for a, b in zip(text.words, noisy.words, strict=False) if a != b)
+    assert 0.05 * len(text) < changed
+    assert abs(len(noisy) - len(text)) < 0.05 * len(text)
+    # Sentence ends survive (only a sentence whose every word was deleted is gone), and every
+    # sentence still starts with a capital.
+    ends = [i for i, p in enumerate(noisy.punct) if p in (2, 3)]
+    assert 0.99 * len([p for p in text.punct if p in (2, 3)]) <= len(ends)
+    for i in ends[:-1]:
+        assert noisy.case[i + 1] != 0, (noisy.words[i : i + 2], noisy.case[i + 1])
+    assert add_asr_noise(text, random.Random(1), AsrNoise(rate=0.0), vocabulary).words == (
+        text.words
+    )
+    assert len(add_asr_noise(LabelledText(), random.Random(1), AsrNoise(), vocabulary)) == 0
+
+
+def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Path) -> None:
+    from dictate.training.data import AsrNoise, Variation, labelled_documents
+
+    def write(path: Path, texts: list[str]) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            for i, text in enumerate(texts):
+                out.write(json.dumps({"id": str(i), "text": text}) + "\n")
+        return path
+
+    sentence = "We met at the station. It was late, and we were tired! Were you there? "
+    talks = write(tmp_path / "ted" / "talks.jsonl.gz", [f"(Laughter) {sentence * 3}"] * 4)
+    fiction = write(tmp_path / "corpora" / "fiction.jsonl.gz", [f'"{sentence}" she said.'] * 200)
+    docs = list(labelled_documents(talks, 0, Variation(), {fiction: 0.25}))
+    ted, rest = docs[:4], docs[4:]
+    assert all("laughter" not in d.words for d in ted)  # TED transcripts are cleaned
+    assert 25 < len(rest) < 75  # about a quarter of the 200 documents
+    assert rest[0].words[:2] == ["we", "met"]  # the quotation mark is gone, labels aligned
+    noisy = list(labelled_documents(talks, 0, Variation(), {fiction: 1.0}, AsrNoise(rate=0.3)))
+    assert any(d.words != c.words for d, c in zip(noisy, docs, strict=False))
+    heldout = write(tmp_path / "corpora" / "heldout" / "x.heldout.jsonl.gz", [sentence])
+    with pytest.raises(ValueError, match="held out"):
+        list(labelled_documents(talks, 0, Variation(), {heldout: 1.0}))
