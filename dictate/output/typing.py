@@ -104,13 +104,19 @@ class XdotoolBackend:
 
     name = "xdotool"
 
-    def __init__(self, delay_ms: int = 8) -> None:
+    def __init__(self, delay_ms: int = 8, remapped_delay_ms: int = 60) -> None:
         self.delay_ms = delay_ms
+        self.remapped_delay_ms = remapped_delay_ms
 
     def type_text(self, text: str) -> None:
-        if text:
-            args = ["xdotool", "type", "--clearmodifiers", "--delay", str(self.delay_ms)]
-            _run([*args, "--", text], self.name)
+        # A character the keyboard map lacks (é, —, emoji) is typed by remapping a spare
+        # keycode to it; a busy receiver can read the key after the map has already changed for
+        # the next such character and drop it (seen under load: "שלום" arrived as "לום"). So
+        # those characters go slowly, in runs of their own; plain ASCII goes fast.
+        for run, remapped in _runs(text):
+            delay = self.remapped_delay_ms if remapped else self.delay_ms
+            args = ["xdotool", "type", "--clearmodifiers", "--delay", str(delay)]
+            _run([*args, "--", run], self.name)
 
     def press_return(self, count: int = 1) -> None:
         self._key("Return", count)
@@ -128,6 +134,18 @@ class XdotoolBackend:
             return _run(["xdotool", "getwindowfocus"], self.name).strip() or None
         except TypingError:
             return None
+
+
+def _runs(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into runs of printable ASCII and of other characters (True)."""
+    runs: list[tuple[str, bool]] = []
+    for char in text:
+        remapped = not (" " <= char <= "~")
+        if runs and runs[-1][1] == remapped:
+            runs[-1] = (runs[-1][0] + char, remapped)
+        else:
+            runs.append((char, remapped))
+    return runs
 
 
 class WtypeBackend:

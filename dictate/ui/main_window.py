@@ -483,7 +483,6 @@ class MainWindow(QMainWindow):
         assert self._typist is not None
         try:
             self._typist.sentences(event.sentences)
-            self.editor.set_dictation(pending=event.pending or "")
         except TypingError as exc:
             self._typist = None
             self.editor.insert_final(event.sentences, event.pending)
@@ -564,7 +563,9 @@ class MainWindow(QMainWindow):
         if isinstance(event, Level):
             self.level.setValue(max(-60, min(0, round(event.dbfs))))
         elif isinstance(event, Partial):
-            if event.segment > self._shown_segment:
+            # Typing into other applications: words not final yet are the overlay's, never
+            # this document's (nor its journal's).
+            if event.segment > self._shown_segment and self._typist is None:
                 self._partial_segment = event.segment
                 self.editor.set_dictation(partial=" ".join(event.words))
         elif isinstance(event, Segment):
@@ -579,7 +580,8 @@ class MainWindow(QMainWindow):
         elif isinstance(event, Pending):
             self._shown_segment = max(self._shown_segment, event.segment)
             clear_partial = self._partial_segment <= event.segment
-            self.editor.set_dictation(pending=event.text, partial="" if clear_partial else None)
+            if self._typist is None:
+                self.editor.set_dictation(pending=event.text, partial="" if clear_partial else None)
             closed = self._segment_closed.pop(event.segment, None)
             if closed is not None:
                 self.punctuation_latency_ms = 1000 * (time.monotonic() - closed)
@@ -646,8 +648,7 @@ class MainWindow(QMainWindow):
         try:
             if event.kind == "scratch":
                 if event.target == "pending":
-                    self.editor.set_dictation(pending="")
-                    return
+                    return  # the pending words were only on the overlay
                 said = {
                     "typed": "Scratched what was typed last.",
                     "moved": "The focus moved to another window since; nothing was deleted.",

@@ -143,3 +143,26 @@ def test_a_failing_tool_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
     with pytest.raises(TypingError, match="xdotool could not type: Error: Can not open display"):
         XdotoolBackend().type_text("x")
+
+
+def test_xdotool_types_remapped_characters_slowly_in_runs_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Characters the keyboard map lacks are typed through a remapped keycode; a busy receiver
+    dropped one when they came at 8 ms ("שלום" arrived as "לום"), so they go at 60 ms."""
+    log = tmp_path / "calls"
+    exe = tmp_path / "xdotool"
+    exe.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    XdotoolBackend().type_text("Café — ok 😀!")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert calls == [
+        "type --clearmodifiers --delay 8 -- Caf",
+        "type --clearmodifiers --delay 60 -- é",
+        "type --clearmodifiers --delay 8 --  ",
+        "type --clearmodifiers --delay 60 -- —",
+        "type --clearmodifiers --delay 8 --  ok ",
+        "type --clearmodifiers --delay 60 -- 😀",
+        "type --clearmodifiers --delay 8 -- !",
+    ]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dictate.events import Command, Finalized
+from dictate.events import Command, Finalized, Pending
 from dictate.output.typing import TypingError, Typist
 
 
@@ -38,7 +38,9 @@ def test_sentences_and_commands_are_typed_not_inserted(window: Any) -> None:
     backend = Recorder()
     window._typist = Typist(backend)
     window.handle_event(Finalized(0.1, 1, ["We met at 9:30 a.m."], pending="And then"))
-    assert window.editor.text == "" and window.editor.pending_text == "And then"
+    window.handle_event(Pending(0.1, 1, "And then"))
+    # Words not final yet are shown on the overlay only, never in this document or its journal.
+    assert window.editor.text == "" and window.editor.pending_text == ""
     window.handle_event(Command(0.2, 2, "new_paragraph", "new paragraph"))
     window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending=""))
     window.handle_event(Finalized(0.4, 4, ["Oops."], pending=""))
