@@ -7,7 +7,7 @@ import argparse
 import logging
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
@@ -109,6 +109,59 @@ def writer_for(args: argparse.Namespace) -> Any:
     from dictate.writing.writer import make_writer
 
     return make_writer(args.written, load_settings().replacements)
+
+
+MAX_LINE_BYTES = 1 << 20
+"""The longest stdin line ``punctuate`` and ``normalize`` read (a segment is ~2,000 words)."""
+
+
+def stdin_binary(io: Streams, command: str) -> Any:
+    """The binary standard input of ``command`` (a test's stream, or the process's).
+
+    Raises:
+        InputError: Standard input is closed.
+    """
+    if io.stdin is not None:
+        return io.stdin
+    if sys.stdin is None:
+        raise InputError(f"standard input is closed; pipe text into dictate {command}")
+    return sys.stdin.buffer
+
+
+def stdin_lines(stream: Any, hint: str, binary_hint: str = "") -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a binary stream, validated one at a time.
+
+    A line is read with a limit, so a line of a gigabyte is refused after
+    :data:`MAX_LINE_BYTES`, never read whole into memory.
+
+    Args:
+        stream: A binary stream.
+        hint: What to do about a line that is too long (ends its message).
+        binary_hint: Added to the message about NUL bytes.
+
+    Raises:
+        InputError: A line is too long, binary or not UTF-8 (one line naming it).
+    """
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise InputError(f"stdin line {number} is longer than {MAX_LINE_BYTES:,} bytes; {hint}")
+        if b"\0" in raw:
+            raise InputError(
+                f"stdin line {number} contains NUL bytes: the input is binary, not text"
+                + (f"; {binary_hint}" if binary_hint else "")
+            )
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"stdin line {number} is not UTF-8 text ({exc.reason} at byte "
+                f"{exc.start}); convert the input to UTF-8"
+            ) from exc
 
 
 class Parser(argparse.ArgumentParser):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -14,50 +13,24 @@ from dictate.cli.common import (
     add_writing_args,
     decoder_options,
     load_model,
+    stdin_binary,
+    stdin_lines,
 )
 from dictate.errors import InputError
-
-MAX_LINE_BYTES = 1 << 20
-"""A punctuate input line longer than this cannot hold a valid segment (2,000 words)."""
 
 
 def _stdin_segments(stream: Any) -> Iterator[list[str]]:
     """Segments from a binary stream, one per non-empty line, validated."""
     from dictate.punctuation.text import MAX_SEGMENT_WORDS, segment_words
 
-    number = 0
-    while True:
-        # readline with a limit: a line of a gigabyte is refused after MAX_LINE_BYTES, never
-        # read whole into memory.
-        raw = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        number += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise InputError(
-                f"stdin line {number} is longer than {MAX_LINE_BYTES:,} bytes; one line is one "
-                f"recogniser segment of at most {MAX_SEGMENT_WORDS:,} words, so split the text "
-                "into lines"
-            )
-        if b"\0" in raw:
-            raise InputError(
-                f"stdin line {number} contains NUL bytes: the input is binary, "
-                "not text; pipe text with one segment per line"
-            )
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"stdin line {number} is not UTF-8 text ({exc.reason} at byte "
-                f"{exc.start}); convert the input to UTF-8"
-            ) from exc
+    hint = (
+        f"one line is one recogniser segment of at most {MAX_SEGMENT_WORDS:,} words, so split "
+        "the text into lines"
+    )
+    for number, line in stdin_lines(stream, hint, "pipe text with one segment per line"):
         words = segment_words(line)
         if len(words) > MAX_SEGMENT_WORDS:
-            raise InputError(
-                f"stdin line {number} has {len(words):,} words; one line is one "
-                f"recogniser segment of at most {MAX_SEGMENT_WORDS:,} words, so "
-                "split the text into lines"
-            )
+            raise InputError(f"stdin line {number} has {len(words):,} words; {hint}")
         if words:
             yield words
 
@@ -124,9 +97,4 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, io: Streams) -> int:
-    stdin = io.stdin
-    if stdin is None:
-        if sys.stdin is None:
-            raise InputError("standard input is closed; pipe text into dictate punctuate")
-        stdin = sys.stdin.buffer
-    return cmd_punctuate(args, stdin, io.stdout)
+    return cmd_punctuate(args, stdin_binary(io, "punctuate"), io.stdout)

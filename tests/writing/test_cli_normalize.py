@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dictate.cli import main, run
-from dictate.cli.punctuate import MAX_LINE_BYTES
+from dictate.cli.common import MAX_LINE_BYTES
 
 
 def dictate(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
