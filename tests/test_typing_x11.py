@@ -142,6 +142,7 @@ window.handle_event(Command(0.2, 2, "new_line", "new line"))
 window.handle_event(Finalized(0.3, 3, ["Second 😀 line.", "Same line."], pending="greyed"))
 window.handle_event(Finalized(0.4, 4, ["Drop me."], pending=""))
 window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+window._typist.close(wait=True)  # typing runs on its own thread; let it finish
 print(repr(window.editor.text), flush=True)
 """
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -86,6 +86,13 @@ class MessageBar(QFrame):
             self.buttons.append(button)
         self.label.setText(text)
         self.show()
+
+
+class _TypingSignals(QObject):
+    """Brings the typing thread's results to the GUI thread."""
+
+    failed = Signal(object)
+    scratched = Signal(str)
 
 
 class MainWindow(QMainWindow):
@@ -391,7 +398,7 @@ class MainWindow(QMainWindow):
             self.overlay = DictationOverlay()  # no parent: not minimised with this window
             self.overlay.moved.connect(self._on_overlay_moved)
         self.overlay.clear()
-        self.overlay.set_state(f"Listening — typing with {self._typist.backend.name}")
+        self.overlay.set_state(f"Listening — typing with {self._typist.typist.backend.name}")
         self.overlay.place(self.settings.overlay_position)
         self.overlay.show()
 
@@ -458,8 +465,8 @@ class MainWindow(QMainWindow):
         self.set_target("apps" if self.target_action.isChecked() else "window")
 
     def _make_typist(self) -> Any:
-        """The typist for the "apps" target, or None (with a message) when no backend works:
-        then the text comes into this window, never lost."""
+        """The typing queue for the "apps" target, or None (with a message) when no backend
+        works: then the text comes into this window, never lost."""
         from dictate.output.typing import TypingError, Typist, choose_backend
 
         try:
@@ -474,23 +481,42 @@ class MainWindow(QMainWindow):
                 [("Type into &this window", lambda: self.set_target("window"))],
             )
             return None
-        return Typist(backend)
+        return self.typing_queue(Typist(backend))
 
-    def _type_sentences(self, event: Finalized) -> None:
-        """The "apps" target: type the sentences; if that fails, keep them here."""
-        from dictate.output.typing import TypingError
+    def typing_queue(self, typist: Any) -> Any:
+        """``typist``'s calls on a thread of their own (typing must not stall this window),
+        its results brought back to this thread by signals."""
+        from dictate.output.typing import TypingQueue
 
-        assert self._typist is not None
-        try:
-            self._typist.sentences(event.sentences)
-        except TypingError as exc:
+        signals = _TypingSignals(self)
+        queue = TypingQueue(typist, signals.failed.emit, signals.scratched.emit)
+        signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
+        signals.scratched.connect(self._on_scratched)
+        return queue
+
+    def _on_typing_failed(self, queue: Any, exc: Exception) -> None:
+        """Typing failed: what was not typed, and everything after it, comes into this
+        window, in order."""
+        if self._typist is queue:
             self._typist = None
-            self.editor.insert_final(event.sentences, event.pending)
-            self.messages.show_message(
-                f"Typing into the other application failed ({exc}); the dictated text is kept "
-                "in this window from here on.",
-                [("Type into &this window", lambda: self.set_target("window"))],
-            )
+        for kind, arg in queue.drain():
+            if kind == "sentences":
+                self.editor.insert_final(arg, "")
+            elif kind == "new_line":
+                self.editor.insert_break(paragraph=bool(arg))
+        self.messages.show_message(
+            f"Typing into the other application failed ({exc}); the dictated text is kept in "
+            "this window from here on.",
+            [("Type into &this window", lambda: self.set_target("window"))],
+        )
+
+    def _on_scratched(self, result: str) -> None:
+        said = {
+            "typed": "Scratched what was typed last.",
+            "moved": "The focus moved to another window since; nothing was deleted.",
+            "": "Nothing to scratch.",
+        }
+        self.statusBar().showMessage(said.get(result, ""), 5000)
 
     def stop_dictation(self) -> None:
         self.controller.stop()
@@ -572,7 +598,7 @@ class MainWindow(QMainWindow):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
             if self._typist is not None:
-                self._type_sentences(event)
+                self._typist.submit("sentences", event.sentences)
             else:
                 self.editor.insert_final(event.sentences, event.pending)
         elif isinstance(event, Command):
@@ -596,6 +622,9 @@ class MainWindow(QMainWindow):
                 ]
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
+            if self._typist is not None:
+                self._typist.close()  # it types what is queued, then its thread ends
+                self._typist = None
             if event.reason == "error":
                 # The device may be gone, or another may have appeared: list them afresh.
                 QTimer.singleShot(0, lambda: self.refresh_devices(rescan=True))
@@ -642,23 +671,12 @@ class MainWindow(QMainWindow):
     def _typed_command(self, event: Command) -> None:
         """A command while typing into another application: Return, or BackSpace over what
         this app typed there last (never after the focus moved to another window)."""
-        from dictate.output.typing import TypingError
-
         assert self._typist is not None
-        try:
-            if event.kind == "scratch":
-                if event.target == "pending":
-                    return  # the pending words were only on the overlay
-                said = {
-                    "typed": "Scratched what was typed last.",
-                    "moved": "The focus moved to another window since; nothing was deleted.",
-                    "": "Nothing to scratch.",
-                }
-                self.statusBar().showMessage(said[self._typist.scratch()], 5000)
-            else:
-                self._typist.new_line(paragraph=event.kind == "new_paragraph")
-        except TypingError as exc:
-            self.messages.show_message(f"Could not {event.spoken} in the other application: {exc}")
+        if event.kind == "scratch":
+            if event.target != "pending":  # pending words were only on the overlay
+                self._typist.submit("scratch")
+        else:
+            self._typist.submit("new_line", event.kind == "new_paragraph")
 
     def about_text(self) -> str:
         """Version, the models in use and their licences (Help > About)."""

@@ -34,9 +34,9 @@ class Recorder:
         return "w"
 
 
-def test_sentences_and_commands_are_typed_not_inserted(window: Any) -> None:
+def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) -> None:
     backend = Recorder()
-    window._typist = Typist(backend)
+    window._typist = window.typing_queue(Typist(backend))
     window.handle_event(Finalized(0.1, 1, ["We met at 9:30 a.m."], pending="And then"))
     window.handle_event(Pending(0.1, 1, "And then"))
     # Words not final yet are shown on the overlay only, never in this document or its journal.
@@ -45,17 +45,22 @@ def test_sentences_and_commands_are_typed_not_inserted(window: Any) -> None:
     window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending=""))
     window.handle_event(Finalized(0.4, 4, ["Oops."], pending=""))
     window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+    # Typed on the typing thread, in order; the scratch result comes back to this one.
+    qtbot.waitUntil(lambda: "Scratched" in window.statusBar().currentMessage())
     assert backend.text == "We met at 9:30 a.m.\n\nIt cost $25."
     assert window.editor.text == ""
 
 
-def test_a_typing_failure_keeps_the_text_in_the_window(window: Any) -> None:
-    window._typist = Typist(Recorder(fail=True))
+def test_a_typing_failure_keeps_the_text_in_the_window_in_order(window: Any, qtbot: Any) -> None:
+    window._typist = window.typing_queue(Typist(Recorder(fail=True)))
+    # Queued before the window learns of the failure: they come here too, in order.
     window.handle_event(Finalized(0.1, 1, ["Never lost."], pending=""))
-    assert window.editor.text == "Never lost."
+    window.handle_event(Command(0.2, 2, "new_line", "new line"))
+    window.handle_event(Finalized(0.3, 3, ["Queued too."], pending=""))
+    qtbot.waitUntil(lambda: window._typist is None)
     assert "kept in this window" in window.messages.label.text()
-    window.handle_event(Finalized(0.2, 2, ["Still here."], pending=""))
-    assert window.editor.text == "Never lost. Still here."
+    window.handle_event(Finalized(0.4, 4, ["Still here."], pending=""))
+    assert window.editor.text == "Never lost.\nQueued too. Still here."
 
 
 def test_no_backend_says_what_to_install_and_dictation_comes_here(
@@ -78,7 +83,7 @@ def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_pla
 ) -> None:
     from dictate.events import Finished, Level, Partial, Pending
 
-    window._typist = Typist(Recorder())
+    window._typist = window.typing_queue(Typist(Recorder()))
     window._show_overlay()
     overlay = window.overlay
     assert overlay.isVisible() and "recorder" in overlay.state()
