@@ -11,6 +11,7 @@ goes to the last of them.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import html
 import json
 import random
@@ -19,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dictate.errors import InputError
 from dictate.evaluation.readers import parse_punctuated_text
@@ -295,8 +297,47 @@ def read_talks(path: Path) -> Iterator[str]:
 
 def read_corpus(path: Path) -> Iterator[str]:
     """Documents of a corpora file (``corpora/*.jsonl.gz``: ``{"id", "title", "text"}`` per
-    line; already clean, so no :func:`clean_transcript`)."""
-    yield from read_talks(path)
+    line; already clean, so no :func:`clean_transcript`), without the validation split."""
+    for record in read_records(path):
+        if not is_validation(record):
+            yield str(record["text"])
+
+
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a ``*.jsonl.gz`` file, one per non-empty line."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                yield dict(json.loads(line))
+
+
+#: Share of each corpora file's documents kept out of training as the validation split.
+VALIDATION_SHARE = 0.01
+
+
+def is_validation(record: dict[str, Any]) -> bool:
+    """Whether a corpora document belongs to the validation split: chosen by a hash of its id
+    (of its text when it has none), so the split is the same on every run and machine."""
+    key = str(record.get("id") or record.get("text", ""))
+    digest = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
+    return digest % 10_000 < VALIDATION_SHARE * 10_000
+
+
+def write_validation(corpora: list[Path], folder: Path) -> list[Path]:
+    """Write the validation split of each corpora file to ``folder`` as
+    ``NAME.heldout.jsonl.gz`` (the held-out slices' format, so ``dictate eval registers FOLDER``
+    measures it). These documents are never in training (:func:`read_corpus` skips them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in corpora:
+        name = path.name.removesuffix(".jsonl.gz")
+        out = folder / f"{name}.heldout.jsonl.gz"
+        with gzip.open(out, "wt", encoding="utf-8") as sink:
+            for record in read_records(path):
+                if is_validation(record):
+                    sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+        written.append(out)
+    return written
 
 
 @dataclass(frozen=True)
@@ -307,14 +348,18 @@ class AsrNoise:
         rate: Share of words given an error.
         substitute: Of those errors, the share that replace the word with another one.
         delete: The share that drop the word; the rest insert a word after it.
+        documents: Share of the documents given errors at all; the rest stay clean, so the
+            model still sees clean text (typed-in or well-recognised speech).
     """
 
     rate: float = 0.15
     substitute: float = 0.5
     delete: float = 0.25
+    documents: float = 1.0
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.rate <= 1.0 or not 0.0 <= self.substitute + self.delete <= 1.0:
+        rates = (self.rate, self.documents, self.substitute + self.delete)
+        if not all(0.0 <= rate <= 1.0 for rate in rates):
             raise ValueError("noise rates must be in 0..1")
 
 
@@ -373,18 +418,12 @@ def labelled_documents(
 ) -> Iterator[LabelledText]:
     """The labelled training documents: every TED talk, then from each corpora file (the keys
     of ``corpora``, never a ``heldout/`` file) each document with the probability its value
-    gives (the mixture). With ``noise``, recogniser-like errors are added to every document
+    gives (the mixture; the validation split, :func:`is_validation`, is skipped). With ``noise``,
+    recogniser-like errors are added to the share ``noise.documents`` of the documents
     (:func:`~dictate.training.data.add_asr_noise`), drawing inserted and substituted words
     from the 5,000 most frequent words of the first 200 talks."""
     rng = random.Random(seed)
-    vocabulary: list[str] = []
-    if noise is not None and noise.rate > 0:
-        counts: Counter[str] = Counter()
-        for number, raw in enumerate(read_talks(talks)):
-            if number >= 200:
-                break
-            counts.update(label_text(clean_transcript(raw), random.Random(0)).words)
-        vocabulary = [word for word, _ in counts.most_common(5000)]
+    vocabulary = noise_vocabulary(talks) if noise is not None and noise.rate > 0 else []
     sources: list[tuple[Iterator[str], float, bool]] = [(read_talks(talks), 1.0, True)]
     for path, share in (corpora or {}).items():
         if "heldout" in path.parts:
@@ -397,6 +436,34 @@ def labelled_documents(
             labelled = label_text(clean_transcript(raw) if ted else raw, rng, variation)
             if len(labelled) < 10:
                 continue
-            if vocabulary and noise is not None:
+            if (
+                vocabulary
+                and noise is not None
+                and (noise.documents >= 1.0 or rng.random() < noise.documents)
+            ):
                 labelled = add_asr_noise(labelled, rng, noise, vocabulary)
             yield labelled
+
+
+def noise_vocabulary(talks: Path, n_talks: int = 200, size: int = 5000) -> list[str]:
+    """The ``size`` most frequent words of the first ``n_talks`` talks: what
+    :func:`add_asr_noise` draws substituted and inserted words from."""
+    counts: Counter[str] = Counter()
+    for number, raw in enumerate(read_talks(talks)):
+        if number >= n_talks:
+            break
+        counts.update(label_text(clean_transcript(raw), random.Random(0)).words)
+    return [word for word, _ in counts.most_common(size)]
+
+
+def noisy_reference(
+    words: list[str], tags: list[str], noise: AsrNoise, seed: int, vocabulary: list[str]
+) -> tuple[list[str], list[str]]:
+    """An IWSLT-style reference (words and punctuation tags) put through the training noise:
+    a validation set like ``test2011asr`` built from ``dev2012``, for tuning the noise rate
+    without looking at the test set."""
+    text = LabelledText()
+    for word, tag in zip(words, tags, strict=True):
+        text.add(word, PUNCT_TAGS.index(tag), LOWER)
+    noisy = add_asr_noise(text, random.Random(seed), noise, vocabulary)
+    return noisy.words, [PUNCT_TAGS[p] for p in noisy.punct]

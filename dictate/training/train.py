@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
-from dictate.training.data import AsrNoise, Variation, labelled_documents
+from dictate.training.data import AsrNoise, Variation, labelled_documents, write_validation
 from dictate.training.model import EncoderConfig, PunctuationTagger
 
 log = logging.getLogger("dictate.training")
@@ -468,6 +468,13 @@ def main(argv: list[str] | None = None) -> int:
         help="share of training words given a recogniser-like error (0 = none; about 0.15 in "
         "published recipes)",
     )
+    parser.add_argument(
+        "--asr-noise-docs",
+        type=float,
+        default=1.0,
+        metavar="SHARE",
+        help="share of the training documents given those errors; the rest stay clean",
+    )
     parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
     args = parser.parse_args(argv)
     if args.steps < 2 or args.lr <= 0:
@@ -505,7 +512,12 @@ def main(argv: list[str] | None = None) -> int:
         missing = [str(path) for path in corpora if not path.is_file()]
         if missing:
             parser.error(f"no such corpora file: {', '.join(missing)}")
-        noise = AsrNoise(rate=args.asr_noise) if args.asr_noise else None
+        noise = (
+            AsrNoise(rate=args.asr_noise, documents=args.asr_noise_docs) if args.asr_noise else None
+        )
+        validation = write_validation(list(corpora), args.work / "validation")
+        if validation:
+            log.info("validation split (never trained on) in %s", args.work / "validation")
         corpus = prepare(
             args.data / "ted" / "talks.jsonl.gz", tokenizer, cfg.seed, Variation(), corpora, noise
         )

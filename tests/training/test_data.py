@@ -215,3 +215,78 @@ def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Pat
     heldout = write(tmp_path / "corpora" / "heldout" / "x.heldout.jsonl.gz", [sentence])
     with pytest.raises(ValueError, match="held out"):
         list(labelled_documents(talks, 0, Variation(), {heldout: 1.0}))
+
+
+def test_validation_split_is_stable_kept_out_of_training_and_written(tmp_path: Path) -> None:
+    from dictate.training.data import (
+        Variation,
+        is_validation,
+        labelled_documents,
+        read_corpus,
+        read_records,
+        write_validation,
+    )
+
+    path = tmp_path / "corpora" / "essays.jsonl.gz"
+    path.parent.mkdir(parents=True)
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        for i in range(3000):
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"doc-{i}",
+                        "text": f"Essay number {i} is here, and it says very little at all.",
+                    }
+                )
+                + "\n"
+            )
+    chosen = {r["id"] for r in read_records(path) if is_validation(r)}
+    assert 10 <= len(chosen) <= 55  # about 1% of 3,000
+    assert chosen == {r["id"] for r in read_records(path) if is_validation(r)}  # same every time
+    trained = list(read_corpus(path))
+    assert len(trained) == 3000 - len(chosen)
+    assert not any(f"Essay number {i.split('-')[1]} " in t for i in chosen for t in trained)
+    (written,) = write_validation([path], tmp_path / "validation")
+    assert written.name == "essays.heldout.jsonl.gz"  # the format `dictate eval registers` reads
+    assert {r["id"] for r in read_records(written)} == chosen
+    talks = tmp_path / "ted" / "talks.jsonl.gz"
+    talks.parent.mkdir()
+    with gzip.open(talks, "wt", encoding="utf-8") as out:
+        out.write(json.dumps({"text": "One talk about the sea and the ships. " * 5}) + "\n")
+    docs = list(labelled_documents(talks, 0, Variation(), {path: 1.0}))
+    assert len(docs) == 1 + len(trained)  # the validation documents are not among them
+
+
+def test_asr_noise_only_on_the_chosen_share_of_documents(tmp_path: Path) -> None:
+    from dictate.training.data import AsrNoise, Variation, labelled_documents
+
+    talks = tmp_path / "talks.jsonl.gz"
+    text = "We met at the station and it was late and we were tired of it all. " * 4
+    with gzip.open(talks, "wt", encoding="utf-8") as out:
+        for _ in range(400):
+            out.write(json.dumps({"text": text}) + "\n")
+    clean = list(labelled_documents(talks, 0, Variation()))
+    noisy = list(labelled_documents(talks, 0, Variation(), noise=AsrNoise(0.3, documents=0.5)))
+    changed = sum(a.words != b.words for a, b in zip(clean, noisy, strict=True))
+    assert 150 < changed < 250  # about half the documents
+    with pytest.raises(ValueError):
+        AsrNoise(documents=1.5)
+
+
+def test_noisy_reference_keeps_tags_aligned_and_refuses_test_sets(tmp_path: Path) -> None:
+    from dictate.training.data import AsrNoise, noisy_reference
+    from dictate.training.noisy_reference import main
+
+    words = ("so we went home then it rained did it rain yes it did " * 200).split()
+    tags = ["O", "O", "O", "COMMA", "O", "O", "PERIOD", "O", "O", "QUESTION", "COMMA", "O"]
+    tags = [*tags, "PERIOD"] * 200
+    vocabulary = ["the", "a", "of"]
+    noisy_words, noisy_tags = noisy_reference(words, tags, AsrNoise(0.2), 3, vocabulary)
+    assert len(noisy_words) == len(noisy_tags) and noisy_words != words
+    assert 0.8 * len(words) < len(noisy_words) < 1.2 * len(words)
+    assert noisy_tags.count("QUESTION") >= 0.85 * tags.count("QUESTION")
+    assert noisy_reference(words, tags, AsrNoise(0.0), 3, vocabulary) == (words, tags)
+    dev = tmp_path / "test2011.tsv"
+    dev.write_text("hello\tO\nthere\tPERIOD\n")
+    with pytest.raises(SystemExit):
+        main([str(dev), str(tmp_path / "out.tsv"), "--talks", str(dev)])
