@@ -26,7 +26,7 @@ from dictate.training.model import EncoderConfig, PunctuationTagger
 log = logging.getLogger("dictate.training")
 IGNORE = -100
 SHORT_BUDGETS = (30, 62, 126)  # word tokens of the windows of a shortened batch
-MODEL_VERSION = "minilm-l6-ted-3"
+MODEL_VERSION = "minilm-l6-mixed-1"
 
 
 #: Set by ``--base``: another base encoder folder (config.json, model.safetensors,

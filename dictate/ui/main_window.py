@@ -697,7 +697,9 @@ class MainWindow(QMainWindow):
             f"Punctuation model: {html.escape(model)}.</p>"
             "<p>Licences: the punctuation model is trained on TED talk transcripts published "
             "under CC BY-NC-ND 4.0, so it is bound by that licence (attribution, "
-            "non-commercial use). Vosk and its official English models: Apache 2.0. "
+            "non-commercial use), and also on Wikipedia text (CC BY-SA 4.0, Wikipedia "
+            "contributors), the AMI Meeting Corpus (CC BY 4.0), the Schema-Guided Dialogue "
+            "dataset (CC BY-SA 4.0) and public-domain books and speeches. Vosk and its official English models: Apache 2.0. "
             "PocketSphinx and its bundled English model: BSD. Silero VAD: MIT. "
             "Qt for Python (PySide6): LGPLv3. ONNX Runtime: MIT.</p>"
         )
