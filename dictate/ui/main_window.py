@@ -699,7 +699,8 @@ class MainWindow(QMainWindow):
             "under CC BY-NC-ND 4.0, so it is bound by that licence (attribution, "
             "non-commercial use), and also on Wikipedia text (CC BY-SA 4.0, Wikipedia "
             "contributors), the AMI Meeting Corpus (CC BY 4.0), the Schema-Guided Dialogue "
-            "dataset (CC BY-SA 4.0) and public-domain books and speeches. Vosk and its official English models: Apache 2.0. "
+            "dataset (CC BY-SA 4.0) and public-domain books and speeches. "
+            "Vosk and its official English models: Apache 2.0. "
             "PocketSphinx and its bundled English model: BSD. Silero VAD: MIT. "
             "Qt for Python (PySide6): LGPLv3. ONNX Runtime: MIT.</p>"
         )
