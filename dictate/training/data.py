@@ -289,10 +289,8 @@ def label_text(text: str, rng: random.Random, variation: Variation = NO_VARIATIO
 
 def read_talks(path: Path) -> Iterator[str]:
     """Raw transcripts from a ``talks.jsonl.gz`` file (one JSON object per line)."""
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            if line.strip():
-                yield str(json.loads(line)["text"])
+    for record in read_records(path):
+        yield str(record["text"])
 
 
 def read_corpus(path: Path) -> Iterator[str]:
