@@ -295,9 +295,11 @@ def read_talks(path: Path) -> Iterator[str]:
 
 def read_corpus(path: Path) -> Iterator[str]:
     """Documents of a corpora file (``corpora/*.jsonl.gz``: ``{"id", "title", "text"}`` per
-    line; already clean, so no :func:`clean_transcript`), without the validation split."""
+    line; already clean, so no :func:`clean_transcript`), without the validation split
+    (:func:`validation_keys`)."""
+    chosen = validation_keys(path)
     for record in read_records(path):
-        if not is_validation(record):
+        if _split_key(record) not in chosen:
             yield str(record["text"])
 
 
@@ -313,12 +315,37 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 VALIDATION_SHARE = 0.01
 
 
+def _split_key(record: dict[str, Any]) -> str:
+    return str(record.get("id") or record.get("text", ""))
+
+
+def _split_digest(record: dict[str, Any]) -> int:
+    key = _split_key(record).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+
+
 def is_validation(record: dict[str, Any]) -> bool:
-    """Whether a corpora document belongs to the validation split: chosen by a hash of its id
-    (of its text when it has none), so the split is the same on every run and machine."""
-    key = str(record.get("id") or record.get("text", ""))
-    digest = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
-    return digest % 10_000 < VALIDATION_SHARE * 10_000
+    """Whether a hash of a corpora document's id (of its text when it has none) puts it in the
+    validation split, so the split is the same on every run and machine. A file in which no
+    document passes still gives one (:func:`validation_keys`)."""
+    return _split_digest(record) % 10_000 < VALIDATION_SHARE * 10_000
+
+
+def validation_keys(path: Path) -> frozenset[str]:
+    """Ids of a corpora file's validation documents: those :func:`is_validation` picks or, in a
+    file of few long documents (75 books) where it picks none, the one with the lowest hash, so
+    every register has validation text."""
+    chosen: set[str] = set()
+    lowest: tuple[int, str] | None = None
+    for record in read_records(path):
+        key, digest = _split_key(record), _split_digest(record)
+        if digest % 10_000 < VALIDATION_SHARE * 10_000:
+            chosen.add(key)
+        if lowest is None or digest < lowest[0]:
+            lowest = (digest, key)
+    if not chosen and lowest is not None:
+        chosen.add(lowest[1])
+    return frozenset(chosen)
 
 
 def write_validation(corpora: list[Path], folder: Path) -> list[Path]:
@@ -330,9 +357,10 @@ def write_validation(corpora: list[Path], folder: Path) -> list[Path]:
     for path in corpora:
         name = path.name.removesuffix(".jsonl.gz")
         out = folder / f"{name}.heldout.jsonl.gz"
+        chosen = validation_keys(path)
         with gzip.open(out, "wt", encoding="utf-8") as sink:
             for record in read_records(path):
-                if is_validation(record):
+                if _split_key(record) in chosen:
                     sink.write(json.dumps(record, ensure_ascii=False) + "\n")
         written.append(out)
     return written
@@ -416,7 +444,7 @@ def labelled_documents(
 ) -> Iterator[LabelledText]:
     """The labelled training documents: every TED talk, then from each corpora file (the keys
     of ``corpora``, never a ``heldout/`` file) each document with the probability its value
-    gives (the mixture; the validation split, :func:`is_validation`, is skipped). With ``noise``,
+    gives (the mixture; the validation split, :func:`validation_keys`, is skipped). With ``noise``,
     recogniser-like errors are added to the share ``noise.documents`` of the documents
     (:func:`~dictate.training.data.add_asr_noise`), drawing inserted and substituted words
     from the 5,000 most frequent words of the first 200 talks."""

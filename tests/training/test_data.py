@@ -15,13 +15,23 @@ from dictate.training.data import (
     CAPITALIZED,
     LOWER,
     NO_VARIATION,
+    AsrNoise,
+    LabelledText,
     Variation,
+    add_asr_noise,
     case_label,
     clean_transcript,
     expand_symbols,
+    is_validation,
     label_text,
+    labelled_documents,
+    noisy_reference,
+    read_corpus,
+    read_records,
     read_talks,
     spoken_form,
+    validation_keys,
+    write_validation,
 )
 
 O, COMMA, PERIOD, QUESTION = range(len(PUNCT_TAGS))  # noqa: E741 - the tag names
@@ -168,8 +178,6 @@ def test_read_talks(tmp_path: Path) -> None:
 
 
 def test_asr_noise_keeps_labels_aligned_and_rates_near_the_setting() -> None:
-    from dictate.training.data import AsrNoise, LabelledText, add_asr_noise, label_text
-
     text = label_text(
         "We went home. Then, we slept well! Did you? Paris was far. " * 200, random.Random(0)
     )
@@ -193,8 +201,6 @@ def test_asr_noise_keeps_labels_aligned_and_rates_near_the_setting() -> None:
 
 
 def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Path) -> None:
-    from dictate.training.data import AsrNoise, Variation, labelled_documents
-
     def write(path: Path, texts: list[str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(path, "wt", encoding="utf-8") as out:
@@ -218,15 +224,6 @@ def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Pat
 
 
 def test_validation_split_is_stable_kept_out_of_training_and_written(tmp_path: Path) -> None:
-    from dictate.training.data import (
-        Variation,
-        is_validation,
-        labelled_documents,
-        read_corpus,
-        read_records,
-        write_validation,
-    )
-
     path = tmp_path / "corpora" / "essays.jsonl.gz"
     path.parent.mkdir(parents=True)
     with gzip.open(path, "wt", encoding="utf-8") as out:
@@ -258,8 +255,6 @@ def test_validation_split_is_stable_kept_out_of_training_and_written(tmp_path: P
 
 
 def test_asr_noise_only_on_the_chosen_share_of_documents(tmp_path: Path) -> None:
-    from dictate.training.data import AsrNoise, Variation, labelled_documents
-
     talks = tmp_path / "talks.jsonl.gz"
     text = "We met at the station and it was late and we were tired of it all. " * 4
     with gzip.open(talks, "wt", encoding="utf-8") as out:
@@ -274,7 +269,6 @@ def test_asr_noise_only_on_the_chosen_share_of_documents(tmp_path: Path) -> None
 
 
 def test_noisy_reference_keeps_tags_aligned_and_refuses_test_sets(tmp_path: Path) -> None:
-    from dictate.training.data import AsrNoise, noisy_reference
     from dictate.training.noisy_reference import main
 
     words = ("so we went home then it rained did it rain yes it did " * 200).split()
@@ -290,3 +284,23 @@ def test_noisy_reference_keeps_tags_aligned_and_refuses_test_sets(tmp_path: Path
     dev.write_text("hello\tO\nthere\tPERIOD\n")
     with pytest.raises(SystemExit):
         main([str(dev), str(tmp_path / "out.tsv"), "--talks", str(dev)])
+
+
+def test_a_file_of_few_long_documents_still_gives_one_validation_document(tmp_path: Path) -> None:
+    """75 books at 1% gave no non-fiction validation text for model 2; now the lowest hash is
+    taken when the share picks none, and that book is kept out of training."""
+
+    path = tmp_path / "corpora" / "books.jsonl.gz"
+    path.parent.mkdir(parents=True)
+    books = [{"id": f"book-{i}", "text": f"Book {i} begins here. It ends here."} for i in range(5)]
+    assert not any(is_validation(book) for book in books)  # the share alone picks none
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.writelines(json.dumps(book) + "\n" for book in books)
+    (chosen,) = validation_keys(path)
+    assert chosen in {book["id"] for book in books}
+    assert validation_keys(path) == {chosen}  # the same book every time
+    trained = list(read_corpus(path))
+    assert len(trained) == 4
+    assert all(not text.startswith(f"Book {chosen.split('-')[1]} ") for text in trained)
+    (written,) = write_validation([path], tmp_path / "validation")
+    assert [r["id"] for r in read_records(written)] == [chosen]
