@@ -10,6 +10,7 @@ Each WORK holds ``model.pt`` and ``probe_head.pt`` from ``train fit``.
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,15 +59,20 @@ def main(argv: list[str] | None = None) -> int:
                     f"error: {work / name} is missing; run `train fit` there first", file=sys.stderr
                 )
                 return 2
-    args.out.mkdir(parents=True, exist_ok=True)
     for name in WEIGHT_FILES:
-        states = [torch.load(work / name, map_location="cpu") for work in args.works]
         try:
+            states = [torch.load(work / name, map_location="cpu") for work in args.works]
             averaged = average_state_dicts(states)
+            args.out.mkdir(parents=True, exist_ok=True)
+            torch.save(averaged, args.out / name)
         except ValueError as error:
             print(f"error: {name}: {error}", file=sys.stderr)
             return 2
-        torch.save(averaged, args.out / name)
+        except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as error:
+            print(
+                f"error: {name}: cannot read the runs or write {args.out}: {error}", file=sys.stderr
+            )
+            return 2
     print(f"averaged {len(args.works)} runs into {args.out}")
     return 0
 

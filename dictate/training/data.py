@@ -338,9 +338,10 @@ def validation_keys(path: Path) -> frozenset[str]:
     chosen: set[str] = set()
     lowest: tuple[int, str] | None = None
     for record in read_records(path):
-        key, digest = _split_key(record), _split_digest(record)
-        if digest % 10_000 < VALIDATION_SHARE * 10_000:
+        key = _split_key(record)
+        if is_validation(record):
             chosen.add(key)
+        digest = _split_digest(record)
         if lowest is None or digest < lowest[0]:
             lowest = (digest, key)
     if not chosen and lowest is not None:

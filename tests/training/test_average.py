@@ -43,6 +43,10 @@ def test_runs_of_different_shapes_are_refused_with_a_message(
     (tmp_path / "c").mkdir()
     assert main([str(a), str(tmp_path / "c"), str(tmp_path / "soup")]) == 2
     assert "model.pt is missing" in capsys.readouterr().err
+    (tmp_path / "c" / "model.pt").write_bytes(b"not a checkpoint")
+    (tmp_path / "c" / "probe_head.pt").write_bytes(b"")
+    assert main([str(a), str(tmp_path / "c"), str(tmp_path / "soup")]) == 2
+    assert "cannot read the runs" in capsys.readouterr().err
 
 
 def test_differing_integer_tensors_are_refused() -> None:
