@@ -5,6 +5,10 @@ Wortsman et al. 2022) into a work folder that ``train export`` reads::
     python -m dictate.training.train --work OUT_WORK --out OUT_WORK/model export
 
 Each WORK holds ``model.pt`` and ``probe_head.pt`` from ``train fit``.
+
+:class:`TailAverage` does the same within one run: ``train --average-from FRAC`` keeps the mean
+of the weights taken every few steps from that share of the schedule to its end (tail or
+stochastic weight averaging, Izmailov et al. 2018), at the cost of one copy of the weights.
 """
 
 from __future__ import annotations
@@ -39,6 +43,49 @@ def average_state_dicts(states: list[dict[str, Any]]) -> dict[str, Any]:
         else:
             raise ValueError(f"{key}: non-float values differ between the runs")
     return out
+
+
+class TailAverage:
+    """The running mean of named state dicts, taken at ``start`` and every ``every`` steps after
+    it up to the end of training. Sums are kept in float32; non-float tensors are taken from the
+    latest snapshot."""
+
+    def __init__(self, start: int, every: int) -> None:
+        if start < 0 or every < 1:
+            raise ValueError(f"start must be >= 0 and every >= 1 (got {start}, {every})")
+        self.start, self.every = start, every
+        self.count = 0
+        self.sums: dict[str, dict[str, Any]] = {}
+
+    def due(self, step: int, last_step: int) -> bool:
+        """Whether the weights after ``step`` are part of the mean (the last step always is)."""
+        return step >= self.start and ((step - self.start) % self.every == 0 or step == last_step)
+
+    def add(self, states: dict[str, dict[str, Any]]) -> None:
+        for name, state in states.items():
+            sums = self.sums.setdefault(name, {})
+            for key, tensor in state.items():
+                if tensor.is_floating_point():
+                    value = tensor.detach().float()
+                    sums[key] = value.clone() if key not in sums else sums[key] + value
+                else:
+                    sums[key] = tensor.detach().clone()
+        self.count += 1
+
+    def mean(self, name: str) -> dict[str, Any]:
+        if self.count == 0:
+            raise ValueError("no weights were averaged: training ended before the start step")
+        return {
+            key: (value / self.count if value.is_floating_point() else value)
+            for key, value in self.sums[name].items()
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "every": self.every, "count": self.count, "sums": self.sums}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.start, self.every = state["start"], state["every"]
+        self.count, self.sums = state["count"], state["sums"]
 
 
 def main(argv: list[str] | None = None) -> int:

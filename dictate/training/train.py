@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
+from dictate.training.average import WEIGHT_FILES, TailAverage
 from dictate.training.data import AsrNoise, Variation, labelled_documents, write_validation
 from dictate.training.model import EncoderConfig, PunctuationTagger
 
@@ -264,10 +265,25 @@ def encoder_config(cfg: TrainConfig) -> EncoderConfig:
     )
 
 
+def average_dir(work: Path, start_frac: float) -> Path:
+    """The work folder ``fit`` writes the tail average from ``start_frac`` of the schedule to;
+    ``train --work THAT export`` exports it."""
+    return work / f"average-{start_frac:g}"
+
+
 def fit(
-    corpus: Corpus, tokenizer: Any, cfg: TrainConfig, work: Path, dev: Path, resume: bool
+    corpus: Corpus,
+    tokenizer: Any,
+    cfg: TrainConfig,
+    work: Path,
+    dev: Path,
+    resume: bool,
+    average_from: tuple[float, ...] = (),
+    average_every: int = 100,
 ) -> PunctuationTagger:
-    """Fine-tune; checkpoints every 10 minutes into ``work``."""
+    """Fine-tune; checkpoints every 10 minutes into ``work``. For each share in
+    ``average_from``, also keep the mean of the weights from that share of the schedule to the
+    end, every ``average_every`` steps, and write it to :func:`average_dir`."""
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = PunctuationTagger(encoder_config(cfg))
@@ -294,6 +310,10 @@ def fit(
     weights = torch.tensor([1.0, 1.0, 1.0, cfg.question_weight])
     probe_weights = torch.tensor([1.0, 1.0, 1.0, cfg.probe_question_weight])
     step = 0
+    averages = {
+        frac: TailAverage(start=round(frac * cfg.steps), every=average_every)
+        for frac in average_from
+    }
     checkpoint = work / "checkpoint.pt"
     if resume and checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False)
@@ -303,6 +323,9 @@ def fit(
         schedule.load_state_dict(state["schedule"])
         rng = state["rng"]
         step = state["step"]
+        for frac, saved in state.get("averages", {}).items():
+            if frac in averages:
+                averages[frac].load_state_dict(saved)
         log.info("resumed at step %d", step)
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     dev_words, dev_tags = read_dev(dev, 20_000)
@@ -339,6 +362,9 @@ def fit(
         optimizer.zero_grad(set_to_none=True)
         step += 1
         ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        for average in averages.values():
+            if average.due(step, cfg.steps):
+                average.add({"model": model.state_dict(), "probe_head": probe_head.state_dict()})
         if step % 50 == 0:
             log.info(
                 "step %d/%d loss %.4f lr %.2e %.0fs",
@@ -365,11 +391,18 @@ def fit(
                     "schedule": schedule.state_dict(),
                     "rng": rng,
                     "step": step,
+                    "averages": {frac: a.state_dict() for frac, a in averages.items()},
                 },
                 checkpoint,
             )
             last_save = time.time()
     torch.save(probe_head.state_dict(), work / "probe_head.pt")
+    for frac, average in averages.items():
+        folder = average_dir(work, frac)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in WEIGHT_FILES:
+            torch.save(average.mean(name.removesuffix(".pt")), folder / name)
+        log.info("averaged %d snapshots from step %d into %s", average.count, average.start, folder)
     log.info("trained %d steps in %.1f minutes", step, (time.time() - started) / 60)
     return model
 
@@ -492,10 +525,29 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SHARE",
         help="share of the training documents given those errors; the rest stay clean",
     )
+    parser.add_argument(
+        "--average-from",
+        metavar="SHARE,...",
+        default="",
+        help="also write the mean of the weights from each SHARE of the schedule (0-1) to its "
+        "end into WORK/average-SHARE/ (tail averaging; export it with --work that folder)",
+    )
+    parser.add_argument(
+        "--average-every", type=int, default=100, metavar="STEPS", help="steps between snapshots"
+    )
     parser.add_argument("stage", choices=("prepare", "fit", "export", "all"))
     args = parser.parse_args(argv)
     if args.steps < 2 or args.lr <= 0:
         parser.error(f"--steps must be at least 2 and --lr positive (got {args.steps}, {args.lr})")
+    try:
+        average_from = tuple(float(x) for x in args.average_from.split(",") if x.strip())
+    except ValueError:
+        average_from = (-1.0,)  # refused just below, with the message
+    if any(not 0 <= frac < 1 for frac in average_from) or args.average_every < 1:
+        parser.error(
+            "--average-from takes shares from 0 to below 1 and --average-every at least 1 "
+            f"(got {args.average_from!r}, {args.average_every})"
+        )
     needed = {
         "prepare": [args.data / "ted" / "talks.jsonl.gz"],
         "fit": [args.work / "corpus.npz", args.data / "iwslt" / "dev2012.tsv"],
@@ -554,7 +606,16 @@ def main(argv: list[str] | None = None) -> int:
         )
     dev = args.data / "iwslt" / "dev2012.tsv"
     if args.stage in ("fit", "all"):
-        model = fit(Corpus.load(corpus_path), tokenizer, cfg, args.work, dev, args.resume)
+        model = fit(
+            Corpus.load(corpus_path),
+            tokenizer,
+            cfg,
+            args.work,
+            dev,
+            args.resume,
+            average_from,
+            args.average_every,
+        )
         torch.save(model.state_dict(), args.work / "model.pt")
     if args.stage in ("export", "all"):
         model = PunctuationTagger(encoder_config(cfg))

@@ -57,3 +57,41 @@ def test_differing_integer_tensors_are_refused() -> None:
     assert torch.equal(
         average_state_dicts([left, {**right, "n": torch.tensor(1)}])["w"], torch.full((2,), 0.5)
     )
+
+
+def test_tail_average_is_the_mean_of_the_snapshots_it_was_due(tmp_path: Path) -> None:
+    from dictate.training.average import TailAverage
+
+    average = TailAverage(start=6, every=2)
+    layer = torch.nn.Linear(2, 2)
+    taken = []
+    for step in range(1, 12):  # steps 6, 8, 10 and the last, 11
+        with torch.no_grad():
+            layer.weight.fill_(float(step))
+        if average.due(step, last_step=11):
+            average.add({"model": layer.state_dict()})
+            taken.append(step)
+    assert taken == [6, 8, 10, 11]
+    assert torch.allclose(average.mean("model")["weight"], torch.full((2, 2), 35 / 4))
+    restored = TailAverage(start=0, every=1)
+    restored.load_state_dict(average.state_dict())  # survives a checkpoint and --resume
+    assert restored.count == 4 and torch.equal(restored.mean("model")["bias"], layer.bias.detach())
+
+
+def test_tail_average_with_no_snapshot_says_so() -> None:
+    from dictate.training.average import TailAverage
+
+    with pytest.raises(ValueError, match="before the start step"):
+        TailAverage(start=10, every=5).mean("model")
+
+
+@pytest.mark.parametrize("value", ["1.5", "late", "-0.1"])
+def test_train_refuses_a_bad_average_share_with_one_message(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dictate.training.train import main as train_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        train_main(["--average-from", value, "fit"])
+    assert exit_info.value.code == 2
+    assert "--average-from takes shares from 0 to below 1" in capsys.readouterr().err
