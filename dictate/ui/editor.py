@@ -446,12 +446,20 @@ class DictationEditor(QPlainTextEdit):
         super().mouseReleaseEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """Qt's own menu, shown outside a user edit: it runs an event loop of its own, and the
+        pipeline's events that arrive there must find the greyed words shown as usual. Its
+        editing actions go through the same wrapped entry points as the keys; undo and redo
+        are the editor's own (the Edit menu), so Qt's are left out."""
         menu = self.createStandardContextMenu()
+        editing = {"edit-cut": self.cut, "edit-paste": self.paste, "edit-delete": self._delete}
         for action in menu.actions():
-            if action.text().replace("&", "").startswith(("Undo", "Redo")):
+            name = action.objectName()
+            if name in ("edit-undo", "edit-redo"):
                 menu.removeAction(action)
-        with self._user_edit():
-            menu.exec(event.globalPos())
+            elif name in editing:
+                action.triggered.disconnect()
+                action.triggered.connect(editing[name])
+        menu.exec(event.globalPos())
 
     def createMimeDataFromSelection(self) -> QMimeData:
         """Copy, cut and drag carry the selected real text, never the greyed words."""
@@ -472,6 +480,10 @@ class DictationEditor(QPlainTextEdit):
     def paste(self) -> None:
         with self._user_edit():
             super().paste()
+
+    def _delete(self) -> None:
+        with self._user_edit():
+            self.textCursor().removeSelectedText()
 
     def find_text(self, needle: str, backward: bool = False, wrap: bool = True) -> bool:
         """Select the next (or previous) match of ``needle`` in the real text, ignoring case;

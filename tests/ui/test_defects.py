@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QGuiApplication, QKeyEvent
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
@@ -156,3 +156,51 @@ def test_the_edit_menu_respects_the_greyed_region(window: MainWindow) -> None:
     window.find_bar.field.setText("WORDS")
     assert window.find_bar.find_next()
     assert editor.selected_text() == "words"
+
+
+@pytest.mark.qt_log_ignore(  # the offscreen platform cannot do these for a popup menu
+    "does not support propagateSizeHints", "does not support raise", "grabbing the keyboard"
+)
+@pytest.mark.parametrize("choice", ["edit-paste", "edit-cut", "edit-delete", None])
+def test_pipeline_events_while_the_context_menu_is_open_keep_the_text(
+    window: MainWindow, choice: str | None
+) -> None:
+    """Found in review: the right-click menu runs its own event loop, and pipeline events
+    arriving there used to turn the greyed words into text and then fail an assertion."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["Hello there."]))
+    window.handle_event(Pending(0.2, 2, "how are"))
+    QGuiApplication.clipboard().setText("pasted")
+    if choice in ("edit-cut", "edit-delete"):
+        editor.set_selection(0, len("Hello"))
+    opened: list[object] = []
+
+    def while_the_menu_is_open() -> None:
+        menu = QApplication.activePopupWidget()
+        opened.append(menu)
+        window.handle_event(Pending(0.3, 3, "how are you"))
+        assert isinstance(menu, QMenu)
+        if choice is not None:
+            next(a for a in menu.actions() if a.objectName() == choice).trigger()
+        window.handle_event(Pending(0.4, 4, "how are you doing"))
+        menu.close()
+
+    QTimer.singleShot(0, while_the_menu_is_open)
+    where = QPoint(5, 5)
+    editor.contextMenuEvent(
+        QContextMenuEvent(QContextMenuEvent.Reason.Mouse, where, editor.mapToGlobal(where))
+    )
+    assert isinstance(opened[0], QMenu)
+    expected = {
+        "edit-paste": "Hello there.pasted",
+        "edit-cut": " there.",
+        "edit-delete": " there.",
+        None: "Hello there.",
+    }[choice]
+    assert editor.text.replace(" pasted", "pasted") == expected
+    assert editor.pending_text == "how are you doing"
+    check_consistent(window)
+    window.handle_event(Finalized(0.5, 5, ["How are you doing?"]))
+    # Once, and the greyed words are gone (after "pasted" it is not a sentence start).
+    assert editor.text.lower().count("how are you doing?") == 1 and not editor.pending_text
+    check_consistent(window)
