@@ -183,7 +183,16 @@ def load_settings(path: Path | None = None) -> Settings:
         return Settings()
     except (OSError, ValueError, TypeError) as exc:
         log.warning("ignoring unreadable settings file %s (%s); using defaults", path, exc)
-        return Settings()
+        settings = Settings()
+        # The next change of a setting writes the file afresh: keep the user's copy first.
+        keep = path.with_name(path.name + ".unreadable")
+        try:
+            keep.write_bytes(path.read_bytes())
+            kept = f"the file is kept as {keep}"
+        except OSError as copy_error:
+            kept = f"it could not be copied aside ({copy_error.strerror or copy_error})"
+        settings.problems.append(f"all of them, the file could not be read ({exc}); {kept}")
+        return settings
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:

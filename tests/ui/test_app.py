@@ -140,8 +140,14 @@ def test_settings_round_trip(tmp_path: Path, qtbot) -> None:  # type: ignore[no-
     save_settings(settings, path)
     again = load_settings(path)
     assert (again.silence_ms, again.min_right_words, again.font_size) == (900, 6, 20)
-    path.write_text("{not json")
-    assert load_settings(path) == Settings()  # a broken file never stops the app
+    path.write_text('{"silence_ms": 900,}')  # a hand edit left a trailing comma
+    broken = load_settings(path)
+    assert broken == Settings()  # a broken file never stops the app
+    # ... but the user is told, and their file is kept before any save replaces it.
+    assert len(broken.problems) == 1 and "could not be read" in broken.problems[0]
+    keep = tmp_path / "settings.json.unreadable"
+    assert str(keep) in broken.problems[0]
+    assert keep.read_text() == '{"silence_ms": 900,}'
 
 
 @pytest.fixture

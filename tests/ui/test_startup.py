@@ -54,6 +54,23 @@ def test_bad_settings_open_the_window_with_one_notice(qtbot) -> None:  # type: i
     window.modified = False
 
 
+def test_an_unreadable_settings_file_is_reported_and_kept(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Found in review: a file that is not JSON used to fall back to the defaults silently, and
+    the next change of any setting wrote them over the user's file."""
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine = '{"hotkey": "Ctrl+Alt+X", "replacements": [],}'
+    path.write_text(mine, encoding="utf-8")
+    window = start_window()
+    qtbot.addWidget(window)
+    assert not window.messages.isHidden()
+    assert "could not be read" in window.messages.label.text()
+    assert str(path) + ".unreadable" in window.messages.label.text()
+    save_settings(window.settings, path)  # what the next change of a setting does
+    assert Path(str(path) + ".unreadable").read_text(encoding="utf-8") == mine
+    window.modified = False
+
+
 @pytest.mark.parametrize("damage", ["data dir is a file", "journal is a directory"])
 def test_an_unusable_data_directory_keeps_the_text_and_says_so(
     qtbot: Any,
