@@ -24,9 +24,10 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data``.
 
     A new file gets the permissions any program would give it (0666 less the umask; the
-    temporary file's private 0600 is not kept); an existing file keeps its permissions.
+    temporary file's private 0600 is not kept); an existing file keeps its permissions. A
+    symbolic link is followed: the file it points to is replaced, and the link stays.
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path))
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:

@@ -179,6 +179,20 @@ def test_atomic_write_leaves_no_temporary_file_and_keeps_the_old_one(
     assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
+def test_saving_through_a_symbolic_link_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    """Found in review: the rename used to replace the link itself, so the real file (a synced
+    or version-controlled one) kept its old text while Save said it had saved."""
+    real = tmp_path / "real" / "notes.txt"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    atomic_write(link, b"new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
+    assert sorted(p.name for p in real.parent.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "real"]
+
+
 def test_settings_that_cannot_be_written_say_so_and_keep_applying(
     tmp_path: Path, make_window: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
