@@ -117,11 +117,9 @@ class TextStage:
                     self._command(piece, segment)
                     continue
             except Exception as exc:
-                rest = pieces[index:]
-                self._failed(
-                    exc, segment, [w for p in rest if isinstance(p, Words) for w in p.words]
-                )
-                self._raw([p for p in rest if not isinstance(p, Words)], segment)
+                # The failed piece and the rest go on unpunctuated, in the order said.
+                self._failed(exc, segment)
+                self._raw(pieces[index:], segment)
                 return
             self._emit_update(update, segment)
 
@@ -137,7 +135,8 @@ class TextStage:
         try:
             update = self.punctuator.flush()
         except Exception as exc:
-            self._failed(exc, segment, [])
+            self._failed(exc, segment)
+            self._finalize_held(segment)
             self.punctuator.reset()
             self.raw_mode = False
             return
@@ -232,8 +231,10 @@ class TextStage:
         spoken_pending = said_pending if said_pending != pending else None
         self.emit(Pending(self.now(), segment, pending, spoken_pending))
 
-    def _failed(self, exc: Exception, segment: int, words: list[str]) -> None:
-        """Keep the words: emit the pending ones and ``words`` raw, then go on raw."""
+    def _failed(self, exc: Exception, segment: int) -> None:
+        """Go on raw: the punctuator's pending words (it leaves them as they were before the
+        failed call) become the raw words held, so what follows is added after them and
+        nothing is lost, repeated or reordered."""
         log.exception("punctuator failed")
         assert self.punctuator is not None
         self.raw_mode = True
@@ -246,6 +247,4 @@ class TextStage:
         )
         pending = getattr(self.punctuator, "pending", None)
         held = list(pending.words) if pending is not None else []
-        if held or words:
-            self.emit(Finalized(self.now(), segment, [" ".join([*held, *words])], False, ""))
-        self.emit(Pending(self.now(), segment, ""))
+        self._held = " ".join(filter(None, [self._held, *held]))

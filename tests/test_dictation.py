@@ -264,3 +264,62 @@ def test_a_failing_punctuator_loses_no_word() -> None:
     assert document.text.lower().replace(",", "").replace(".", "").split() == [
         "we", "went", "home", "and", "slept"
     ]  # fmt: skip
+
+
+class _FailsFrom(FakeTagger):
+    """A FakeTagger whose ``n``-th and later calls fail (the model crashed mid-dictation)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def tag(self, words):  # type: ignore[no-untyped-def]
+        if len(self.calls) + 1 >= self.n:
+            raise RuntimeError("model crashed")
+        return super().tag(words)
+
+
+def _run_failing(
+    tagger: _FailsFrom, segments: list[list[Word]], **options: int
+) -> tuple[str, list[Event]]:
+    events: list[Event] = []
+    document = EventDocument()
+
+    def emit(event: Event) -> None:
+        events.append(event)
+        document.apply(event)
+
+    stage = TextStage(StreamingPunctuator(tagger, StreamingOptions(**options)), emit, commands=True)
+    for n, words in enumerate(segments, 1):
+        stage.segment(n, words)
+    stage.finish(len(segments))
+    return document.text, events
+
+
+def _plain(text: str) -> list[str]:
+    return [w.strip(",.?!").lower() for w in text.split()]
+
+
+def test_a_punctuator_failing_on_a_capitalised_word_keeps_the_order_said() -> None:
+    """Found in review: the words after a failed "cap john" used to come out before John."""
+    text, events = _run_failing(_FailsFrom(2), [timed("we went"), timed("| cap john | said hi")])
+    assert any(isinstance(e, Error) for e in events)
+    assert _plain(text) == ["we", "went", "john", "said", "hi"]
+    said = [s for e in events if isinstance(e, Finalized) for s in e.sentences]
+    assert "John said hi" in said  # the capital as said (the document may fit it to context)
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
+def test_a_punctuator_failing_inside_a_long_segment_loses_and_repeats_nothing(
+    fail_at: int,
+) -> None:
+    """A segment longer than max_pending_words is decoded in pieces; a failure in a later
+    piece used to drop the sentences finalized by the earlier ones and repeat words."""
+    said = [f"w{i}" for i in range(1, 8)] + [f"x{i}" for i in range(1, 31)]
+    text, events = _run_failing(
+        _FailsFrom(fail_at),
+        [timed(" ".join(said[:7])), timed(" ".join(said[7:]))],
+        max_pending_words=8,
+    )
+    assert any(isinstance(e, Error) for e in events)
+    assert _plain(text) == said

@@ -12,9 +12,11 @@ as a sentence.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -254,18 +256,40 @@ class StreamingPunctuator:
             # window; segment boundaries carry no meaning for this decoder anyway.
             piece = max(1, self.options.max_pending_words // 2)
             step = len(words) if len(words) <= self.options.max_pending_words else piece
-            for start in range(0, len(words), step):
-                chunk = words[start : start + step]
-                self._pending.extend(chunk)
-                for i in range(start, start + len(chunk)):
-                    case = cases[i] if cases is not None else None
-                    forced = _Forced(case=case) if case else None
-                    if self._open:
-                        forced = forced or _Forced()
-                        forced.before, self._open = self._open, ""
-                    self._forced.append(forced)
-                finalized.extend(self._decode(final=False))
+            with self._restored_on_failure():
+                for start in range(0, len(words), step):
+                    chunk = words[start : start + step]
+                    self._pending.extend(chunk)
+                    for i in range(start, start + len(chunk)):
+                        case = cases[i] if cases is not None else None
+                        forced = _Forced(case=case) if case else None
+                        if self._open:
+                            forced = forced or _Forced()
+                            forced.before, self._open = self._open, ""
+                        self._forced.append(forced)
+                    finalized.extend(self._decode(final=False))
             return Update(tuple(finalized), self._pending_span)
+
+    @contextlib.contextmanager
+    def _restored_on_failure(self) -> Iterator[None]:
+        """If tagging fails part-way through a segment, put the state back as it was before
+        it, so the caller's unpunctuated fallback has exactly the words not yet shown as
+        final: none twice and none lost (sentences finalized by an earlier piece of a long
+        segment were never returned)."""
+        saved = (
+            list(self._left),
+            list(self._pending),
+            copy.deepcopy(self._forced),
+            self._open,
+            self._pending_span,
+        )
+        try:
+            yield
+        except BaseException:
+            left, self._pending, self._forced, self._open, self._pending_span = saved
+            self._left.clear()
+            self._left.extend(left)
+            raise
 
     def mark(self, mark: str) -> Update:
         """The user said a punctuation mark ("comma", "period", "open quote", ...).
@@ -281,12 +305,13 @@ class StreamingPunctuator:
                 return Update((), self._pending_span)
             if not self._pending:
                 return Update((), self._pending_span)
-            forced = self._forced[-1] or _Forced()
-            self._forced[-1] = forced
-            forced.after += mark
-            if mark in MARK_TAG:
-                forced.tag = MARK_TAG[mark]
-            return Update(tuple(self._decode(final=False)), self._pending_span)
+            with self._restored_on_failure():
+                forced = self._forced[-1] or _Forced()
+                self._forced[-1] = forced
+                forced.after += mark
+                if mark in MARK_TAG:
+                    forced.tag = MARK_TAG[mark]
+                return Update(tuple(self._decode(final=False)), self._pending_span)
 
     def flush(self, close: bool = True) -> Update:
         """Finalize everything pending (dictation stopped, or a line break was said).
@@ -294,7 +319,7 @@ class StreamingPunctuator:
         Args:
             close: End the last sentence with a mark if it has none (a line break does not).
         """
-        with self._lock:
+        with self._lock, self._restored_on_failure():
             finalized = self._decode(final=True, close=close) if self._pending else []
             self._open = ""
             return Update(tuple(finalized), EMPTY_SPAN)
