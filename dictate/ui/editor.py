@@ -81,6 +81,8 @@ class DictationEditor(QPlainTextEdit):
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self.document().contentsChange.connect(self._on_contents_change)
         self.cursorPositionChanged.connect(self._on_cursor_moved)
+        # A click at the end of a selection only collapses it: no position changes.
+        self.selectionChanged.connect(self._on_cursor_moved)
 
     # -- what the buffer holds -------------------------------------------------------------
 

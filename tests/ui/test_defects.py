@@ -204,3 +204,25 @@ def test_pipeline_events_while_the_context_menu_is_open_keep_the_text(
     # Once, and the greyed words are gone (after "pasted" it is not a sentence start).
     assert editor.text.lower().count("how are you doing?") == 1 and not editor.pending_text
     check_consistent(window)
+
+
+def test_a_click_that_only_collapses_a_selection_moves_the_dictation_point(
+    window: MainWindow,
+) -> None:
+    """Found in review: a click at the end of a selection changes no cursor position, only
+    the selection, and the dictation point used to stay where it had been."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["One two three four five six."]))
+    window.handle_event(Pending(0.2, 2, "seven eight"))
+    assert editor.dictation_point == len(editor.text)
+    QTest.keyClick(editor, K.Key_Home, CTRL)
+    QTest.keyClick(editor, K.Key_Right, CTRL | Qt.KeyboardModifier.ShiftModifier)  # "One "
+    anchor, end = editor.selection()
+    assert anchor == 0 and end > 0 and editor.dictation_point == 0
+    cursor = editor.textCursor()
+    cursor.setPosition(cursor.position())
+    where = editor.cursorRect(cursor).center()
+    QTest.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert editor.selection() == (end, end)
+    assert editor.dictation_point == end
+    check_consistent(window)
