@@ -12,6 +12,7 @@ looks usable.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -276,7 +277,7 @@ class ModelStore:
                 retry_delay=self.retry_delay,
             )
             try:
-                return self._install_zip(
+                installed = self._install_zip(
                     part,
                     name,
                     label=source,
@@ -284,8 +285,19 @@ class ModelStore:
                     hint="it was deleted; try the download again",
                     cancel=cancel,
                 )
-            finally:
-                discard(part)
+            except DownloadError as exc:
+                if isinstance(exc, DownloadCancelled) or not isinstance(exc.__cause__, OSError):
+                    discard(part)  # cancelled, or the archive itself is bad
+                    raise
+                # This machine failed (disk full, unwritable store), not the archive: keep the
+                # download, which the same command then installs without fetching it again.
+                raise DownloadError(
+                    f"{exc}; the download is kept in {part} and the same command installs it "
+                    "without downloading it again"
+                ) from exc
+            # Only now: an interruption while unpacking (Ctrl+C) keeps what was received.
+            discard(part)
+            return installed
         except DownloadCancelled:
             discard(part)
             raise
@@ -438,7 +450,7 @@ class ModelStore:
             raise error(
                 f"{label} needs {format_size(total)} but {self.root} has only "
                 f"{format_size(free)} free; free some space and try again"
-            )
+            ) from OSError(errno.ENOSPC, "not enough free space", str(self.root))
 
     def _move_into_place(
         self, model_dir: Path, name: str, label: str, error: type[DictateError]
