@@ -339,3 +339,29 @@ def test_eval_registers_bad_folder_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.heldout.jsonl.gz").write_bytes(b"not gzip")
     result = dictate("eval", "registers", str(tmp_path))
     assert result.returncode == 2 and b"cannot read" in result.stderr
+
+
+def test_models_download_with_a_malformed_url_gives_one_error_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found in review: it was a traceback."""
+    args = ["models", "download", "vosk-model-small-en-us-0.15", "--url", "http://[::1/x.zip"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dictate: error: ") and err.count("\n") == 1, err
+    assert "not a valid URL" in err
+
+
+def test_a_file_that_cannot_be_read_is_not_called_an_output_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: every OSError was reported as "cannot write the output"."""
+    model = tmp_path / "my-model"
+    (model / "am").mkdir(parents=True)
+    (model / "am" / "final.mdl").write_bytes(b"x" * 100)
+    (model / "conf").mkdir()
+    (model / "conf" / "model.conf").symlink_to(model / "conf" / "gone.conf")  # dangling
+    assert main(["models", "import", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dictate: error: ") and err.count("\n") == 1, err
+    assert "cannot import" in err and "model.conf" in err and "nothing was installed" in err

@@ -112,7 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # final flush does not raise again (the recipe in Python's signal documentation).
         _silence_stdout()
         return 0
-    except OSError as exc:  # writing the output failed: a full disk, an I/O error
+    except OSError as exc:
         _silence_stdout()
-        print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
+        if exc.filename is not None:  # a named file: read or written, the message says which
+            print(f"dictate: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+        else:  # writing the output failed: a full disk, an I/O error
+            print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -256,7 +256,11 @@ class ModelStore:
 
         check_name(name)
         source = url if url is not None else download_url(name)
-        if urllib.parse.urlsplit(source).scheme not in ("http", "https"):
+        try:
+            scheme = urllib.parse.urlsplit(source).scheme
+        except ValueError as exc:  # e.g. an unclosed [ of an IPv6 address
+            raise InputError(f"cannot download {source!r}: not a valid URL ({exc})") from exc
+        if scheme not in ("http", "https"):
             raise InputError(f"cannot download {source!r}: only http:// and https:// URLs work")
         if retries < 0:
             raise ValueError(f"retries must be >= 0, got {retries}")
@@ -320,6 +324,15 @@ class ModelStore:
                 model or a zip holding one, or the model is already installed.
         """
         source = Path(path).expanduser()
+        try:
+            return self._import(source, name)
+        except OSError as exc:  # a file that cannot be read (a broken link, no permission)...
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise InputError(
+                f"cannot import {source}: {exc.strerror or exc}{where}; nothing was installed"
+            ) from exc
+
+    def _import(self, source: Path, name: str | None) -> Path:
         if not source.exists():
             raise InputError(
                 f"{source} does not exist; give a Vosk model folder or a .zip from {MODELS_PAGE}"

@@ -110,6 +110,8 @@ def test_download_rejects_bad_names_and_urls(tmp_path: Path) -> None:
             store.download(name, url="http://127.0.0.1:9/x.zip")
     with pytest.raises(InputError, match="only http"):
         store.download(NAME, url="file:///etc/passwd")
+    with pytest.raises(InputError, match="not a valid URL"):  # was a traceback (review)
+        store.download(NAME, url="http://[::1/x.zip")
     assert not store.root.exists()
 
 
