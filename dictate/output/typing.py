@@ -552,9 +552,13 @@ class Typist:
 
     def scratch(self) -> str:
         """Take back what was typed last: "typed" if it was, "" if there is nothing, "moved" if
-        the focus is now in another window (then nothing is deleted)."""
+        the focus is now in another window (then nothing is deleted), "clipboard" if it was
+        only put on the clipboard (nothing can be taken back; typing goes on)."""
         if not self._last:
             return ""
+        if isinstance(self.backend, ClipboardBackend):
+            self._last = ""
+            return "clipboard"
         window = self.backend.focused_window()
         if window != self._window:
             return "moved"

@@ -514,6 +514,8 @@ class MainWindow(QMainWindow):
         said = {
             "typed": "Scratched what was typed last.",
             "moved": "The focus moved to another window since; nothing was deleted.",
+            "clipboard": "Text put on the clipboard cannot be taken back; undo it where you "
+            "pasted it.",
             "": "Nothing to scratch.",
         }
         self.statusBar().showMessage(said.get(result, ""), 5000)

@@ -12,6 +12,7 @@ import pytest
 from dictate.output.typing import (
     ClipboardBackend,
     TypingError,
+    TypingQueue,
     Typist,
     XdotoolBackend,
     choose_backend,
@@ -108,6 +109,21 @@ def test_clipboard_backend_puts_breaks_with_the_next_text_and_cannot_take_back()
     assert got == ["One.", "\n\nTwo."]
     with pytest.raises(TypingError, match="cannot be taken back"):
         backend.backspace(3)
+
+
+def test_scratch_that_with_the_clipboard_fallback_goes_on_typing() -> None:
+    """Found in review: "scratch that" with the clipboard fallback was a typing failure, so
+    every later sentence went to the dictate window instead of the clipboard."""
+    got: list[str] = []
+    failed: list[Exception] = []
+    scratched: list[str] = []
+    queue = TypingQueue(Typist(ClipboardBackend(got.append)), failed.append, scratched.append)
+    queue.submit("sentences", ["First one."])
+    queue.submit("scratch")
+    queue.submit("sentences", ["Second one."])
+    assert queue.drain() == []
+    assert failed == [] and scratched == ["clipboard"]
+    assert got == ["First one.", "Second one."]
 
 
 def test_backend_choice_by_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
