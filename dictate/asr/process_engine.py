@@ -84,6 +84,11 @@ class ProcessRecognizer:
     """The parent's side of one child recogniser (same interface as the in-process ones)."""
 
     def __init__(self, name: str | None, model: str | None) -> None:
+        self._name, self._model = name, model
+        self._spawn()
+
+    def _spawn(self) -> None:
+        name, model = self._name, self._model
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
         self._process = context.Process(
@@ -123,6 +128,10 @@ class ProcessRecognizer:
                 raise DictateError(f"recogniser failed: {reply[1]}")
 
     def start(self, time: float) -> None:
+        if not self._process.is_alive():  # it died in an earlier run (killed, out of memory)
+            log.warning("the recogniser process had ended; starting a new one")
+            self.close()
+            self._spawn()
         self._send(("start", time))
 
     def accept(self, samples: np.ndarray) -> list[str] | None:

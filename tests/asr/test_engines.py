@@ -172,6 +172,26 @@ def test_a_recogniser_in_a_child_process_gives_the_same_words() -> None:
     )
 
 
+@pytest.mark.slow
+def test_a_recogniser_process_that_died_is_replaced_at_the_next_start() -> None:
+    """Found in review: once the child had died (killed, out of memory), every later run
+    failed with "ended unexpectedly" until the app was restarted."""
+    from dictate.asr.process_engine import ProcessEngine
+    from dictate.errors import DictateError
+
+    recognizer = ProcessEngine("sphinx").recognizer()
+    first = recognise("en_phrases", recognizer)
+    recognizer._process.kill()  # what the out-of-memory killer does
+    recognizer._process.join(10)
+    with pytest.raises(DictateError, match="ended unexpectedly"):
+        recognizer.accept(np.zeros(1600, dtype=np.int16))  # the run that was going on
+    again = recognise("en_phrases", recognizer)  # the user's "Resume dictation"
+    assert [[w.text for w in words] for _, words, _ in again] == [
+        [w.text for w in words] for _, words, _ in first
+    ]
+    recognizer.close()
+
+
 def test_a_child_process_that_cannot_load_reports_why() -> None:
     from dictate.asr.process_engine import ProcessEngine
     from dictate.errors import DictateError
