@@ -587,10 +587,12 @@ class TypingQueue:
         typist: Typist,
         on_failed: Callable[[TypingError], None],
         on_scratched: Callable[[str], None],
+        after: TypingQueue | None = None,
     ) -> None:
         import queue
         import threading
 
+        self._after = after  # a closed queue of an earlier run: it finishes typing first
         self.typist = typist
         self._on_failed = on_failed
         self._on_scratched = on_scratched
@@ -604,6 +606,9 @@ class TypingQueue:
         self._queue.put((kind, arg))
 
     def _loop(self) -> None:
+        if self._after is not None:  # never two threads typing at once (keys would mix)
+            self._after._thread.join()
+            self._after = None
         while True:
             item = self._queue.get()
             if item is None:
@@ -625,9 +630,24 @@ class TypingQueue:
 
     def drain(self) -> list[tuple[str, Any]]:
         """Stop the thread; the calls that failed or were never made, in order."""
+        import queue
+
         self._queue.put(None)
         self._thread.join(_TIMEOUT)
-        return list(self._undone)
+        undone = list(self._undone)
+        if self._thread.is_alive():  # stuck in one call: what is still queued was never made
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    undone.append(item)
+        return undone
+
+    def typing(self) -> bool:
+        """Whether its thread is still typing (or waiting to)."""
+        return self._thread.is_alive()
 
     def close(self, wait: bool = False) -> None:
         """Stop after the calls already queued (and wait for them with ``wait``)."""

@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self._partial_segment = 0
         self._shown_segment = 0
         self._typist: Any = None  # types finalized text into other applications ("apps" target)
+        self._typing_closed: Any = None  # the last run's queue, closed, maybe still typing
         self.overlay: Any = None  # shown while typing into other applications
         self.setWindowTitle("dictate")
         self.resize(900, 640)
@@ -383,6 +384,8 @@ class MainWindow(QMainWindow):
             self.stop_dictation()
 
     def start_dictation(self, source_factory: object = None) -> None:
+        if self.controller.state != "idle":  # `dictate start` while already dictating
+            return
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None
         if self._typist is not None and self.settings.show_overlay:
@@ -489,7 +492,10 @@ class MainWindow(QMainWindow):
         from dictate.output.typing import TypingQueue
 
         signals = _TypingSignals(self)
-        queue = TypingQueue(typist, signals.failed.emit, signals.scratched.emit)
+        # The previous run's queue may still be typing its last sentences: this one waits.
+        earlier = self._typing_closed
+        queue = TypingQueue(typist, signals.failed.emit, signals.scratched.emit, after=earlier)
+        self._typing_closed = None
         signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
         signals.scratched.connect(self._on_scratched)
         return queue
@@ -554,9 +560,19 @@ class MainWindow(QMainWindow):
                 [("&Get a model…", self.offer_model)],
             )
 
+    def _close_typing(self) -> None:
+        """The run ended: the typing queue types what is queued, then its thread ends."""
+        if self._typist is not None:
+            self._typist.close()
+            self._typing_closed, self._typist = self._typist, None
+
     def _on_start_failed(self, error: BaseException) -> None:
         """Starting failed: the message, and the ways out that fit the kind of error."""
         self.dictate_action.setChecked(False)
+        self._close_typing()
+        if self.overlay is not None:  # it said "Listening"; the message is in this window
+            self.overlay.clear()
+            self.overlay.hide()
         actions: list[tuple[str, object]]
         if isinstance(error, ModelError):  # a missing or broken speech or punctuation model
             actions = [
@@ -624,9 +640,7 @@ class MainWindow(QMainWindow):
                 ]
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
-            if self._typist is not None:
-                self._typist.close()  # it types what is queued, then its thread ends
-                self._typist = None
+            self._close_typing()
             if event.reason == "error":
                 # The device may be gone, or another may have appeared: list them afresh.
                 QTimer.singleShot(0, lambda: self.refresh_devices(rescan=True))
@@ -868,8 +882,21 @@ class MainWindow(QMainWindow):
             self.controller.wait(0.05)
             QCoreApplication.processEvents()
 
+    def _finish_typing(self) -> None:
+        """Let the last run's queue type what it holds before the app quits (its thread would
+        die with the process); what it could not type comes into this window."""
+        queue, self._typing_closed = self._typing_closed, None
+        if queue is None:
+            return
+        for kind, arg in queue.drain():
+            if kind == "sentences":
+                self.editor.insert_final(arg, "")
+            elif kind == "new_line":
+                self.editor.insert_break(paragraph=bool(arg))
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.finish_dictation()
+        self._finish_typing()
         if not self._confirm_discard():
             event.ignore()
             return

@@ -113,3 +113,73 @@ def test_the_tray_follows_the_state_and_sets_the_target(window: Any, monkeypatch
     window.controller.stateChanged.emit("listening")
     assert "listening" in tray.toolTip()
     tray.hide()
+
+
+class SlowRecorder(Recorder):
+    """Types like a real backend: a few milliseconds a key, into one shared log."""
+
+    def __init__(self, log: list[str], tag: str) -> None:
+        super().__init__()
+        self.log, self.tag = log, tag
+
+    def type_text(self, text: str) -> None:
+        import time
+
+        for word in text.split():
+            time.sleep(0.02)
+            self.log.append(f"{self.tag}:{word}")
+        super().type_text(text)
+
+
+def test_quitting_types_the_last_sentences_before_the_app_ends(window: Any) -> None:
+    """Found in review: the typing thread was a daemon left typing when the window closed, so
+    the process ended before the last sentences were typed."""
+    from dictate.events import Finished
+
+    log: list[str] = []
+    backend = SlowRecorder(log, "a")
+    window._typist = window.typing_queue(Typist(backend))
+    for n, sentence in enumerate(["One two three.", "Four five six.", "Seven eight."], 1):
+        window.handle_event(Finalized(0.1 * n, n, [sentence], pending=""))
+    window.handle_event(Finished(0.5, "stopped", 1.0, 0))
+    assert window.close()
+    assert backend.text == "One two three. Four five six. Seven eight."
+    assert window.editor.text == ""
+
+
+def test_a_new_run_types_only_after_the_last_one_finished_typing(window: Any, qtbot: Any) -> None:
+    """Found in review: stopping and starting again at once ran two typing threads whose keys
+    were mixed in the other application."""
+    from dictate.events import Finished
+
+    log: list[str] = []
+    window._typist = window.typing_queue(Typist(SlowRecorder(log, "a")))
+    window.handle_event(Finalized(0.1, 1, ["One two three four five."], pending=""))
+    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
+    window._typist = window.typing_queue(Typist(SlowRecorder(log, "b")))  # the next run
+    window.handle_event(Finalized(0.3, 1, ["Alpha beta gamma."], pending=""))
+    window.handle_event(Finished(0.4, "stopped", 1.0, 0))
+    qtbot.waitUntil(lambda: len(log) == 8, timeout=10_000)
+    assert log == [f"a:{w}" for w in "One two three four five.".split()] + [
+        f"b:{w}" for w in "Alpha beta gamma.".split()
+    ]
+
+
+def test_start_while_dictating_keeps_the_typing_queue(window: Any, monkeypatch: Any) -> None:
+    window._typist = queue = window.typing_queue(Typist(Recorder()))
+    monkeypatch.setattr(window.controller, "state", "listening")
+    window.start_dictation()  # `dictate start` a second time
+    assert window._typist is queue
+    monkeypatch.undo()  # idle again, so closing the window does not wait for a run
+
+
+def test_a_failed_start_hides_the_overlay(window: Any) -> None:
+    """Found in review: the overlay went on saying "Listening" after the start failed."""
+    from dictate.errors import AudioError
+
+    window._typist = window.typing_queue(Typist(Recorder()))
+    window._show_overlay()
+    assert window.overlay.isVisible()
+    window._on_start_failed(AudioError("no microphone found"))
+    assert not window.overlay.isVisible() and window._typist is None
+    assert "no microphone" in window.messages.label.text()
