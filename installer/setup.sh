@@ -86,8 +86,10 @@ fi
 
 if [ "$system_packages" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     sudo=""
-    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-    packages=(python3-venv libportaudio2 libegl1 libxkbcommon-x11-0 libxcb-cursor0
+    # Qt's own libraries need GLib, libGL and (on Wayland) libwayland-cursor: a desktop has
+    # them, a minimal install does not.
+    packages=(python3-venv libportaudio2 libegl1 libgl1 libglib2.0-0 libwayland-cursor0
+              libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
               libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
               libfontconfig1 libdbus-1-3 xdotool xclip)
     missing=()
@@ -95,6 +97,15 @@ if [ "$system_packages" = 1 ] && command -v apt-get >/dev/null 2>&1; then
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
             || missing+=("$pkg")
     done
+    if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" != 0 ]; then
+        if ! command -v sudo >/dev/null 2>&1; then
+            echo "setup.sh: these system packages are missing and sudo is not installed:" \
+                 "${missing[*]}. Install them as root (apt-get install ...), then run" \
+                 "bash installer/setup.sh --no-system-packages" >&2
+            exit 2
+        fi
+        sudo="sudo"
+    fi
     if [ ${#missing[@]} -gt 0 ]; then
         echo "setup.sh: installing system packages: ${missing[*]}"
         $sudo apt-get update -q

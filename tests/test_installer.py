@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import configparser
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "installer" / "setup.sh"
@@ -77,3 +80,26 @@ def test_start_returns_the_terminal_and_says_how_to_reach_dictate(tmp_path: Path
     assert quiet.returncode == 0 and "export PATH" not in quiet.stdout
     headless = run("--start-only", "--bin", str(app), env={**env, "DISPLAY": ""})
     assert "no display here" in headless.stdout
+
+
+def test_a_user_without_sudo_is_told_what_to_install(tmp_path: Path) -> None:
+    """Found in review: on a Debian with a root password and no sudo, the script died with
+    "sudo: command not found". The commands it would call are stand-ins here, so nothing is
+    installed: an ordinary user (id -u 1000), every package missing, no sudo on PATH."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    for name, body in {
+        "id": 'if [ "$1" = -u ]; then echo 1000; else exec /usr/bin/id "$@"; fi',
+        "dpkg-query": "exit 1",
+        "apt-get": f"touch {tmp_path}/apt-get-called",
+    }.items():
+        (fake / name).write_text(f"#!/bin/sh\n{body}\n")
+        (fake / name).chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    if shutil.which("sudo", path=env["PATH"]) is not None:
+        pytest.skip("sudo is installed on this machine")
+    result = run("--no-start", "--prefix", str(tmp_path / "app"), env=env)
+    assert result.returncode == 2
+    assert "sudo is not installed" in result.stderr and "libportaudio2" in result.stderr
+    assert "--no-system-packages" in result.stderr
+    assert not (tmp_path / "apt-get-called").exists() and not (tmp_path / "app").exists()
