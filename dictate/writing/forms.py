@@ -710,6 +710,7 @@ def _part_of_day(t: _Text, i: int) -> bool:
     return t.low_at(k3) in ("morning", "afternoon", "evening")
 
 
+_CLOCK_FOLLOWERS = frozenset("tonight today tomorrow sharp exactly and then when".split())
 _PAST_MINUTES = {"five": 5, "ten": 10, "twenty": 20, "quarter": 15, "half": 30}
 
 
@@ -737,6 +738,16 @@ def _time_past(t: _Text, i: int) -> _Match | None:
         return None
     after = t.next(h)
     if after is not None and (t.numeric(after) or low[after] in _DENOM_MANY):
+        return None
+    # After "about", "by", "from"...: "five to ten minutes" is a range, unless the phrase ends
+    # there or a clock word follows ("by five to ten", "by five to ten tonight", "... p m").
+    p = t.prev(i)
+    if (
+        low[k] in ("to", "till")
+        and word != "quarter"
+        and (p is None or low[p] != "at")
+        and not (after is None or low[after] in _CLOCK_FOLLOWERS or _meridiem(t, h, "", True))
+    ):
         return None
     hour = _HOURS[low[h]]
     if low[k] in ("to", "till"):
