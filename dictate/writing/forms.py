@@ -1127,6 +1127,9 @@ def _amount_rule(
         if word in _CURRENCY or word in _SUBUNIT:
             if word in ("pound", "pounds") and _weight(t, i, k):
                 return _unit(t, a, k, options, sign)
+            if t.numeric(t.prev(a.first)):
+                # "fourteen fifty dollars": $1,450 or $14.50? Kept as said (it became "14 $50").
+                return None
             return _money(t, a, k, options)
         if word == "percent" or (word == "per" and t.low_at(t.next(k)) == "cent"):
             last = k if word == "percent" else k + 1
@@ -1236,8 +1239,8 @@ def _rewrite(text: str, options: WrittenOptions) -> str:
     """:func:`written` without its safety net (the tests call it to see every exception).
 
     Rewrites until nothing changes: a written form can change what its neighbour looks like
-    ("seventeen twenty dollars": "seventeen" stays a word next to "twenty", but next to "$20"
-    it is a number of its own), and the result must be idempotent. Every pass that changes the
+    (a number word next to another stays a word, but next to the other's written form it may
+    be a number of its own), and the result must be idempotent. Every pass that changes the
     text removes number words, so this ends; two passes are the rule, three are rare.
     """
     for _ in range(_MAX_PASSES):
