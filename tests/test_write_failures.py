@@ -228,3 +228,15 @@ def test_new_document_after_a_failure_clears_the_message_once_the_journal_works(
     assert window.write_problem.isHidden() and not window._retry_timer.isActive()
     got = replay(tmp_path / "j.jsonl")
     assert got is not None and got.text == "Fresh."
+
+
+def test_a_save_failure_message_goes_with_its_document(tmp_path: Path, make_window: Any) -> None:
+    """Found in review: after a failed save, File > New kept the banner "Could not save ...
+    Your text is still here" above the new, empty document."""
+    window = make_window(Journal(tmp_path / "j.jsonl"))
+    QTest.keyClicks(window.editor, "Some text.")
+    assert not window._write(tmp_path / "no-such-folder" / "notes.txt")
+    assert not window.write_problem.isHidden()
+    assert "Could not save" in window.write_problem.label.text()
+    window.load_text("", None)  # what New does once the user chose to discard
+    assert window.write_problem.isHidden()

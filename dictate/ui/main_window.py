@@ -773,6 +773,9 @@ class MainWindow(QMainWindow):
         self.path = path
         self.modified = False
         self._update_title()
+        if self._save_error is not None:  # it was about the document just closed
+            self._save_error = None
+            self._show_write_problem()
 
     def open_document(self, path: str | Path | None = None) -> None:
         if self.controller.state != "idle" or not self._confirm_discard():
