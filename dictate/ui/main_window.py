@@ -505,6 +505,8 @@ class MainWindow(QMainWindow):
         window, in order."""
         if self._typist is queue:
             self._typist = None
+        if self._typing_closed is queue:  # drained here: closing must not bring it in again
+            self._typing_closed = None
         for kind, arg in queue.drain():
             if kind == "sentences":
                 self.editor.insert_final(arg, "")

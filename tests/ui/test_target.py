@@ -183,3 +183,14 @@ def test_a_failed_start_hides_the_overlay(window: Any) -> None:
     window._on_start_failed(AudioError("no microphone found"))
     assert not window.overlay.isVisible() and window._typist is None
     assert "no microphone" in window.messages.label.text()
+
+
+def test_a_typing_failure_after_the_run_is_brought_in_once(window: Any, qtbot: Any) -> None:
+    from dictate.events import Finished
+
+    window._typist = window.typing_queue(Typist(Recorder(fail=True)))
+    window.handle_event(Finalized(0.1, 1, ["Only once."], pending=""))
+    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
+    qtbot.waitUntil(lambda: "Only once." in window.editor.text)
+    window._finish_typing()  # what closing the window does
+    assert window.editor.text == "Only once."
