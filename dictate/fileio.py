@@ -9,6 +9,7 @@ exception propagates: the caller decides what to tell the user, and the old file
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -26,12 +27,21 @@ def atomic_write(path: Path, data: bytes) -> None:
     A new file gets the permissions any program would give it (0666 less the umask; the
     temporary file's private 0600 is not kept); an existing file keeps its permissions. A
     symbolic link is followed: the file it points to is replaced, and the link stays.
+
+    Raises:
+        PermissionError: ``path`` exists and is read-only: this process may not write it, or
+            (as for root, who may write anything) it has no write permission for anyone. A
+            rename in a writable folder would otherwise replace a file its owner protected.
+        OSError: Any other failure to write; the old file is untouched.
     """
     path = Path(os.path.realpath(path))
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+    else:
+        if not mode & 0o222 or not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -240,3 +240,52 @@ def test_a_save_failure_message_goes_with_its_document(tmp_path: Path, make_wind
     assert "Could not save" in window.write_problem.label.text()
     window.load_text("", None)  # what New does once the user chose to discard
     assert window.write_problem.isHidden()
+
+
+def test_a_read_only_file_is_not_replaced(tmp_path: Path) -> None:
+    """Found in review: the rename in a writable folder replaced a file its owner had made
+    read-only. Mode 0444 refuses even root (who may write anything, as these tests run)."""
+    target = tmp_path / "protected.txt"
+    target.write_text("keep me\n")
+    os.chmod(target, 0o444)
+    with pytest.raises(PermissionError) as caught:
+        atomic_write(target, b"new\n")
+    assert caught.value.errno == errno.EACCES and caught.value.filename == str(target)
+    assert target.read_text() == "keep me\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["protected.txt"]
+
+
+def test_a_file_this_user_may_not_write_is_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone else's 0644 file in a shared writable folder. The tests run as root, for whom
+    access() always says yes, so access() is faked to answer as it would for another user."""
+    target = tmp_path / "theirs.txt"
+    target.write_text("theirs\n")
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode, **kw: False if Path(p) == target else real_access(p, mode)
+    )
+    with pytest.raises(PermissionError):
+        atomic_write(target, b"mine\n")
+    assert target.read_text() == "theirs\n"
+    atomic_write(tmp_path / "mine.txt", b"mine\n")  # a new file in the same folder is fine
+
+
+def test_ctrl_s_over_a_read_only_file_keeps_it_and_the_text(
+    tmp_path: Path, make_window: Any
+) -> None:
+    window = make_window(Journal(tmp_path / "j.jsonl"))
+    doc = tmp_path / "notes.txt"
+    doc.write_text("Old text.\n")
+    os.chmod(doc, 0o444)
+    window.load_text("Old text.", doc)
+    QTest.keyClicks(window.editor, " New words.")
+    assert not window.save()
+    assert doc.read_text() == "Old text.\n"
+    message = window.write_problem.label.text()
+    assert "Could not save" in message and "Save As" in message and "free some space" not in message
+    assert window.editor.text == "Old text. New words." and window.modified
+    copy = tmp_path / "notes-copy.txt"
+    assert window.save_as(copy)
+    assert copy.read_text() == "Old text. New words.\n" and window.write_problem.isHidden()

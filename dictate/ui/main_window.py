@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import html
 import json
 import logging
@@ -93,6 +94,15 @@ class _TypingSignals(QObject):
 
     failed = Signal(object)
     scratched = Signal(str)
+
+
+def _save_advice(exc: OSError) -> str:
+    """What a user can do about a failed save, by its cause."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space, or choose another place with Save As."
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "it may not be changed there; choose another name or place with Save As."
+    return "choose another place with Save As."
 
 
 class MainWindow(QMainWindow):
@@ -822,8 +832,8 @@ class MainWindow(QMainWindow):
             atomic_write_text(path, text)
         except OSError as exc:
             self._save_error = (
-                f"Could not save {path}: {exc.strerror or exc}. Your text is still here: free "
-                "some space or choose another place with Save As."
+                f"Could not save {path}: {exc.strerror or exc}. Your text is still here: "
+                f"{_save_advice(exc)}"
             )
             self._show_write_problem()
             return False
