@@ -227,9 +227,15 @@ class DictationController(QObject):
             pipeline.stop()
 
     def wait(self, timeout: float) -> bool:
-        """Block until the current run has finished (closing the window)."""
-        with self._lock:
+        """Block at most ``timeout`` seconds until the current run has finished (closing the
+        window); False if it has not. While a start is still loading (its thread holds the
+        lock for seconds) this returns after ``timeout`` too, so the caller's event loop runs."""
+        if not self._lock.acquire(timeout=max(timeout, 0.0)):
+            return False
+        try:
             pipeline = self._pipeline
+        finally:
+            self._lock.release()
         return pipeline is None or pipeline.wait(timeout)
 
     def forget_engine(self) -> None:

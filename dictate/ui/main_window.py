@@ -892,10 +892,12 @@ class MainWindow(QMainWindow):
         if self.controller.state == "idle":
             return
         self.controller.stop()
+        self.statusBar().showMessage("Finishing dictation…")
         deadline = time.monotonic() + timeout
         while self.controller.state != "idle" and time.monotonic() < deadline:
             self.controller.wait(0.05)
             QCoreApplication.processEvents()
+        self.statusBar().clearMessage()
 
     def _finish_typing(self) -> None:
         """Let the last run's queue type what it holds before the app quits (its thread would

@@ -3,6 +3,7 @@ mouse events). Every test here failed before the editing core was rebuilt."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,10 @@ from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 
+from dictate.config import Settings
 from dictate.events import Finalized, Pending
-from dictate.journal import replay
+from dictate.journal import Journal, replay
+from dictate.ui.controller import State
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
 
@@ -226,3 +229,38 @@ def test_a_click_that_only_collapses_a_selection_moves_the_dictation_point(
     assert editor.selection() == (end, end)
     assert editor.dictation_point == end
     check_consistent(window)
+
+
+def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Found in review: closing during "Starting…" froze the window until the models had
+    loaded, because waiting for the run took the lock the loading thread holds. The slow load
+    is played by a thread holding that lock (a real Vosk load takes seconds, but for how long
+    cannot be controlled); a timer on the GUI thread must run while closing waits."""
+    window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    qtbot.addWidget(window)
+    window.load_text("", None)
+    controller = window.controller
+    held, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def loading() -> None:
+        with controller._lock:
+            held.set()
+            release.wait(10)
+        done.set()
+
+    loader = threading.Thread(target=loading, daemon=True)
+    loader.start()
+    assert held.wait(5)
+    controller._set_state(State.STARTING)
+    fired_while_loading: list[bool] = []
+
+    def tick() -> None:
+        fired_while_loading.append(not done.is_set())
+        release.set()
+
+    QTimer.singleShot(50, tick)
+    window.finish_dictation(timeout=1.0)
+    release.set()
+    loader.join(5)
+    assert fired_while_loading == [True]
+    controller._set_state(State.IDLE)
