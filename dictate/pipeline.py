@@ -128,6 +128,10 @@ class Pipeline:
         self._finished.set()
         self._segments = 0
         self._need_start = False
+        self._open_start: float | None = None
+        """Start of the segment the recogniser is decoding; None between segments."""
+        self._partial: list[str] = []
+        """The open segment's last partial words."""
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
 
@@ -146,6 +150,7 @@ class Pipeline:
         self._finished.clear()
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
+        self._need_start, self._open_start, self._partial = False, None, []
         self.segmenter.reset()
         self._started = time.monotonic()
         self._threads = [
@@ -208,6 +213,10 @@ class Pipeline:
         except Exception as exc:
             log.exception("flushing the recogniser failed")
             self._emit(Error(self._now(), f"recogniser failed at the end: {exc!r}", True))
+        if self._open_start is not None:
+            # A failure interrupted a segment (its end event was never handled): keep what the
+            # recogniser had heard of it, so the words shown greyed are not lost.
+            self._rescue_open_segment()
         if self._end_reason != "error" and self._stop_requested.is_set():
             self._end_reason = "stopped"
         self._jobs.put(_END)
@@ -219,17 +228,28 @@ class Pipeline:
                 self._emit(SpeechStart(self._now(), self._segments, event.time))
                 self._need_start = True
             elif isinstance(event, SegmentAudio):
-                if getattr(self, "_need_start", False):
+                if self._need_start:
+                    self._open_start, self._partial = event.start, []
                     self._recognizer.start(event.start)
                     self._need_start = False
                 words = self._recognizer.accept(event.samples)
                 if words is not None:
+                    self._partial = list(words)
                     self._emit(Partial(self._now(), self._segments, words))
             elif isinstance(event, SegmentEnded):
                 self._finish_segment(event)
 
     def _finish_segment(self, event: SegmentEnded) -> None:
-        words = self._recognizer.finish()
+        self._open_start = None
+        try:
+            words = self._recognizer.finish()
+        except Exception:
+            # The run ends with this error; the segment keeps the words already shown.
+            self._close_segment(event, self._partial_words(event.start, event.end))
+            raise
+        self._close_segment(event, words)
+
+    def _close_segment(self, event: SegmentEnded, words: list[Word]) -> None:
         self._emit(
             Segment(
                 self._now(),
@@ -242,6 +262,23 @@ class Pipeline:
             )
         )
         self._jobs.put(_Job(self._segments, list(words), self._now(), event.pauses))
+
+    def _partial_words(self, start: float, end: float) -> list[Word]:
+        """The last partial result as words; the recogniser gave no times, so each word gets
+        the segment's span."""
+        return [Word(text, start, max(start, end)) for text in self._partial]
+
+    def _rescue_open_segment(self) -> None:
+        """Close the segment a failure left open: the recogniser's final words if it can
+        still give them, else its last partial result."""
+        start, end = self._open_start or 0.0, self._audio_seconds
+        self._open_start = None
+        try:
+            words = self._recognizer.finish()
+        except Exception:
+            log.exception("the recogniser could not finish the interrupted segment")
+            words = self._partial_words(start, end)
+        self._close_segment(SegmentEnded(start, max(start, end), "error"), words)
 
     def _punct_loop(self) -> None:
         try:

@@ -227,3 +227,64 @@ def test_start_twice_is_refused(sphinx: SphinxEngine) -> None:
     finally:
         pipeline.stop()
         assert pipeline.wait(20)
+
+
+class BreakingEngine:
+    """Real PocketSphinx whose recogniser raises once ``fail_after`` seconds of audio have been
+    fed: stands in for a recogniser (or its child process) failing in the middle of a segment,
+    which cannot be made to happen on cue with the real engine. With ``finish_fails`` its
+    ``finish`` raises too (a dead process can give nothing more)."""
+
+    def __init__(self, inner: SphinxEngine, fail_after: float, finish_fails: bool) -> None:
+        self.inner, self.fail_after, self.finish_fails = inner, fail_after, finish_fails
+
+    def recognizer(self) -> Any:
+        return BreakingRecognizer(self.inner.recognizer(), self)
+
+
+class BreakingRecognizer:
+    def __init__(self, inner: Any, engine: BreakingEngine) -> None:
+        self.inner, self.engine, self.fed = inner, engine, 0.0
+        self.broken = False
+
+    def start(self, time: float) -> None:
+        self.inner.start(time)
+        self.fed = time
+
+    def accept(self, samples: Any) -> list[str] | None:
+        self.fed += len(samples) / 16000
+        if self.fed >= self.engine.fail_after:
+            self.broken = True
+            raise RuntimeError("recogniser process died (injected)")
+        return self.inner.accept(samples)
+
+    def finish(self) -> Any:
+        if self.broken and self.engine.finish_fails:
+            raise RuntimeError("recogniser process is gone (injected)")
+        self.broken = False
+        return self.inner.finish()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("finish_fails", [False, True])
+def test_a_recogniser_failing_mid_segment_keeps_the_words_heard(
+    model: PunctuationModel, sphinx: SphinxEngine, finish_fails: bool
+) -> None:
+    """Found in review: the segment the failure interrupted never ended, so its words (shown
+    greyed while they were heard) vanished when the run finished."""
+    events: list[Event] = []
+    engine = BreakingEngine(sphinx, fail_after=9.3, finish_fails=finish_fails)  # in phrase 3
+    Pipeline(engine, StreamingPunctuator(model), events.append).run(  # type: ignore[arg-type]
+        FileSource(DATA / "en_phrases.wav")
+    )
+    errors = [e for e in events if isinstance(e, Error)]
+    assert errors and errors[0].fatal and "injected" in errors[0].message
+    assert isinstance(events[-1], Finished) and events[-1].reason == "error"
+    segments = [e for e in events if isinstance(e, Segment)]
+    last = segments[-1]
+    assert last.reason == "error" and last.words
+    heard = [e.words for e in events if isinstance(e, Partial) and e.segment == last.segment]
+    assert heard, "the interrupted segment had shown partial words"
+    if finish_fails:
+        assert [w.text for w in last.words] == heard[-1]
+    assert words_of(final_text(events)) == recognised(events)
