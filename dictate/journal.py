@@ -192,6 +192,10 @@ def replay(path: Path) -> Recovered | None:
         last = index == len(lines) - 1
         if last and complete:
             break  # the empty string after the final newline
+        size = len(line) + 1
+        # A journal copied through a tool that wrote CRLF line ends: records never hold a raw
+        # CR (JSON escapes it), so it is only the line end.
+        line = line.removesuffix(b"\r")
         try:
             if not line.strip():
                 if last:
@@ -224,7 +228,7 @@ def replay(path: Path) -> Recovered | None:
                 total_bytes=len(raw),
                 problem=str(exc),
             )
-        offset += len(line) + 1
+        offset += size
     return Recovered(
         state.text,
         state.pending,

@@ -180,3 +180,25 @@ def test_crc_covers_the_record(tmp_path: Path) -> None:
     line = encode_record({"seq": 1, "op": "reset", "text": "x"})
     crc, body = line[:8], line[9:-1]
     assert int(crc, 16) == zlib.crc32(body)
+
+
+def test_a_journal_with_crlf_line_ends_still_replays(tmp_path: Path) -> None:
+    """Found in review: a journal copied through a tool that wrote CRLF (a Windows editor, a
+    sync or version-control setting) was damaged after its first line, losing the rest."""
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.reset("")
+    journal.edit(0, "", "Line one.\r\nLine two.")  # a CR in the text itself stays text
+    journal.edit(20, "", " And more.")
+    journal.pending("still pending", at=30)
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    got = replay(path)
+    assert got is not None and not got.damaged
+    assert got.text == "Line one.\r\nLine two. And more." and got.pending == "still pending"
+    # Damage after CRLF lines is still found, and counted in the file's own bytes.
+    lines = path.read_bytes().split(b"\r\n")
+    lines[-2] = lines[-2].replace(b"pending", b"pendinG")
+    path.write_bytes(b"\r\n".join(lines))
+    damaged = replay(path)
+    assert damaged is not None and damaged.damaged and damaged.unread_records == 1
+    assert damaged.total_bytes - damaged.unread_bytes == len(b"\r\n".join(lines[:-2])) + 2
