@@ -96,6 +96,11 @@ class _TypingSignals(QObject):
     scratched = Signal(str)
 
 
+MAX_OPEN_BYTES = 32 * 2**20
+"""Largest file Open reads: a dictated document is far smaller, and the editor and the
+journal (which rewrites the whole text on load) slow down long before memory runs out."""
+
+
 def _save_advice(exc: OSError) -> str:
     """What a user can do about a failed save, by its cause."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -798,9 +803,16 @@ class MainWindow(QMainWindow):
                 return
             path = chosen
         try:
+            size = Path(path).stat().st_size
+            if size > MAX_OPEN_BYTES:
+                self.messages.show_message(
+                    f"Could not open {path}: it is {size / 2**20:,.0f} MB, more than dictate "
+                    f"opens ({MAX_OPEN_BYTES // 2**20} MB). Open it in another editor, or split it."
+                )
+                return
             text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.messages.show_message(f"Could not open {path}: {exc}")
+        except (OSError, UnicodeDecodeError, MemoryError) as exc:
+            self.messages.show_message(f"Could not open {path}: {str(exc) or type(exc).__name__}")
             return
         self.load_text(text, Path(path))
 

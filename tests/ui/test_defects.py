@@ -264,3 +264,18 @@ def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Pat
     loader.join(5)
     assert fired_while_loading == [True]
     controller._set_state(State.IDLE)
+
+
+def test_opening_a_huge_file_says_so_and_keeps_the_document(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Found in review: a multi-GB file was read whole, and the memory error reached the
+    generic internal-error dialog. The file here is sparse: 3 GB long, no disk used."""
+    window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    qtbot.addWidget(window)
+    window.load_text("My notes.", None)
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as fh:
+        fh.truncate(3 * 2**30)
+    window.open_document(huge)
+    message = window.messages.label.text()
+    assert "Could not open" in message and "3,072 MB" in message and "another editor" in message
+    assert window.editor.text == "My notes." and window.path is None
