@@ -257,6 +257,8 @@ def test_non_finite_numbers_fifos_and_empty_names_are_refused(tmp_path: Path) ->
             dictate("transcribe", "x.wav", f"--max-segment={value}"), "--max-segment", value
         )
     assert_one_line_error(dictate("transcribe", "--mic", "--duration", "nan"), "--duration")
+    for value in ("nan", "-1", "inf"):  # found in review: nan waited for ever, silently
+        assert_one_line_error(dictate("toggle", "--wait", value), "--wait", value)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     assert_one_line_error(dictate("transcribe", str(fifo)), "is a FIFO")  # no hang

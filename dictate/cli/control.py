@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from dictate.cli.common import bounded
 from dictate.control import InstanceNotResponding, send_command
 from dictate.errors import DictateError
 from dictate.paths import APP_NAME
@@ -137,7 +138,7 @@ def register(commands: Any) -> None:
         )
         parser.add_argument(
             "--wait",
-            type=float,
+            type=bounded(float, 0.0, 3600.0),
             default=START_WAIT_S,
             metavar="SECONDS",
             help=f"how long a started app has to come up (default {START_WAIT_S:g})",
