@@ -36,7 +36,11 @@ House style (the choices a careful editor has to make, following AP style where 
   of July" without a year is the holiday and stays). A day said as a cardinal ("June twelve")
   is a day only before a year or a mark ("By June ten people left" stays as it is). "May",
   "March" and "August" are months only when capitalised and followed by an ordinal day, or
-  after "the fourth of".
+  after "the fourth of"; "May the ..." and "March the ..." starting a sentence are the verbs
+  ("May the fourth be with you").
+* Negative numbers: "minus twelve" -> "-12", "negative two point five" -> "-2.5", "minus five
+  percent" -> "-5%", "minus five degrees" -> "-5°"; "ten minus two" and "plus or minus two"
+  are arithmetic and stay.
 * Years: "nineteen ninety nine" -> "1999", "twenty twenty six" -> "2026", "nineteen oh five"
   -> "1905", "two thousand and eight" -> "2008", "the nineteen eighties" -> "the 1980s";
   "the eighties" stays.
@@ -136,6 +140,7 @@ _MONTHS = {
     "December".split()
 }
 _AMBIGUOUS_MONTHS = frozenset({"may", "march", "august"})
+_VERB_MONTHS = frozenset({"may", "march"})
 
 # Denominators of fractions: singular (after "one", "a", "an") and plural.
 _DENOM_ONE = {
@@ -889,6 +894,8 @@ def _date_month(t: _Text, i: int) -> _Match | None:
     if j is None:
         return None
     ordinal_only = t.low[j] == "the"
+    if ordinal_only and t.low[i] in _VERB_MONTHS and t.sentence_start(i):
+        return None  # "May the fourth be with you", "March the third battalion": the verb
     day_at = t.next(j) if ordinal_only else j
     if t.low[i] in _AMBIGUOUS_MONTHS:
         ordinal_only = True
@@ -1188,6 +1195,29 @@ def _plain(t: _Text, a: _Amount, options: WrittenOptions) -> _Match | None:
     return _Match(a.first, a.last, _number(a, options.group_from))
 
 
+def _negative(t: _Text, i: int, j: int, options: WrittenOptions) -> _Match | None:
+    """A negative number said with "minus" or "negative" at ``i``, its number at ``j``: "minus
+    twelve" -> "-12", "minus two point five" -> "-2.5", "minus five percent" -> "-5%". Not in
+    arithmetic ("ten minus two"), in "plus or minus two", or before money or a unit other than
+    degrees (those are handled before, with the sign)."""
+    p = t.prev(i)
+    if t.numeric(p) or t.low_at(p) in ("plus", "or"):
+        return None
+    a = _parse_amount(t, j)
+    if a is None or a.ordinal or a.article:
+        return None
+    k = t.next(a.last)
+    if k is not None:
+        word = t.low[k]
+        if word == "percent":
+            return _Match(a.first, k, f"-{_number(a, options.group_from)}%")
+        if t.numeric(k) or word in _CURRENCY or word in _SUBUNIT:
+            return None  # "minus twelve fifty", "minus five dollars": no safe reading
+        if _unit(t, a, k, options, "") is not None:
+            return None  # "minus three kilometers": a change, said as such ("minus 3 km")
+    return _Match(a.first, a.last, f"-{_number(a, options.group_from)}")
+
+
 def _one_unit(t: _Text, i: int, options: WrittenOptions) -> _Match | None:
     """One unit of money with cents: "a dollar fifty" -> "$1.50" ("a dollar" stays)."""
     k = t.next(i)
@@ -1215,7 +1245,7 @@ def _match_at(t: _Text, i: int, options: WrittenOptions) -> _Match | None:
         j = t.next(i)
         if j is None or t.low[j] not in _CARDINAL_WORDS:
             return None
-        m = _amount_rule(t, j, options, sign="-")
+        m = _amount_rule(t, j, options, sign="-") or _negative(t, i, j, options)
         return None if m is None else _Match(i, m.last, m.text, m.end)
     if word in ("a", "an", "half", "quarter"):
         if word in ("a", "an"):
