@@ -51,6 +51,9 @@ class Backend(Protocol):
     """Sends key events to the focused window."""
 
     name: str
+    takes_back: bool
+    """Whether :meth:`backspace` can remove what was typed ("scratch that"); False where
+    nothing is typed (the clipboard)."""
 
     def type_text(self, text: str) -> None:
         """Type ``text`` (no line breaks: see :meth:`press_return`)."""
@@ -103,6 +106,7 @@ class XdotoolBackend:
     """X11 through ``xdotool`` (XTest)."""
 
     name = "xdotool"
+    takes_back = True
 
     def __init__(self, delay_ms: int = 8, remapped_delay_ms: int = 60) -> None:
         self.delay_ms = delay_ms
@@ -152,6 +156,7 @@ class WtypeBackend:
     """Wayland compositors with the virtual-keyboard protocol (sway, Hyprland, KDE)."""
 
     name = "wtype"
+    takes_back = True
 
     def type_text(self, text: str) -> None:
         if text:
@@ -173,6 +178,7 @@ class DotoolBackend:
     """``dotool`` (uinput; Wayland and X11): commands on its standard input."""
 
     name = "dotool"
+    takes_back = True
 
     def type_text(self, text: str) -> None:
         if text:
@@ -195,6 +201,7 @@ class YdotoolBackend:
     layout, so text outside ASCII does not arrive: prefer wtype or dotool."""
 
     name = "ydotool"
+    takes_back = True
     _ENTER, _BACKSPACE = 28, 14  # Linux input event codes
 
     def type_text(self, text: str) -> None:
@@ -219,6 +226,7 @@ class SendInputBackend:  # pragma: no cover - Windows only, not tested here
     """Windows: ``SendInput`` with one ``KEYEVENTF_UNICODE`` event pair per UTF-16 unit."""
 
     name = "sendinput"
+    takes_back = True
     _KEYUP, _UNICODE = 0x0002, 0x0004
     _VK_RETURN, _VK_BACK = 0x0D, 0x08
 
@@ -291,6 +299,7 @@ class QuartzBackend:  # pragma: no cover - macOS only, not tested here
     Accessibility) or the events are silently dropped."""
 
     name = "quartz"
+    takes_back = True
     _RETURN, _DELETE = 36, 51  # virtual key codes
     _HID_EVENT_TAP = 0
 
@@ -363,6 +372,7 @@ class ClipboardBackend:
     """
 
     name = "clipboard"
+    takes_back = False
 
     def __init__(self, set_text: Callable[[str], None] | None = None) -> None:
         self._set_text = set_text or _command_clipboard()
@@ -556,7 +566,7 @@ class Typist:
         only put on the clipboard (nothing can be taken back; typing goes on)."""
         if not self._last:
             return ""
-        if isinstance(self.backend, ClipboardBackend):
+        if not self.backend.takes_back:
             self._last = ""
             return "clipboard"
         window = self.backend.focused_window()

@@ -25,6 +25,7 @@ class Recorder:
     """A backend that applies key presses to a string, like a text field would."""
 
     name = "recorder"
+    takes_back = True
 
     def __init__(self) -> None:
         self.text = ""

@@ -14,6 +14,7 @@ from dictate.output.typing import TypingError, Typist
 
 class Recorder:
     name = "recorder"
+    takes_back = True
 
     def __init__(self, fail: bool = False) -> None:
         self.text = ""
