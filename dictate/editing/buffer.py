@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dictate.editing.text import fit_to_context, normalize_newlines
+from dictate.editing.text import fit_to_context, normalize_newlines, word_end
 from dictate.journal import Journal
 
 TYPING_GROUP_SECONDS = 1.0
@@ -332,9 +332,12 @@ class DictationBuffer:
         return bool(self._redo)
 
     def _revert(self, pos: int, removed: str, inserted: str) -> Change:
-        self._write(self._journal_edit, pos, removed, inserted, pos + len(inserted))
+        # The dictation point goes after the restored text, out of a word it would split.
+        new_text = self.text[:pos] + inserted + self.text[pos + len(removed) :]
+        point = word_end(new_text, pos + len(inserted))
+        self._write(self._journal_edit, pos, removed, inserted, point)
         change = self._apply(_Op(pos, removed, inserted, "edit"), record=False)
-        self.point = pos + len(inserted)
+        self.point = point
         return change
 
     def undo(self) -> Change | None:

@@ -3,6 +3,8 @@ and the one conversion between Qt's UTF-16 positions and Python's code-point pos
 
 from __future__ import annotations
 
+import unicodedata
+
 SENTENCE_END = (".", "?", "!", ":")
 
 
@@ -91,3 +93,42 @@ def diff(old: str, new: str, hint: int | None = None) -> tuple[int, str, str]:
         else:
             hi = mid - 1
     return start, old[start : len(old) - lo], new[start : len(new) - lo]
+
+
+def _in_word(text: str, i: int) -> bool:
+    """Whether character ``i`` belongs to a word: a letter, digit or mark, or an apostrophe or
+    hyphen between two of those ("don't", "well-known")."""
+    char = text[i]
+    if char.isalnum() or unicodedata.category(char).startswith("M"):
+        return True
+    return (
+        char in "'\u2019-"
+        and 0 < i < len(text) - 1
+        and text[i - 1].isalnum()
+        and text[i + 1].isalnum()
+    )
+
+
+def _extends(text: str, i: int) -> bool:
+    """Whether character ``i`` joins the one before it (a combining mark, a zero-width joiner
+    and what follows it, a variation selector, a skin-tone modifier)."""
+    char = text[i]
+    return (
+        unicodedata.category(char).startswith("M")
+        or char in "\u200d\ufe0e\ufe0f"
+        or 0x1F3FB <= ord(char) <= 0x1F3FF
+        or text[i - 1] == "\u200d"
+    )
+
+
+def word_end(text: str, pos: int) -> int:
+    """``pos``, or the end of the word (or character) it is inside ("caf|é" -> "café|"):
+    where dictation may go without splitting a word. Positions between words, and at a word's
+    start or end, stay."""
+    while 0 < pos < len(text) and _extends(text, pos):
+        pos += 1
+    if not 0 < pos < len(text) or not (_in_word(text, pos - 1) and _in_word(text, pos)):
+        return pos
+    while pos < len(text) and (_in_word(text, pos) or _extends(text, pos)):
+        pos += 1
+    return pos

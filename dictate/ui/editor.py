@@ -13,6 +13,12 @@ input; the document is compared with the text it was and the difference goes to 
 one edit; the region is put back at the dictation point (where the cursor now is, unless text is
 selected). A cursor move (mouse click, or anything else outside a key press) moves the dictation
 point. Everything the editor changes itself happens with its change signals ignored.
+
+The dictation point is the cursor moved out of any word it is inside ("caf|é" puts the greyed
+words after "café", never inside it). After a mouse click the region moves only once no
+double-click can follow (or at once when dictation or the user needs the point): moving it at
+the first click would reflow the text under the mouse, and the second click would select
+another word.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ import re
 import time
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
     QDropEvent,
+    QFocusEvent,
     QFont,
     QInputMethodEvent,
     QKeyEvent,
@@ -37,10 +44,17 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QWidget
 
 from dictate.editing.buffer import Change, DictationBuffer
-from dictate.editing.text import diff, fit_to_context, from_utf16, normalize_newlines, to_utf16
+from dictate.editing.text import (
+    diff,
+    fit_to_context,
+    from_utf16,
+    normalize_newlines,
+    to_utf16,
+    word_end,
+)
 from dictate.journal import Journal
 
 __all__ = ["DictationEditor", "fit_to_context"]
@@ -79,6 +93,12 @@ class DictationEditor(QPlainTextEdit):
         self._quiet = 0  # >0 while the editor changes the document itself
         self._editing = 0  # >0 while Qt applies a user edit (region out of the document)
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
+        self._pressing = False  # inside a left-button mouse press
+        # A click's cursor move reaches the dictation point after the double-click interval.
+        self._click_move = QTimer(self)
+        self._click_move.setSingleShot(True)
+        self._click_move.setInterval(QApplication.doubleClickInterval())
+        self._click_move.timeout.connect(self._follow_cursor)
         self.document().contentsChange.connect(self._on_contents_change)
         self.cursorPositionChanged.connect(self._on_cursor_moved)
         # A click at the end of a selection only collapses it: no position changes.
@@ -97,7 +117,9 @@ class DictationEditor(QPlainTextEdit):
 
     @property
     def dictation_point(self) -> int:
-        """Where the region is shown and the next finalized sentence goes (code points)."""
+        """Where the region is shown and the next finalized sentence goes (code points); a
+        click still waiting for the double-click interval is applied first."""
+        self._settle()
         return self.buffer.point
 
     @property
@@ -127,8 +149,11 @@ class DictationEditor(QPlainTextEdit):
             return p
         return d - r
 
-    def _doc_from_real(self, pos: int, display: str) -> int:
-        d = pos if pos <= self._shown_point else pos + len(self._shown_region)
+    def _doc_from_real(self, pos: int, display: str, after_region: bool = False) -> int:
+        """Qt's position of buffer position ``pos``; at the dictation point, before the region
+        unless ``after_region``."""
+        before = pos < self._shown_point or (pos == self._shown_point and not after_region)
+        d = pos if before else pos + len(self._shown_region)
         return to_utf16(display, d)
 
     def selection(self) -> tuple[int, int]:
@@ -145,15 +170,23 @@ class DictationEditor(QPlainTextEdit):
         point (a plain cursor move does: see :meth:`move_cursor`)."""
         position = anchor if position is None else position
         display = self._display()
+        # A selection that starts at the dictation point starts after the greyed words, so they
+        # are not drawn as selected (they never are: copy and delete leave them alone).
+        start = min(anchor, position) if anchor != position else -1
         cursor = self.textCursor()
-        cursor.setPosition(self._doc_from_real(anchor, display))
-        cursor.setPosition(self._doc_from_real(position, display), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(self._doc_from_real(anchor, display, anchor == start))
+        cursor.setPosition(
+            self._doc_from_real(position, display, position == start),
+            QTextCursor.MoveMode.KeepAnchor,
+        )
         with self._quietly():
             self.setTextCursor(cursor)
 
     def move_cursor(self, pos: int) -> None:
-        """Move the cursor to buffer position ``pos``: the dictation point goes with it."""
-        self.buffer.move_point(pos)
+        """Move the cursor to buffer position ``pos``: the dictation point goes with it (to the
+        end of the word, if ``pos`` is inside one)."""
+        self._click_move.stop()
+        self.buffer.move_point(word_end(self.buffer.text, pos))
         self._refresh(None, (pos, pos))
 
     @contextlib.contextmanager
@@ -278,6 +311,7 @@ class DictationEditor(QPlainTextEdit):
 
     def set_text(self, text: str, path: str | None = None) -> None:
         """Replace everything (New, Open, recovery); clears undo and the region."""
+        self._click_move.stop()
         self.buffer.load(text, path)
         self._rebuild()
         self.set_selection(len(self.buffer.text))
@@ -285,12 +319,14 @@ class DictationEditor(QPlainTextEdit):
     def insert_final(self, sentences: str | list[str], pending: str | None = None) -> None:
         """Insert finalized sentences at the dictation point (journaled before they appear);
         the pending words become ``pending`` (see :meth:`DictationBuffer.finalize`)."""
+        self._settle()
         old = self.buffer.point
         change = self.buffer.finalize(sentences, pending)
         self._after_pipeline_change(change, old)
 
     def set_dictation(self, pending: str | None = None, partial: str | None = None) -> None:
         """Show the pending text and/or the live partial words (greyed, replaced in place)."""
+        self._settle()
         if pending is not None:
             self.buffer.set_pending(pending)
         if partial is not None:
@@ -298,11 +334,13 @@ class DictationEditor(QPlainTextEdit):
         self._after_pipeline_change(None, self.buffer.point)
 
     def clear_dictation(self) -> None:
+        self._settle()
         self.buffer.clear_dictation()
         self._after_pipeline_change(None, self.buffer.point)
 
     def scratch(self, what: str = "auto") -> str:
         """Remove the pending words, else the last dictated sentence (see the buffer)."""
+        self._settle()
         old_text = self.buffer.text
         old = self.buffer.point
         result = self.buffer.scratch(what)
@@ -314,6 +352,7 @@ class DictationEditor(QPlainTextEdit):
         return result
 
     def insert_break(self, paragraph: bool = False) -> None:
+        self._settle()
         old = self.buffer.point
         self._after_pipeline_change(self.buffer.insert_break(paragraph), old)
 
@@ -326,12 +365,14 @@ class DictationEditor(QPlainTextEdit):
         return self.buffer.can_redo()
 
     def undo_edit(self) -> None:
+        self._settle()
         change = self.buffer.undo()
         if change is not None:
             self._refresh(change, None)
             self.textEdited.emit()
 
     def redo_edit(self) -> None:
+        self._settle()
         change = self.buffer.redo()
         if change is not None:
             self._refresh(change, None)
@@ -345,6 +386,7 @@ class DictationEditor(QPlainTextEdit):
         if self._editing:
             yield
             return
+        self._click_move.stop()  # the edit puts the dictation point at the cursor itself
         self._hide_region()
         self._editing += 1
         self._edit_hint = None
@@ -363,9 +405,9 @@ class DictationEditor(QPlainTextEdit):
             hint = None if self._edit_hint is None else from_utf16(new, self._edit_hint)
             pos, removed, inserted = diff(self._real, new, hint)
             self._real = new
-            self.buffer.replace(pos, pos + len(removed), inserted, point=position)
+            self.buffer.replace(pos, pos + len(removed), inserted, point=word_end(new, position))
         elif anchor == position:
-            self.buffer.move_point(position)
+            self.buffer.move_point(word_end(new, position))
         if self._real != self.buffer.text:  # the buffer normalised what Qt inserted
             self._real = self.buffer.text
             self._rebuild()
@@ -405,12 +447,40 @@ class DictationEditor(QPlainTextEdit):
             return
         anchor, position = self.selection()
         if anchor != position:
+            self._click_move.stop()
+            if not self._pressing:  # e.g. Select All: not drawn over the greyed words
+                self.set_selection(anchor, position)
             return  # a selection: the dictation point stays where it was
+        if self._pressing:
+            self._click_move.start()  # a click: see the module docstring
+            return
+        self._follow_cursor()
+
+    def _follow_cursor(self) -> None:
+        """The dictation point goes where the cursor is (out of the word it is in)."""
+        anchor, position = self.selection()
+        if anchor != position:
+            return
         if (
-            position != self.buffer.point
+            word_end(self.buffer.text, position) != self.buffer.point
             or self._doc_from_real(position, self._display()) != self.textCursor().position()
         ):
             self.move_cursor(position)
+
+    def _settle(self) -> None:
+        """Apply a click's move of the dictation point now, if it is still waiting."""
+        if self._click_move.isActive():
+            self._click_move.stop()
+            self._follow_cursor()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        # Until the button is released: Qt moves the cursor again on release.
+        self._pressing = event.button() == Qt.MouseButton.LeftButton
+        super().mousePressEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self._pressing = False  # a release that went elsewhere
+        super().focusOutEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):
@@ -445,7 +515,11 @@ class DictationEditor(QPlainTextEdit):
             with self._user_edit():
                 super().mouseReleaseEvent(event)
             return
-        super().mouseReleaseEvent(event)
+        try:
+            super().mouseReleaseEvent(event)
+        finally:
+            if event.button() == Qt.MouseButton.LeftButton:
+                self._pressing = False
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """Qt's own menu, shown outside a user edit: it runs an event loop of its own, and the

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import html
 import json
 import logging
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +137,7 @@ class MainWindow(QMainWindow):
         self._typist: Any = None  # types finalized text into other applications ("apps" target)
         self._typing_closed: Any = None  # the last run's queue, closed, maybe still typing
         self.overlay: Any = None  # shown while typing into other applications
+        self._document_dialogs = 0  # >0 while a dialog decides the document's fate
         self.setWindowTitle("dictate")
         self.resize(900, 640)
 
@@ -400,6 +403,14 @@ class MainWindow(QMainWindow):
 
     def start_dictation(self, source_factory: object = None) -> None:
         if self.controller.state != "idle":  # `dictate start` while already dictating
+            return
+        if self._document_dialogs:
+            # `dictate start` or the global shortcut behind "Save the current text first?" or
+            # Open: the words would miss the text being saved, or go into a document about to
+            # be replaced.
+            self.statusBar().showMessage(
+                "Dictation did not start: answer the open dialog first.", 8000
+            )
             return
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None
@@ -765,20 +776,31 @@ class MainWindow(QMainWindow):
         name = self.path.name if self.path else "Untitled"
         self.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")
 
+    @contextlib.contextmanager
+    def _document_dialog(self) -> Iterator[None]:
+        """While a dialog decides what becomes of the document (save or discard it, open
+        another), dictation may not start: see :meth:`start_dictation`."""
+        self._document_dialogs += 1
+        try:
+            yield
+        finally:
+            self._document_dialogs -= 1
+
     def _confirm_discard(self) -> bool:
         if not self.modified or not self.editor.text:
             return True
-        answer = QMessageBox.question(
-            self,
-            "Unsaved text",
-            "Save the current text first?",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-        )
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        with self._document_dialog():
+            answer = QMessageBox.question(
+                self,
+                "Unsaved text",
+                "Save the current text first?",
+                QMessageBox.StandardButton.Save
+                | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel,
+            )
+            if answer == QMessageBox.StandardButton.Save:
+                return self.save()
+            return answer == QMessageBox.StandardButton.Discard
 
     def new_document(self) -> None:
         if self.controller.state != "idle" or not self._confirm_discard():
@@ -798,7 +820,8 @@ class MainWindow(QMainWindow):
         if self.controller.state != "idle" or not self._confirm_discard():
             return
         if path is None:
-            chosen, _ = QFileDialog.getOpenFileName(self, "Open", "", FILE_FILTER)
+            with self._document_dialog():
+                chosen, _ = QFileDialog.getOpenFileName(self, "Open", "", FILE_FILTER)
             if not chosen:
                 return
             path = chosen

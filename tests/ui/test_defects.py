@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent, QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from dictate.config import Settings
+from dictate.editing.text import to_utf16
 from dictate.events import Finalized, Pending
 from dictate.journal import Journal, replay
+from dictate.ui.app import apply_command
 from dictate.ui.controller import State
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
@@ -279,3 +281,110 @@ def test_opening_a_huge_file_says_so_and_keeps_the_document(qtbot, tmp_path: Pat
     message = window.messages.label.text()
     assert "Could not open" in message and "3,072 MB" in message and "another editor" in message
     assert window.editor.text == "My notes." and window.path is None
+
+
+def point_on_screen(editor, shown: int) -> QPoint:  # type: ignore[no-untyped-def]
+    """Where a click lands on the boundary before character ``shown`` of what the document
+    shows (greyed words included)."""
+    cursor = QTextCursor(editor.document())
+    cursor.setPosition(to_utf16(editor.buffer.display(), shown))
+    rect = editor.cursorRect(cursor)
+    return QPoint(rect.left(), rect.center().y())
+
+
+def test_a_click_inside_a_word_keeps_the_word_whole(window: MainWindow) -> None:
+    """Found by trying the app under Xvfb: a click between "c" and "afé" while words were
+    greyed showed them inside the word, and the next sentence went in there ("c can we eat
+    a? afé"). The cursor stays where the user clicked; dictation goes after the word."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["I had a café au lait."]))
+    text = editor.text
+    window.handle_event(Pending(0.2, 2, "and then some"))
+    inside = text.index("café") + 3
+    QTest.mouseClick(
+        editor.viewport(), Qt.MouseButton.LeftButton, pos=point_on_screen(editor, inside)
+    )
+    assert editor.selection() == (inside, inside)
+    assert editor.dictation_point == inside + 1  # after "café"
+    assert "café and then some" in editor.toPlainText()
+    check_consistent(window)
+    window.handle_event(Finalized(0.3, 2, ["And then some."]))
+    assert editor.text == "I had a café and then some. au lait."
+    check_consistent(window)
+
+
+def test_a_double_click_selects_the_word_clicked_while_words_are_greyed(
+    window: MainWindow,
+) -> None:
+    """Found by trying the app under Xvfb: the first click of a double-click moved the greyed
+    words at once, the text reflowed under the mouse, and the second click selected another
+    word ("Ze" of "Zebra"). The greyed words now move after the double-click interval."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["Zebra crossing here today."]))
+    editor.move_cursor(0)
+    window.handle_event(Pending(0.2, 2, "many greyed words in front of it"))
+    shown = editor.buffer.display()
+    where = point_on_screen(editor, shown.index("here") + 2)
+    QTest.mouseDClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert editor.selected_text() == "here"
+    assert editor.dictation_point == 0  # a selection leaves the dictation point alone
+    check_consistent(window)
+    # A single click moves it once no double-click can follow (or when dictation needs it).
+    QTest.qWait(QApplication.doubleClickInterval() + 100)  # else it is a triple-click
+    QTest.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    here = editor.text.index("here")
+    assert editor.buffer.point == 0  # not yet: a second click may follow
+    QTest.qWait(QApplication.doubleClickInterval() + 100)
+    assert editor.buffer.point == here + 4
+    check_consistent(window)
+
+
+def test_a_keyboard_selection_from_the_dictation_point_leaves_the_greyed_words_out(
+    window: MainWindow,
+) -> None:
+    """Found by trying the app under Xvfb: Ctrl+Shift+Right at the dictation point drew the
+    greyed words as selected, though copy and delete left them alone."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["The first sentence."]))
+    editor.move_cursor(0)
+    window.handle_event(Pending(0.2, 2, "greyed words"))
+    QTest.keyClick(editor, K.Key_Right, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    anchor, position = editor.selection()
+    assert anchor == 0 and position > 0
+    shown = editor.buffer.display()
+    region_end = to_utf16(shown, len(editor.buffer.region()))
+    cursor = editor.textCursor()
+    assert cursor.selectionStart() == region_end  # the highlight starts after the greyed words
+    assert cursor.selectedText() == editor.text[:position] == editor.selected_text()
+    QTest.keyClick(editor, K.Key_Delete)
+    assert editor.text == "The first sentence."[position:]
+    check_consistent(window)
+
+
+def test_dictation_cannot_start_behind_the_save_question(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Found by trying the app under Xvfb: `dictate start` (or the global shortcut) while
+    "Save the current text first?" was open started dictating behind it; Save wrote the text
+    without the greyed words and quit, and they were gone. The dialog and the command are
+    played by the test (a real modal dialog would wait for a person); the controller's start
+    is recorded instead of loading a recogniser."""
+    started: list[object] = []
+    monkeypatch.setattr(window.controller, "start", lambda *args: started.append(args))
+    window.handle_event(Finalized(0.1, 1, ["Some dictated text."]))
+    window.path = tmp_path / "notes.txt"
+
+    def question(*args: object) -> QMessageBox.StandardButton:
+        apply_command(window, "start")  # arrives while the question is open
+        return QMessageBox.StandardButton.Save
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    said: list[str] = []
+    window.statusBar().messageChanged.connect(said.append)
+    assert window.modified
+    window.close()
+    assert started == []
+    assert any("did not start" in message for message in said)
+    assert (tmp_path / "notes.txt").read_text() == "Some dictated text.\n"
+    apply_command(window, "start")  # no dialog open: it starts
+    assert len(started) == 1

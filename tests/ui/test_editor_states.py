@@ -39,7 +39,7 @@ from PySide6.QtGui import (
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
-from dictate.editing.text import fit_to_context, to_utf16
+from dictate.editing.text import fit_to_context, to_utf16, word_end
 from dictate.journal import Journal, replay
 from dictate.ui.editor import DictationEditor
 
@@ -187,6 +187,24 @@ class EditorMachine(RuleBasedStateMachine):
             self.editor.viewport(), Qt.MouseButton.LeftButton, M.NoModifier, QPoint(x, y)
         )
         self.changed(self.before)
+        # The dictation point follows the click (once no double-click can follow: reading it
+        # applies it at once), but never into a word.
+        anchor, position = self.editor.selection()
+        point = self.editor.dictation_point
+        if anchor == position:
+            assert point == word_end(self.before, position) == word_end(self.before, point)
+
+    @rule(x=st.integers(0, 319), y=st.integers(0, 199))
+    def double_click(self, x: int, y: int) -> None:
+        self.before = self.editor.text
+        point = self.editor.dictation_point
+        QTest.mouseDClick(
+            self.editor.viewport(), Qt.MouseButton.LeftButton, M.NoModifier, QPoint(x, y)
+        )
+        self.changed(self.before)
+        anchor, position = self.editor.selection()
+        if anchor != position:  # a word was selected: the greyed words did not move
+            assert self.editor.dictation_point == point
 
     @rule()
     def copy(self) -> None:
@@ -391,6 +409,20 @@ class EditorMachine(RuleBasedStateMachine):
                 fmt.hasProperty(fmt.Property.ForegroundBrush) and fmt.foreground().color() != normal
             )
             assert grey == (start <= pos < end), (pos, start, end, display)
+
+    @invariant()
+    def greyed_words_are_never_drawn_selected(self) -> None:
+        """Unless the selection runs across the dictation point (then they sit inside it)."""
+        buffer = self.editor.buffer
+        lo, hi = self.cursor()
+        region = buffer.region()
+        if lo == hi or not region or lo < buffer.point < hi:
+            return
+        display = buffer.display()
+        start = to_utf16(display, buffer.point)
+        end = to_utf16(display, buffer.point + len(region))
+        cursor = self.editor.textCursor()
+        assert cursor.selectionEnd() <= start or cursor.selectionStart() >= end
 
     @invariant()
     def journal_replays_exactly(self) -> None:
