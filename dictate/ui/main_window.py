@@ -103,6 +103,24 @@ MAX_OPEN_BYTES = 32 * 2**20
 journal (which rewrites the whole text on load) slow down long before memory runs out."""
 
 
+def ask_save_first(parent: QWidget) -> QMessageBox.StandardButton:
+    """ "Save the current text first?" with Save (the default), Discard and Cancel (Escape);
+    Alt+S and Alt+D choose, as on every other button of the app."""
+    buttons = QMessageBox.StandardButton
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Unsaved text",
+        "Save the current text first?",
+        buttons.Save | buttons.Discard | buttons.Cancel,
+        parent,
+    )
+    for button, text in ((buttons.Save, "&Save"), (buttons.Discard, "&Discard")):
+        box.button(button).setText(text)
+    box.setDefaultButton(buttons.Save)
+    box.setEscapeButton(buttons.Cancel)
+    return buttons(box.exec())
+
+
 def _save_advice(exc: OSError) -> str:
     """What a user can do about a failed save, by its cause."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -226,6 +244,10 @@ class MainWindow(QMainWindow):
         )
         for action in (self.cut_action, self.copy_action, self.paste_action):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # Cut and Copy only with something selected, as in the right-click menu.
+        for action in (self.cut_action, self.copy_action):
+            action.setEnabled(False)
+            editor.copyAvailable.connect(action.setEnabled)
         self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
         self.bigger_action = self._action(
             "&Larger text", QKeySequence.StandardKey.ZoomIn, lambda: self._zoom(1)
@@ -408,9 +430,7 @@ class MainWindow(QMainWindow):
             # `dictate start` or the global shortcut behind "Save the current text first?" or
             # Open: the words would miss the text being saved, or go into a document about to
             # be replaced.
-            self.statusBar().showMessage(
-                "Dictation did not start: answer the open dialog first.", 8000
-            )
+            self.messages.show_message("Dictation did not start: answer the open dialog first.")
             return
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None
@@ -571,7 +591,9 @@ class MainWindow(QMainWindow):
         )
 
     def _on_loaded(self, loaded: Loaded) -> None:
-        self.engine_label.setText(f"Engine: {loaded.engine_label}")
+        # Short in the status bar, which the messages share; the whole description as its tip.
+        self.engine_label.setText(f"Engine: {loaded.engine_label.split(' (', 1)[0]}")
+        self.engine_label.setToolTip(loaded.engine_label)
         if loaded.punctuation_off:
             self.provider_label.setText("Punctuation off")
             self.provider_label.setToolTip(f"Punctuation is off: {loaded.punctuation_off}.")
@@ -734,7 +756,7 @@ class MainWindow(QMainWindow):
             model = f"{config.get('model_version', '?')} ({punctuator})"
         except (DictateError, OSError, ValueError) as exc:
             model = f"not found ({exc})"
-        engine = self.engine_label.text().removeprefix("Engine: ")
+        engine = self.engine_label.toolTip() or self.engine_label.text().removeprefix("Engine: ")
         return (
             f"<b>dictate {__version__}</b>: offline dictation with streaming punctuation."
             f"<p>Speech engine: {html.escape(engine)}.<br>"
@@ -790,14 +812,7 @@ class MainWindow(QMainWindow):
         if not self.modified or not self.editor.text:
             return True
         with self._document_dialog():
-            answer = QMessageBox.question(
-                self,
-                "Unsaved text",
-                "Save the current text first?",
-                QMessageBox.StandardButton.Save
-                | QMessageBox.StandardButton.Discard
-                | QMessageBox.StandardButton.Cancel,
-            )
+            answer = ask_save_first(self)
             if answer == QMessageBox.StandardButton.Save:
                 return self.save()
             return answer == QMessageBox.StandardButton.Discard
@@ -876,7 +891,8 @@ class MainWindow(QMainWindow):
         self._show_write_problem()
         self.modified = False
         self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 3000)
+        # The name only: the status bar's permanent labels leave little room for a path.
+        self.statusBar().showMessage(f"Saved {path.name}", 3000)
         return True
 
     # -- write failures --------------------------------------------------------------------

@@ -259,7 +259,7 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
         asked.append("save?")
         return QMessageBox.StandardButton.Discard
 
-    monkeypatch.setattr(QMessageBox, "question", discard)
+    monkeypatch.setattr("dictate.ui.main_window.ask_save_first", discard)
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)
     window.show()

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent, QTextCursor
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QTextCursor,
+)
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
@@ -378,13 +384,48 @@ def test_dictation_cannot_start_behind_the_save_question(
         apply_command(window, "start")  # arrives while the question is open
         return QMessageBox.StandardButton.Save
 
-    monkeypatch.setattr(QMessageBox, "question", question)
-    said: list[str] = []
-    window.statusBar().messageChanged.connect(said.append)
+    monkeypatch.setattr("dictate.ui.main_window.ask_save_first", question)
     assert window.modified
     window.close()
     assert started == []
-    assert any("did not start" in message for message in said)
+    assert "did not start: answer the open dialog" in window.messages.label.text()
     assert (tmp_path / "notes.txt").read_text() == "Some dictated text.\n"
     apply_command(window, "start")  # no dialog open: it starts
     assert len(started) == 1
+
+
+def test_cut_and_copy_are_offered_only_with_a_selection(window: MainWindow) -> None:
+    """Found by trying the app under Xvfb: the Edit menu offered Cut and Copy with nothing
+    selected (the right-click menu greys them out)."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["Some words."]))
+    assert not window.cut_action.isEnabled() and not window.copy_action.isEnabled()
+    QTest.keyClick(editor, K.Key_Left, Qt.KeyboardModifier.ShiftModifier)
+    assert window.cut_action.isEnabled() and window.copy_action.isEnabled()
+    window.copy_action.trigger()
+    assert QGuiApplication.clipboard().text() == "."
+    QTest.keyClick(editor, K.Key_End)
+    assert not window.cut_action.isEnabled() and not window.copy_action.isEnabled()
+
+
+def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
+    """Found by trying the app under Xvfb: Save, Discard and Cancel had no Alt+letter keys,
+    unlike every other button of the app. The real dialog, answered with its Alt+D button
+    (the offscreen platform does not route Alt+letter presses to a dialog)."""
+    window.handle_event(Finalized(0.1, 1, ["Unsaved words."]))
+    seen: list[list[str]] = []
+
+    def answer() -> None:
+        boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
+        box = next(w for w in boxes if w.isVisible())
+        try:
+            seen.append(sorted(b.shortcut().toString() for b in box.buttons()))
+            alt_d = next(b for b in box.buttons() if b.shortcut() == QKeySequence("Alt+D"))
+            alt_d.click()
+        finally:
+            if box.isVisible():  # never leave the test waiting on the dialog
+                box.reject()
+
+    QTimer.singleShot(0, answer)
+    assert window._confirm_discard()  # Discard, chosen by its Alt+D button
+    assert seen == [["", "Alt+D", "Alt+S"]]
