@@ -520,6 +520,9 @@ class DictationEditor(QPlainTextEdit):
         finally:
             if event.button() == Qt.MouseButton.LeftButton:
                 self._pressing = False
+                anchor, position = self.selection()
+                if anchor != position:  # a drag, double or triple click: see set_selection
+                    self.set_selection(anchor, position)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """Qt's own menu, shown outside a user edit: it runs an event loop of its own, and the
