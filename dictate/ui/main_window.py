@@ -54,6 +54,13 @@ log = logging.getLogger("dictate.ui")
 DICTATE_KEY = "F9"
 JOURNAL_RETRY_MS = 5000
 FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
+_FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
+#: Settings a dictation run takes when it starts (see DictationController._ready_pipeline).
+RUN_SETTINGS = (
+    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "mode",
+    "min_right_words", "written_forms", "voice_commands", "replacements", "target",
+    "typing_backend", "clipboard_fallback",
+)  # fmt: skip
 
 
 class MessageBar(QFrame):
@@ -119,6 +126,20 @@ def ask_save_first(parent: QWidget) -> QMessageBox.StandardButton:
     box.setDefaultButton(buttons.Save)
     box.setEscapeButton(buttons.Cancel)
     return buttons(box.exec())
+
+
+def choose_save_path(parent: QWidget) -> str | None:
+    """The Save As dialog; a name typed without an extension gets the chosen filter's (".txt"
+    by default), before the dialog asks whether to replace an existing file. None: cancelled."""
+    dialog = QFileDialog(parent, "Save as", "", FILE_FILTER)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setDefaultSuffix(_FILTER_SUFFIX["Text (*.txt)"][1:])
+    dialog.filterSelected.connect(
+        lambda chosen: dialog.setDefaultSuffix(_FILTER_SUFFIX.get(chosen, "")[1:])
+    )
+    if not dialog.exec() or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0]
 
 
 def _save_advice(exc: OSError) -> str:
@@ -369,13 +390,29 @@ class MainWindow(QMainWindow):
                 self.engine_combo.setCurrentIndex(self.engine_combo.count() - 1)
 
     def _on_mic_chosen(self, index: int) -> None:
-        self.settings.input_device = self.mic_combo.itemData(index)
+        device = self.mic_combo.itemData(index)
+        if device != self.settings.input_device:
+            self.settings.input_device = device
+            self._note_next_run("The microphone")
         self._settings_changed()
+        self.editor.setFocus()  # Ctrl+M, arrows, Return: then back to the text
 
     def _on_engine_chosen(self, index: int) -> None:
-        self.settings.engine, self.settings.vosk_model = self.engine_combo.itemData(index)
+        chosen = self.engine_combo.itemData(index)
+        if chosen != (self.settings.engine, self.settings.vosk_model):
+            self.settings.engine, self.settings.vosk_model = chosen
+            self._note_next_run("The speech engine")
         self.controller.forget_engine()
         self._settings_changed()
+        self.editor.setFocus()
+
+    def _note_next_run(self, what: str) -> None:
+        """A run keeps the settings it started with: say when a change made during one applies."""
+        if self.controller.state != "idle":
+            self.messages.show_message(
+                f"{what} will apply from the next dictation run: press F9 twice to restart "
+                "dictation now (what was heard is kept)."
+            )
 
     def _focus_mic(self) -> None:
         self.refresh_devices(rescan=True)  # a device may have come back since the list was made
@@ -398,7 +435,10 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
             hotkey = self.settings.hotkey
+            before = [getattr(self.settings, name) for name in RUN_SETTINGS]
             dialog.apply_to(self.settings)
+            if before != [getattr(self.settings, name) for name in RUN_SETTINGS]:
+                self._note_next_run("The changed settings")
             self.target_action.setChecked(self.settings.target == "apps")
             if self.settings.hotkey != hotkey and getattr(self, "_hotkey", None) is not None:
                 self.start_global_hotkey()
@@ -817,8 +857,16 @@ class MainWindow(QMainWindow):
                 return self.save()
             return answer == QMessageBox.StandardButton.Discard
 
+    def _refuse_while_dictating(self, what: str) -> bool:
+        if self.controller.state == "idle":
+            return False
+        self.messages.show_message(
+            f"{what} replaces the document dictation is writing into: stop dictation first (F9)."
+        )
+        return True
+
     def new_document(self) -> None:
-        if self.controller.state != "idle" or not self._confirm_discard():
+        if self._refuse_while_dictating("New") or not self._confirm_discard():
             return
         self.load_text("", None)
 
@@ -832,7 +880,7 @@ class MainWindow(QMainWindow):
             self._show_write_problem()
 
     def open_document(self, path: str | Path | None = None) -> None:
-        if self.controller.state != "idle" or not self._confirm_discard():
+        if self._refuse_while_dictating("Open") or not self._confirm_discard():
             return
         if path is None:
             with self._document_dialog():
@@ -849,7 +897,14 @@ class MainWindow(QMainWindow):
                 )
                 return
             text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, MemoryError) as exc:
+        except UnicodeDecodeError as exc:
+            self.messages.show_message(
+                f"Could not open {path}: it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                f"at position {exc.start:,}). dictate opens UTF-8 text files: convert it first, "
+                "for example with iconv -f latin1 -t utf-8."
+            )
+            return
+        except (OSError, MemoryError) as exc:
             self.messages.show_message(f"Could not open {path}: {str(exc) or type(exc).__name__}")
             return
         self.load_text(text, Path(path))
@@ -861,7 +916,8 @@ class MainWindow(QMainWindow):
 
     def save_as(self, path: str | Path | None = None) -> bool:
         if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, "Save as", "", FILE_FILTER)
+            with self._document_dialog():
+                chosen = choose_save_path(self)
             if not chosen:
                 return False
             path = chosen

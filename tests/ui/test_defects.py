@@ -130,7 +130,9 @@ def test_save_as_from_the_menu_and_the_shortcut(
 ) -> None:
     window.handle_event(Finalized(0.1, 1, ["Saved text."]))
     targets = iter([tmp_path / "menu.txt", tmp_path / "keys.txt"])
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(next(targets)), ""))
+    monkeypatch.setattr(
+        "dictate.ui.main_window.choose_save_path", lambda *a, **k: str(next(targets))
+    )
     window.save_as_action.trigger()
     assert (tmp_path / "menu.txt").read_text(encoding="utf-8") == "Saved text.\n"
     window.activateWindow()
@@ -429,3 +431,62 @@ def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
     QTimer.singleShot(0, answer)
     assert window._confirm_discard()  # Discard, chosen by its Alt+D button
     assert seen == [["", "Alt+D", "Alt+S"]]
+
+
+def test_save_as_adds_the_extension_of_the_chosen_type(window: MainWindow, tmp_path: Path) -> None:
+    """Found by trying the app under Xvfb: "doc1" typed with the Text filter was saved as
+    "doc1", which Open (*.txt) then did not list. The real (widget) dialog, filled in by the
+    test."""
+    window.handle_event(Finalized(0.1, 1, ["Saved text."]))
+
+    def fill() -> None:
+        dialog = next(
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, QFileDialog) and w.isVisible()
+        )
+        try:
+            dialog.setDirectory(str(tmp_path))
+            dialog.selectFile("doc1")
+            dialog.accept()
+        finally:
+            if dialog.isVisible():
+                dialog.reject()
+
+    QTimer.singleShot(0, fill)
+    assert window.save_as()
+    assert (tmp_path / "doc1.txt").read_text(encoding="utf-8") == "Saved text.\n"
+    assert window.path == tmp_path / "doc1.txt"
+
+
+def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
+    """Found by trying the app under Xvfb: New and Open did nothing while dictating, silently.
+    The controller's state is set as a run would (no recogniser is loaded)."""
+    window.handle_event(Finalized(0.1, 1, ["Kept text."]))
+    window.controller._set_state(State.LISTENING)
+    try:
+        window.new_document()
+        assert "stop dictation first" in window.messages.label.text()
+        window.messages.hide()
+        window.open_document()
+        assert "stop dictation first" in window.messages.label.text()
+        assert window.editor.text == "Kept text."
+        window._on_mic_chosen(window.mic_combo.currentIndex())  # the same one: no note
+        window.settings.input_device = "some other microphone"
+        window.messages.hide()
+        window._on_mic_chosen(window.mic_combo.currentIndex())
+        assert "will apply from the next dictation run" in window.messages.label.text()
+        assert window.editor.hasFocus() or QApplication.focusWidget() is None
+    finally:
+        window.controller._set_state(State.IDLE)
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_what_to_do(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Café crème".encode("latin-1"))
+    window.open_document(latin1)
+    message = window.messages.label.text()
+    assert "not UTF-8 text" in message and "0xe9" in message and "iconv" in message
+    assert window.path is None
