@@ -17,12 +17,16 @@ from dictate.audio import SAMPLE_RATE
 _FRAME_SECONDS = 0.01  # PocketSphinx's default frame rate is 100 per second
 _NOT_WORDS = re.compile(r"^(<s>|</s>|<sil>|\[.*\]|\+\+.*\+\+)$")
 _ALTERNATIVE = re.compile(r"\(\d+\)$")  # "the(2)": second pronunciation of "the"
+_LETTER = re.compile(r"^[a-z]\.$")
 
 
 def _clean(word: str) -> str | None:
     if _NOT_WORDS.match(word):
         return None
-    return _ALTERNATIVE.sub("", word)
+    word = _ALTERNATIVE.sub("", word)
+    # The dictionary spells a letter said alone "d.": the letter is the word (its dot came out
+    # doubled at a sentence end, "three d..").
+    return word[0] if _LETTER.match(word) else word
 
 
 class SphinxEngine:

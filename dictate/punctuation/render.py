@@ -74,14 +74,21 @@ def join_text(
             match); closing marks alone go before the tag's mark.
     """
     if not before and not after:
-        return " ".join(w + PUNCT_MARK[t] for w, t in zip(cased, punct_tags, strict=True))
+        return " ".join(w + _mark(w, t) for w, t in zip(cased, punct_tags, strict=True))
     parts = []
     for i, (word, tag) in enumerate(zip(cased, punct_tags, strict=True)):
         said = after[i] if after else ""
         # A said punctuation mark replaces the tag's (which was forced to match it).
-        tail = said if any(c in _MARKS for c in said) else said + PUNCT_MARK[tag]
+        tail = said if any(c in _MARKS for c in said) else said + _mark(word + said, tag)
         parts.append((before[i] if before else "") + word + tail)
     return " ".join(parts)
+
+
+def _mark(word: str, tag: str) -> str:
+    """The tag's mark after ``word``; a full stop is not doubled after a word that ends with one
+    (a recogniser's "a.m." or "d." at a sentence end)."""
+    mark = PUNCT_MARK[tag]
+    return "" if mark == "." and word.endswith(".") else mark
 
 
 _MARKS = frozenset(mark for mark in PUNCT_MARK.values() if mark)

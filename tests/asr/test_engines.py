@@ -220,3 +220,12 @@ def test_a_vosk_model_is_loaded_once_however_many_engines_use_it(
     first = VoskEngine(korean_vosk_model)
     second = load_engine("vosk", korean_vosk_model)
     assert len(loads) == 1 and first._model is second._model  # type: ignore[attr-defined]
+
+
+def test_sphinx_letters_lose_the_dictionary_dot() -> None:
+    """The CMU dictionary spells a letter said alone "d.", and alternatives "the(2)"."""
+    from dictate.asr.sphinx_engine import _clean
+
+    assert [_clean(w) for w in ("d.", "a.", "the(2)", "a.m.", "b.c.", "<sil>", "[noise]")] == [
+        "d", "a", "the", "a.m.", "b.c.", None, None,
+    ]  # fmt: skip

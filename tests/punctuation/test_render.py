@@ -47,3 +47,14 @@ def test_sentence_start_can_be_off_and_casing_tags_apply() -> None:
 def test_mismatched_lengths_are_an_error() -> None:
     with pytest.raises(ValueError):
         case_words(["a", "b"], ["O"])
+
+
+def test_a_full_stop_is_not_doubled_after_a_word_ending_with_one() -> None:
+    """Found by trying the app under Xvfb: PocketSphinx's "d." at a sentence end came out
+    "three d.." in the editor."""
+    from dictate.punctuation.render import join_text
+
+    cased = ["At", "nine", "a.m.", "Vitamin", "d.", "or", "e.g.", "this"]
+    tags = ["O", "O", "PERIOD", "O", "PERIOD", "O", "COMMA", "QUESTION"]
+    assert join_text(cased, tags) == "At nine a.m. Vitamin d. or e.g., this?"
+    assert join_text(cased, tags, before=[""] * 8, after=[""] * 8) == join_text(cased, tags)
