@@ -34,6 +34,7 @@ import subprocess
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dictate.editing.text import fit_to_context
@@ -523,17 +524,26 @@ def type_into(backend: Backend, text: str) -> None:
         backend.type_text(line)
 
 
+@dataclass
+class TypingContext:
+    """The window typed into last and the end of what was typed there. It outlives a Typist,
+    so that the next dictation run continues the text with the right space and capital."""
+
+    window: str | None = None
+    tail: str = ""
+
+
 class Typist:
     """Types finalized sentences into the focused window, continuing what it typed there.
 
     Args:
         backend: How keys are sent.
+        context: What was typed before (by an earlier run's Typist); a fresh one by default.
     """
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, context: TypingContext | None = None) -> None:
         self.backend = backend
-        self._window: str | None = None
-        self._tail = ""  # the end of what was typed into that window
+        self.context = context if context is not None else TypingContext()
         self._last = ""  # what the last call typed, for "scratch that"
 
     def sentences(self, sentences: list[str]) -> str:
@@ -543,12 +553,12 @@ class Typist:
         if not text:
             return ""
         window = self.backend.focused_window()
-        if window is None or window != self._window:
-            self._tail = ""  # another window: what is before its cursor is unknown
-        adjusted = fit_to_context(text, self._tail, "")
+        if window is None or window != self.context.window:
+            self.context.tail = ""  # another window: what is before its cursor is unknown
+        adjusted = fit_to_context(text, self.context.tail, "")
         type_into(self.backend, adjusted)
-        self._window = window
-        self._tail = (self._tail + adjusted)[-200:]
+        self.context.window = window
+        self.context.tail = (self.context.tail + adjusted)[-200:]
         self._last = adjusted
         return adjusted
 
@@ -556,8 +566,8 @@ class Typist:
         """Press Return (twice for a paragraph)."""
         count = 2 if paragraph else 1
         self.backend.press_return(count)
-        self._window = self.backend.focused_window()
-        self._tail = (self._tail + "\n" * count)[-200:]
+        self.context.window = self.backend.focused_window()
+        self.context.tail = (self.context.tail + "\n" * count)[-200:]
         self._last = "\n" * count
 
     def scratch(self) -> str:
@@ -570,10 +580,10 @@ class Typist:
             self._last = ""
             return "clipboard"
         window = self.backend.focused_window()
-        if window != self._window:
+        if window != self.context.window:
             return "moved"
         self.backend.backspace(keystrokes(self._last))
-        self._tail = self._tail[: len(self._tail) - len(self._last)]
+        self.context.tail = self.context.tail[: len(self.context.tail) - len(self._last)]
         self._last = ""
         return "typed"
 

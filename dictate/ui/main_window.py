@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
         self._shown_segment = 0
         self._typist: Any = None  # types finalized text into other applications ("apps" target)
         self._typing_closed: Any = None  # the last run's queue, closed, maybe still typing
+        self._typing_context: Any = None  # what was typed last, and where (all runs)
         self.overlay: Any = None  # shown while typing into other applications
         self._document_dialogs = 0  # >0 while a dialog decides the document's fate
         self.setWindowTitle("dictate")
@@ -556,7 +557,7 @@ class MainWindow(QMainWindow):
     def _make_typist(self) -> Any:
         """The typing queue for the "apps" target, or None (with a message) when no backend
         works: then the text comes into this window, never lost."""
-        from dictate.output.typing import TypingError, Typist, choose_backend
+        from dictate.output.typing import TypingContext, TypingError, Typist, choose_backend
 
         try:
             backend = choose_backend(
@@ -570,7 +571,10 @@ class MainWindow(QMainWindow):
                 [("Type into &this window", lambda: self.set_target("window"))],
             )
             return None
-        return self.typing_queue(Typist(backend))
+        if self._typing_context is None:
+            self._typing_context = TypingContext()
+        # One context for every run: a new run continues what the last one typed in that window.
+        return self.typing_queue(Typist(backend, self._typing_context))
 
     def typing_queue(self, typist: Any) -> Any:
         """``typist``'s calls on a thread of their own (typing must not stall this window),

@@ -183,3 +183,15 @@ def test_xdotool_types_remapped_characters_slowly_in_runs_of_their_own(
         "type --clearmodifiers --delay 60 -- 😀",
         "type --clearmodifiers --delay 8 -- !",
     ]
+
+
+def test_a_new_typist_with_the_same_context_continues_the_text() -> None:
+    from dictate.output.typing import TypingContext
+
+    backend = Recorder()
+    context = TypingContext()
+    Typist(backend, context).sentences(["It is."])
+    assert Typist(backend, context).sentences(["what now?"]) == " What now?"
+    assert backend.text == "It is. What now?"
+    backend.window = "w2"
+    assert Typist(backend, context).sentences(["Elsewhere."]) == "Elsewhere."

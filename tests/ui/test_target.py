@@ -195,3 +195,21 @@ def test_a_typing_failure_after_the_run_is_brought_in_once(window: Any, qtbot: A
     qtbot.waitUntil(lambda: "Only once." in window.editor.text)
     window._finish_typing()  # what closing the window does
     assert window.editor.text == "Only once."
+
+
+def test_a_second_run_continues_the_text_it_typed_before(
+    window: Any, qtbot: Any, monkeypatch: Any
+) -> None:
+    """Found by trying the app under Xvfb: the second run's first sentence was glued to the
+    first run's last one ("is.What"), each run starting with no memory of what was typed."""
+    from dictate.events import Finished
+
+    backend = Recorder()
+    monkeypatch.setattr("dictate.output.typing.choose_backend", lambda *a, **k: backend)
+    window.settings.target = "apps"
+    for number, sentence in enumerate(["It is.", "What now?"], start=1):
+        window._typist = window._make_typist()
+        window.handle_event(Finalized(0.1 * number, number, [sentence], pending=""))
+        window.handle_event(Finished(0.1 * number + 0.05, "stopped", 1.0, 0))
+        assert window._typist is None
+    qtbot.waitUntil(lambda: backend.text == "It is. What now?", timeout=5_000)
