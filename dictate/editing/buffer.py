@@ -234,7 +234,9 @@ class DictationBuffer:
         self._write(self._journal_edit, start, removed, inserted, new_point)
         now = self.clock()
         last = self._undo[-1] if self._undo else None
-        typing = not removed and len(inserted) == 1 and not inserted.isspace()
+        # One character typed: a word and the spaces typed after it are one undo step (a line
+        # break is a step of its own).
+        typing = not removed and len(inserted) == 1 and inserted != "\n"
         if (
             typing
             and self._typing_open
@@ -242,6 +244,7 @@ class DictationBuffer:
             and last.kind == "typing"
             and last.pos + len(last.inserted) == start
             and now - last.at < TYPING_GROUP_SECONDS
+            and not (last.inserted[-1].isspace() and not inserted.isspace())
         ):
             change = self._apply(_Op(start, "", inserted, "typing"), record=False)
             last.inserted += inserted

@@ -28,15 +28,21 @@ def test_typing_is_grouped_into_words_and_broken_by_moves_and_pauses() -> None:
     clock = Clock()
     buffer = DictationBuffer(clock=clock)
     typed(buffer, "abc", clock)
-    typed(buffer, " ", clock)
+    typed(buffer, " ", clock)  # a word and the space after it: one step
     typed(buffer, "de", clock)
     buffer.undo()
     assert buffer.text == "abc "
     buffer.undo()
-    buffer.undo()
     assert buffer.text == ""
     buffer.redo()
-    assert buffer.text == "abc"
+    assert buffer.text == "abc "
+    typed(buffer, "\n", clock)  # a line break: a step of its own
+    buffer.undo()
+    assert buffer.text == "abc "
+    buffer.undo()
+    buffer.redo()
+    assert buffer.text == "abc "
+    buffer.load("abc")
     typed(buffer, "x", clock, gap=2.0)
     clock.now += 2.0
     typed(buffer, "y", clock)  # after a pause: a new step

@@ -124,14 +124,16 @@ class BufferMachine(RuleBasedStateMachine):
     def model_edit(self, start: int, end: int, piece: str) -> None:
         """What the user's edit does to the model, undo steps included: one character typed
         where the last one ended, within a second and with nothing moved in between, joins its
-        undo step; anything else is a step of its own."""
+        undo step, unless it starts a word after a space (a word and its trailing spaces are one
+        step; a line break is a step of its own); anything else is a step of its own."""
         normal = piece.replace("\r\n", "\n")
-        single = start == end and len(normal) == 1 and not normal.isspace()
+        single = start == end and len(normal) == 1 and normal != "\n"
         grouped = (
             single
             and self.last_typing is not None
             and self.last_typing[0] == start
             and self.now - self.last_typing[1] < TYPING_GROUP_SECONDS
+            and not (self.text[start - 1][0].isspace() and not normal.isspace())
         )
         if not grouped:
             self.record()
