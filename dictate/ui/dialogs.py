@@ -6,7 +6,7 @@ import logging
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from dictate.config import Settings
 from dictate.errors import DictateError, DownloadCancelled
+from dictate.writing.replacements import parse_replacements
 
 log = logging.getLogger("dictate.ui")
 
@@ -175,11 +176,19 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        # What OK refused, until it is fixed (a message box would hide the table to fix).
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #b00020")
+        self.problem.hide()
+        row_height = self.replacements.verticalHeader().defaultSectionSize()
+        self.replacements.setMinimumHeight(row_height * 6)  # five rows in view
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(table_label)
         layout.addWidget(self.replacements)
         layout.addLayout(row)
+        layout.addWidget(self.problem)
         layout.addWidget(buttons)
 
     def add_replacement(self, spoken: str = "", written: str = "") -> int:
@@ -203,6 +212,42 @@ class SettingsDialog(QDialog):
             rows = [self.replacements.currentRow()]
         for index in rows:
             self.replacements.removeRow(index)
+
+    def problems(self) -> list[str]:
+        """What OK refuses: replacements the app would leave out (a written form without a
+        spoken phrase, a phrase given twice...) and a global shortcut without a modifier."""
+        for index in reversed(range(self.replacements.rowCount())):  # rows left empty go
+            cells = [self.replacements.item(index, c) for c in (0, 1)]
+            if not any(cell is not None and cell.text().strip() for cell in cells):
+                self.replacements.removeRow(index)
+        rows = []
+        for index in range(self.replacements.rowCount()):
+            cells = [self.replacements.item(index, c) for c in (0, 1)]
+            spoken, written = (cell.text() if cell is not None else "" for cell in cells)
+            rows.append({"spoken": spoken, "written": written})
+        _, found = parse_replacements(rows)
+        sequence = self.hotkey.keySequence()
+        if sequence.count():
+            combination = sequence[0]  # type: ignore[index]  # PySide6 has __getitem__
+            modifiers = Qt.KeyboardModifier
+            held = combination.keyboardModifiers() & (
+                modifiers.ControlModifier | modifiers.AltModifier | modifiers.MetaModifier
+            )
+            function_key = Qt.Key.Key_F1.value <= combination.key().value <= Qt.Key.Key_F35.value
+            if not held and not function_key:
+                found.append(
+                    f"the global shortcut {sequence.toString()} needs Ctrl, Alt or Super (or "
+                    "must be a function key): alone it would be taken from every application"
+                )
+        return found
+
+    def accept(self) -> None:
+        found = self.problems()
+        if found:
+            self.problem.setText("Not saved: " + "; ".join(found) + ".")
+            self.problem.show()
+            return
+        super().accept()
 
     def replacement_entries(self) -> list[dict[str, str]]:
         """The table's rows with a spoken phrase, as the settings file stores them."""

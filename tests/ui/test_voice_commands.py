@@ -77,3 +77,33 @@ def test_bad_replacements_in_the_settings_file_cost_only_themselves() -> None:
     assert settings.replacements == [good]
     assert len(settings.problems) == 3
     assert Settings.from_dict({"replacements": "nope"}).replacements == []
+
+
+def test_the_settings_dialog_refuses_what_the_app_would_leave_out(qtbot: Any) -> None:
+    """Found by trying the app under Xvfb: a written form with no spoken phrase was dropped,
+    a phrase given twice was saved and ignored, and a global shortcut of "A" alone was saved
+    (losing the working one), all without a word."""
+    from PySide6.QtGui import QKeySequence
+
+    from dictate.ui.dialogs import SettingsDialog
+
+    settings = Settings(replacements=[{"spoken": "jay ess", "written": "JS"}])
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.add_replacement("", "")  # an empty row left by Add: no problem, it goes
+    dialog.add_replacement("", "ORPHAN")
+    dialog.add_replacement("Jay  Ess", "again")
+    dialog.hotkey.setKeySequence(QKeySequence("A"))
+    dialog.show()
+    dialog.accept()
+    assert dialog.isVisible() and dialog.result() == 0  # not accepted
+    text = dialog.problem.text()
+    assert '"spoken" is empty' in text and "already replaced" in text and "needs Ctrl" in text
+    assert dialog.replacements.rowCount() == 3
+    dialog.replacements.removeRow(2)
+    dialog.replacements.removeRow(1)
+    dialog.hotkey.setKeySequence(QKeySequence("Ctrl+Alt+D"))
+    dialog.accept()
+    assert not dialog.isVisible() and dialog.result() == 1
+    dialog.hotkey.setKeySequence(QKeySequence("F8"))  # a function key alone is fine
+    assert dialog.problems() == []
