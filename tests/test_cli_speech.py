@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -200,6 +203,31 @@ def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     assert time.monotonic() - began < 40
     assert "listening on" in err.getvalue()
     assert "thank you very much" in out.getvalue().lower()
+
+
+@pytest.mark.slow
+def test_sigterm_ends_a_microphone_run_with_its_text(pulse_server: PulseServer) -> None:
+    """Found by trying the app as a user: `timeout 20 dictate transcribe --mic` (SIGTERM)
+    printed nothing of what had been recognised; Ctrl+C printed it. Now both do."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "dictate", "transcribe", "--mic", "--engine", "sphinx"],
+        env=pulse_server.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stderr is not None
+        assert "listening on" in child.stderr.readline()  # it hears from here on
+        pulse_server.play(asset_path("sample_en.wav")).wait(60)
+        time.sleep(1.5)  # the last segment's closing silence
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err
+    assert "thank you very much" in out.lower()
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 from typing import Any, TextIO
@@ -124,6 +125,13 @@ def cmd_transcribe(
     pipeline.start(source)
     if args.mic:
         err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
+    # SIGTERM (`timeout`, a service manager, kill) ends a run as Ctrl+C does: it used to kill
+    # the process before anything recognised was printed.
+    terminate = (
+        signal.signal(signal.SIGTERM, _interrupt)
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
     try:
         pipeline.wait(args.duration)
     except KeyboardInterrupt:
@@ -133,6 +141,8 @@ def cmd_transcribe(
         pipeline.stop()
         while not pipeline.wait(0.2):
             pass
+        if terminate is not None:
+            signal.signal(signal.SIGTERM, terminate)
     if broken.is_set():
         raise BrokenPipeError
     if document is not None and document.text.strip():
@@ -145,6 +155,10 @@ def cmd_transcribe(
     for event in errors:
         err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")
     return 2 if fatal or typing_errors else 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def register(commands: Any) -> None:
