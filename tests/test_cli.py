@@ -134,7 +134,7 @@ def test_a_50000_word_line_is_refused_and_earlier_text_kept(tiny_model_dir: Path
 def test_bad_decoder_option(tiny_model_dir: Path) -> None:
     assert_one_line_error(
         dictate("punctuate", "--model", str(tiny_model_dir), "--min-right-words", "0"),
-        "min_right_words",
+        "--min-right-words",
     )
 
 
@@ -259,6 +259,18 @@ def test_non_finite_numbers_fifos_and_empty_names_are_refused(tmp_path: Path) ->
     assert_one_line_error(dictate("transcribe", "--mic", "--duration", "nan"), "--duration")
     for value in ("nan", "-1", "inf"):  # found in review: nan waited for ever, silently
         assert_one_line_error(dictate("toggle", "--wait", value), "--wait", value)
+    huge = "99999999999999999999"  # found by trying the CLI: tracebacks, or runs for ever
+    for args in (
+        ["punctuate", "--left-context", huge],
+        ["punctuate", "--max-pending-words", huge],
+        ["punctuate", "--min-right-words", huge],
+        ["transcribe", "x.wav", "--silence-ms", huge],
+        ["bench", "punctuator", "--threads", huge],
+        ["bench", "punctuator", "--runs", huge],
+        ["bench", "editor", "--chars", huge],
+        ["bench", "pipeline", "x.wav", "--runs", huge],
+    ):
+        assert_one_line_error(dictate(*args, stdin=b"hello\n"), args[-2], huge)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     assert_one_line_error(dictate("transcribe", str(fifo)), "is a FIFO")  # no hang

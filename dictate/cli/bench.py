@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from dictate.cli.common import add_model_args, load_model
+from dictate.cli.common import add_model_args, bounded, load_model
 from dictate.errors import InputError
 
 
@@ -115,14 +115,14 @@ def register(commands: Any) -> None:
     )
     bench_punct.add_argument(
         "--runs",
-        type=int,
+        type=bounded(int, 1, 100_000),
         default=50,
         metavar="N",
         help="timed model calls per window size (default 50)",
     )
     bench_punct.add_argument(
         "--repeats",
-        type=int,
+        type=bounded(int, 1, 1000),
         default=3,
         metavar="N",
         help="streaming throughput runs; the median is reported (default 3)",
@@ -131,7 +131,10 @@ def register(commands: Any) -> None:
         "--text", metavar="FILE", help="stream this reference text instead of 5,000 synthetic words"
     )
     bench_punct.add_argument(
-        "--threads", type=int, metavar="N", help="CPU threads for ONNX Runtime (default: up to 4)"
+        "--threads",
+        type=bounded(int, 1, 1024),
+        metavar="N",
+        help="CPU threads for ONNX Runtime (default: up to 4)",
     )
     bench_punct.add_argument("--json", action="store_true", help="print JSON")
     add_model_args(bench_punct)
@@ -152,7 +155,9 @@ def register(commands: Any) -> None:
     )
     pipeline.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")
     pipeline.add_argument("--punctuator", metavar="DIR", help="punctuation model directory")
-    pipeline.add_argument("--runs", type=int, default=3, metavar="N", help="timed runs (default 3)")
+    pipeline.add_argument(
+        "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="timed runs (default 3)"
+    )
     pipeline.add_argument("--json", action="store_true", help="print JSON")
 
     editor = bench_kinds.add_parser(
@@ -161,9 +166,15 @@ def register(commands: Any) -> None:
         description="Key presses and pipeline updates into a long document with greyed words "
         "shown (offscreen), each journaled and fsynced as in the app.",
     )
-    editor.add_argument("--chars", type=int, default=200_000, help="document size (200000)")
-    editor.add_argument("--keys", type=int, default=300, help="key presses per run (300)")
-    editor.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    editor.add_argument(
+        "--chars", type=bounded(int, 1, 50_000_000), default=200_000, help="document size (200000)"
+    )
+    editor.add_argument(
+        "--keys", type=bounded(int, 1, 1_000_000), default=300, help="key presses per run (300)"
+    )
+    editor.add_argument(
+        "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
+    )
     editor.add_argument("--json", action="store_true", help="print JSON")
     gui = bench_kinds.add_parser(
         "gui",
@@ -176,7 +187,9 @@ def register(commands: Any) -> None:
     gui.add_argument("audio", nargs="?", metavar="AUDIO", help="audio file (WAV, FLAC, ...)")
     gui.add_argument("--engine", choices=("vosk", "sphinx"))
     gui.add_argument("--model", metavar="PATH", help="Vosk model")
-    gui.add_argument("--runs", type=int, default=3, metavar="N", help="runs (default 3)")
+    gui.add_argument(
+        "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
+    )
     gui.add_argument("--json", action="store_true", help="print JSON")
     for name, command in (
         ("pipeline", cmd_bench_pipeline),

@@ -51,7 +51,7 @@ def add_model_args(parser: argparse.ArgumentParser) -> None:
 def add_decoder_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-right-words",
-        type=int,
+        type=bounded(int, 1, 1000),
         default=_DEFAULTS.min_right_words,
         metavar="N",
         help="words that must follow a sentence end before it is "
@@ -59,14 +59,14 @@ def add_decoder_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--left-context",
-        type=int,
+        type=bounded(int, 0, 100_000),
         default=_DEFAULTS.left_context_words,
         metavar="N",
         help=f"finalized words kept as left context (default {_DEFAULTS.left_context_words})",
     )
     parser.add_argument(
         "--max-pending-words",
-        type=int,
+        type=bounded(int, 1, 100_000),
         default=_DEFAULTS.max_pending_words,
         metavar="N",
         help=f"pending words before a forced sentence end (default {_DEFAULTS.max_pending_words})",
@@ -209,10 +209,16 @@ def add_speech_args(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="ONNX Runtime execution provider for punctuation (default: auto)",
     )
-    parser.add_argument("--mode", choices=("streaming", "baseline"), default="streaming")
+    parser.add_argument(
+        "--mode",
+        choices=("streaming", "baseline"),
+        default="streaming",
+        help="streaming: sentences finalized once the next has begun; baseline: every segment "
+        "closed as a sentence (default streaming)",
+    )
     parser.add_argument(
         "--silence-ms",
-        type=int,  # its range is the segmenter's to check
+        type=bounded(int, 0, 600_000),  # the segmenter checks its lower bound
         default=500,
         metavar="MS",
         help="silence that ends a segment (default 500)",

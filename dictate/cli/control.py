@@ -141,7 +141,11 @@ def register(commands: Any) -> None:
             type=bounded(float, 0.0, 3600.0),
             default=START_WAIT_S,
             metavar="SECONDS",
-            help=f"how long a started app has to come up (default {START_WAIT_S:g})",
+            help=(
+                f"how long a started app has to come up (default {START_WAIT_S:g})"
+                if name != "stop"
+                else "not used by stop, which never starts the app"
+            ),
         )
         parser.set_defaults(
             func=lambda args, io, name=name: cmd_control(name, io.stdout, args.wait)

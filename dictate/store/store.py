@@ -378,7 +378,12 @@ class ModelStore:
             InputError: ``name`` is not a plain folder name.
             ModelNotFound: No such model is installed.
         """
-        path = self.path_of(name)
+        path = self.root / check_name(name)
+        if not is_vosk_model_dir(path):
+            raise ModelNotFound(
+                f"Vosk model {name} is not installed (looked in {self.root}), so there is "
+                "nothing to remove; `dictate models list` shows the installed ones"
+            )
         trash = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{name}-", dir=self.root))
         try:
             os.rename(path, trash / name)
