@@ -21,7 +21,7 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, keep_read_only: bool = True) -> None:
     """Replace ``path`` with ``data``.
 
     A new file gets the permissions any program would give it (0666 less the umask; the
@@ -29,9 +29,11 @@ def atomic_write(path: Path, data: bytes) -> None:
     symbolic link is followed: the file it points to is replaced, and the link stays.
 
     Raises:
-        PermissionError: ``path`` exists and is read-only: this process may not write it, or
-            (as for root, who may write anything) it has no write permission for anyone. A
-            rename in a writable folder would otherwise replace a file its owner protected.
+        PermissionError: ``path`` exists and is read-only (unless ``keep_read_only`` is False:
+            the app's own files, which a strict umask may have created without write
+            permission): this process may not write it, or (as for root, who may write
+            anything) it has no write permission for anyone. A rename in a writable folder
+            would otherwise replace a file its owner protected.
         OSError: Any other failure to write; the old file is untouched.
     """
     path = Path(os.path.realpath(path))
@@ -40,7 +42,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     else:
-        if not mode & 0o222 or not os.access(path, os.W_OK):
+        if keep_read_only and (not mode & 0o222 or not os.access(path, os.W_OK)):
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -287,7 +287,7 @@ class Journal:
                 self._fh.close()
             self._fh = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, data)
+        atomic_write(self.path, data, keep_read_only=False)  # the app's own file
         self._fh = self.path.open("ab")
         self._seq = len(records)
         self._ops = 0

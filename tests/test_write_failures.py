@@ -289,3 +289,20 @@ def test_ctrl_s_over_a_read_only_file_keeps_it_and_the_text(
     copy = tmp_path / "notes-copy.txt"
     assert window.save_as(copy)
     assert copy.read_text() == "Old text. New words.\n" and window.write_problem.isHidden()
+
+
+def test_the_journal_is_rewritten_even_when_a_strict_umask_made_it_read_only(
+    tmp_path: Path,
+) -> None:
+    """The read-only guard is for the user's documents: under umask 0277 the journal itself is
+    created 0400, and its next rewrite (File > New) must still work."""
+    old = os.umask(0o277)
+    try:
+        journal = Journal(tmp_path / "j.jsonl")
+        journal.reset("first")
+        assert (tmp_path / "j.jsonl").stat().st_mode & 0o777 == 0o400
+        journal.reset("second")
+    finally:
+        os.umask(old)
+    got = replay(tmp_path / "j.jsonl")
+    assert got is not None and got.text == "second"
