@@ -94,6 +94,7 @@ class DictationEditor(QPlainTextEdit):
         self._editing = 0  # >0 while Qt applies a user edit (region out of the document)
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self._pressing = False  # inside a left-button mouse press
+        self._pressed_at: int | None = None  # where the last click put the cursor (buffer)
         # A click's cursor move reaches the dictation point after the double-click interval.
         self._click_move = QTimer(self)
         self._click_move.setSingleShot(True)
@@ -325,8 +326,9 @@ class DictationEditor(QPlainTextEdit):
         self._after_pipeline_change(change, old)
 
     def set_dictation(self, pending: str | None = None, partial: str | None = None) -> None:
-        """Show the pending text and/or the live partial words (greyed, replaced in place)."""
-        self._settle()
+        """Show the pending text and/or the live partial words (greyed, replaced in place). A
+        click waiting for the double-click interval keeps waiting: these updates come many
+        times a second while the user speaks, and need no new dictation point."""
         if pending is not None:
             self.buffer.set_pending(pending)
         if partial is not None:
@@ -334,7 +336,6 @@ class DictationEditor(QPlainTextEdit):
         self._after_pipeline_change(None, self.buffer.point)
 
     def clear_dictation(self) -> None:
-        self._settle()
         self.buffer.clear_dictation()
         self._after_pipeline_change(None, self.buffer.point)
 
@@ -477,6 +478,21 @@ class DictationEditor(QPlainTextEdit):
         # Until the button is released: Qt moves the cursor again on release.
         self._pressing = event.button() == Qt.MouseButton.LeftButton
         super().mousePressEvent(event)
+        anchor, position = self.selection()
+        self._pressed_at = position if self._pressing and anchor == position else None
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        """Select the word where the first click landed in the text: greyed words growing in
+        front of it while the user speaks may have moved it from under the mouse."""
+        if event.button() != Qt.MouseButton.LeftButton or self._pressed_at is None:
+            super().mouseDoubleClickEvent(event)
+            return
+        self._pressing = True
+        cursor = self.textCursor()
+        cursor.setPosition(self._doc_from_real(self._pressed_at, self._display()))
+        cursor.select(QTextCursor.SelectionType.WordUnderCursor)
+        self.setTextCursor(cursor)
+        event.accept()
 
     def focusOutEvent(self, event: QFocusEvent) -> None:
         self._pressing = False  # a release that went elsewhere

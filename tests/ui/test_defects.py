@@ -7,12 +7,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import (
     QContextMenuEvent,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
+    QMouseEvent,
     QTextCursor,
 )
 from PySide6.QtTest import QTest
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from dictate.config import Settings
 from dictate.editing.text import to_utf16
-from dictate.events import Finalized, Pending
+from dictate.events import Finalized, Partial, Pending
 from dictate.journal import Journal, replay
 from dictate.ui.app import apply_command
 from dictate.ui.controller import State
@@ -333,9 +334,21 @@ def test_a_double_click_selects_the_word_clicked_while_words_are_greyed(
     window.handle_event(Pending(0.2, 2, "many greyed words in front of it"))
     shown = editor.buffer.display()
     where = point_on_screen(editor, shown.index("here") + 2)
-    QTest.mouseDClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    # While the user speaks, partial words arrive between the two clicks: they must not move
+    # the greyed words before the second click lands.
+    left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    for kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, None,
+                 QEvent.Type.MouseButtonDblClick, QEvent.Type.MouseButtonRelease):  # fmt: skip
+        if kind is None:  # between the two clicks
+            window.handle_event(Partial(0.25, 3, ["still", "talking"]))
+            continue
+        global_pos = QPointF(editor.viewport().mapToGlobal(where))
+        event = QMouseEvent(kind, QPointF(where), global_pos, left, left, none)
+        QApplication.sendEvent(editor.viewport(), event)
     assert editor.selected_text() == "here"
     assert editor.dictation_point == 0  # a selection leaves the dictation point alone
+    window.handle_event(Pending(0.3, 3, "many greyed words in front of it"))  # partial gone
+    assert editor.selected_text() == "here"
     check_consistent(window)
     # A single click moves it once no double-click can follow (or when dictation needs it).
     QTest.qWait(QApplication.doubleClickInterval() + 100)  # else it is a triple-click
