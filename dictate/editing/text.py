@@ -109,16 +109,22 @@ def _in_word(text: str, i: int) -> bool:
     )
 
 
-def _extends(text: str, i: int) -> bool:
-    """Whether character ``i`` joins the one before it (a combining mark, a zero-width joiner
-    and what follows it, a variation selector, a skin-tone modifier)."""
-    char = text[i]
+def joins_previous(char: str) -> bool:
+    """Whether ``char`` belongs to the user-perceived character before it: a combining mark, a
+    zero-width joiner, a variation selector, a skin-tone modifier or a flag's tag character.
+    (The character after a zero-width joiner joins too; callers see that from the joiner.)"""
+    code = ord(char)
     return (
         unicodedata.category(char).startswith("M")
         or char in "\u200d\ufe0e\ufe0f"
-        or 0x1F3FB <= ord(char) <= 0x1F3FF
-        or text[i - 1] == "\u200d"
+        or 0x1F3FB <= code <= 0x1F3FF
+        or 0xE0020 <= code <= 0xE007F
     )
+
+
+def _extends(text: str, i: int) -> bool:
+    """Whether character ``i`` (``i`` > 0) is part of the character before it."""
+    return joins_previous(text[i]) or text[i - 1] == "\u200d"
 
 
 def word_end(text: str, pos: int) -> int:

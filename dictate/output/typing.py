@@ -32,12 +32,11 @@ import os
 import shutil
 import subprocess
 import sys
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from dictate.editing.text import fit_to_context
+from dictate.editing.text import fit_to_context, joins_previous
 from dictate.errors import DictateError
 
 BACKENDS = ("xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
@@ -76,14 +75,7 @@ def keystrokes(text: str) -> int:
     count = 0
     join_next = False
     for char in text:
-        code = ord(char)
-        joins = (
-            unicodedata.category(char).startswith("M")
-            or char in ("\u200d", "\ufe0e", "\ufe0f")
-            or 0x1F3FB <= code <= 0x1F3FF
-            or 0xE0020 <= code <= 0xE007F  # tag characters of flag sequences
-        )
-        if not joins and not join_next:
+        if not joins_previous(char) and not join_next:
             count += 1
         join_next = char == "\u200d"
     return count

@@ -23,6 +23,13 @@ from dictate.pipeline import Pipeline
 
 log = logging.getLogger("dictate.ui")
 
+#: Settings a run takes when it starts and keeps to its end.
+RUN_SETTINGS = (
+    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "mode",
+    "min_right_words", "written_forms", "voice_commands", "replacements", "target",
+    "typing_backend", "clipboard_fallback",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -78,6 +85,8 @@ class DictationController(QObject):
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._stop_early = False
+        self.run_settings: Settings | None = None
+        """The snapshot the current (or last) run started with."""
         self._rescan = False
         """The last run ended in an error: PortAudio lists the devices afresh before the next
         (the device may have come back, or the sound server restarted)."""
@@ -93,7 +102,7 @@ class DictationController(QObject):
             return
         self._stop_early = False
         self._set_state(State.STARTING)
-        snapshot = dataclasses.replace(self.settings)
+        snapshot = self.run_settings = dataclasses.replace(self.settings)
         threading.Thread(
             target=self._start, args=(source_factory, snapshot), name="dictate-start", daemon=True
         ).start()
@@ -237,6 +246,16 @@ class DictationController(QObject):
         finally:
             self._lock.release()
         return pipeline is None or pipeline.wait(timeout)
+
+    def waiting_settings(self) -> bool:
+        """Whether a run is on and some setting it uses has changed since it started (the
+        change applies from the next run)."""
+        run = self.run_settings
+        return (
+            self.state != State.IDLE
+            and run is not None
+            and any(getattr(run, name) != getattr(self.settings, name) for name in RUN_SETTINGS)
+        )
 
     def forget_engine(self) -> None:
         """Rebuild next time (a setting changed); the recogniser is reloaded if it changed."""

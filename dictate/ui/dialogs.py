@@ -6,7 +6,7 @@ import logging
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from dictate.config import Settings
 from dictate.errors import DictateError, DownloadCancelled
+from dictate.ui.hotkey import HotkeyError, parse_shortcut
 from dictate.writing.replacements import parse_replacements
 
 log = logging.getLogger("dictate.ui")
@@ -213,35 +214,34 @@ class SettingsDialog(QDialog):
         for index in rows:
             self.replacements.removeRow(index)
 
-    def problems(self) -> list[str]:
-        """What OK refuses: replacements the app would leave out (a written form without a
-        spoken phrase, a phrase given twice...) and a global shortcut without a modifier."""
-        for index in reversed(range(self.replacements.rowCount())):  # rows left empty go
-            cells = [self.replacements.item(index, c) for c in (0, 1)]
-            if not any(cell is not None and cell.text().strip() for cell in cells):
-                self.replacements.removeRow(index)
+    def _rows(self) -> list[tuple[str, str]]:
+        """(spoken, written) of every row of the replacements table."""
         rows = []
         for index in range(self.replacements.rowCount()):
             cells = [self.replacements.item(index, c) for c in (0, 1)]
             spoken, written = (cell.text() if cell is not None else "" for cell in cells)
-            rows.append({"spoken": spoken, "written": written})
-        _, found = parse_replacements(rows)
-        sequence = self.hotkey.keySequence()
-        if sequence.count():
-            combination = sequence[0]  # type: ignore[index]  # PySide6 has __getitem__
-            modifiers = Qt.KeyboardModifier
-            held = combination.keyboardModifiers() & (
-                modifiers.ControlModifier | modifiers.AltModifier | modifiers.MetaModifier
-            )
-            function_key = Qt.Key.Key_F1.value <= combination.key().value <= Qt.Key.Key_F35.value
-            if not held and not function_key:
-                found.append(
-                    f"the global shortcut {sequence.toString()} needs Ctrl, Alt or Super (or "
-                    "must be a function key): alone it would be taken from every application"
-                )
+            rows.append((spoken, written))
+        return rows
+
+    def _hotkey_text(self) -> str:
+        return self.hotkey.keySequence().toString(QKeySequence.SequenceFormat.PortableText)
+
+    def problems(self) -> list[str]:
+        """What OK refuses: replacements the app would leave out (a written form without a
+        spoken phrase, a phrase given twice...) and a global shortcut the app would refuse."""
+        entries = [{"spoken": s, "written": w} for s, w in self._rows() if s.strip() or w.strip()]
+        _, found = parse_replacements(entries)
+        if self._hotkey_text():
+            try:
+                parse_shortcut(self._hotkey_text())
+            except HotkeyError as exc:
+                found.append(f"the global shortcut: {exc}")
         return found
 
     def accept(self) -> None:
+        for index, (spoken, written) in reversed(list(enumerate(self._rows()))):
+            if not spoken.strip() and not written.strip():
+                self.replacements.removeRow(index)  # rows left empty go
         found = self.problems()
         if found:
             self.problem.setText("Not saved: " + "; ".join(found) + ".")
@@ -251,13 +251,11 @@ class SettingsDialog(QDialog):
 
     def replacement_entries(self) -> list[dict[str, str]]:
         """The table's rows with a spoken phrase, as the settings file stores them."""
-        entries = []
-        for index in range(self.replacements.rowCount()):
-            cells = [self.replacements.item(index, c) for c in (0, 1)]
-            spoken, written = (cell.text() if cell is not None else "" for cell in cells)
-            if spoken.strip():
-                entries.append({"spoken": spoken.strip(), "written": written})
-        return entries
+        return [
+            {"spoken": spoken.strip(), "written": written}
+            for spoken, written in self._rows()
+            if spoken.strip()
+        ]
 
     @staticmethod
     def _select(combo: QComboBox, value: object) -> None:
@@ -282,9 +280,7 @@ class SettingsDialog(QDialog):
         settings.typing_backend = self.backend.currentData()
         settings.clipboard_fallback = self.clipboard_fallback.isChecked()
         settings.show_overlay = self.show_overlay.isChecked()
-        settings.hotkey = self.hotkey.keySequence().toString(
-            QKeySequence.SequenceFormat.PortableText
-        )
+        settings.hotkey = self._hotkey_text()
 
 
 class _DownloadSignals(QObject):

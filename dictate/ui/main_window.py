@@ -55,12 +55,6 @@ DICTATE_KEY = "F9"
 JOURNAL_RETRY_MS = 5000
 FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
 _FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
-#: Settings a dictation run takes when it starts (see DictationController._ready_pipeline).
-RUN_SETTINGS = (
-    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "mode",
-    "min_right_words", "written_forms", "voice_commands", "replacements", "target",
-    "typing_backend", "clipboard_fallback",
-)  # fmt: skip
 
 
 class MessageBar(QFrame):
@@ -391,29 +385,15 @@ class MainWindow(QMainWindow):
                 self.engine_combo.setCurrentIndex(self.engine_combo.count() - 1)
 
     def _on_mic_chosen(self, index: int) -> None:
-        device = self.mic_combo.itemData(index)
-        if device != self.settings.input_device:
-            self.settings.input_device = device
-            self._note_next_run("The microphone")
+        self.settings.input_device = self.mic_combo.itemData(index)
         self._settings_changed()
         self.editor.setFocus()  # Ctrl+M, arrows, Return: then back to the text
 
     def _on_engine_chosen(self, index: int) -> None:
-        chosen = self.engine_combo.itemData(index)
-        if chosen != (self.settings.engine, self.settings.vosk_model):
-            self.settings.engine, self.settings.vosk_model = chosen
-            self._note_next_run("The speech engine")
+        self.settings.engine, self.settings.vosk_model = self.engine_combo.itemData(index)
         self.controller.forget_engine()
         self._settings_changed()
         self.editor.setFocus()
-
-    def _note_next_run(self, what: str) -> None:
-        """A run keeps the settings it started with: say when a change made during one applies."""
-        if self.controller.state != "idle":
-            self.messages.show_message(
-                f"{what} will apply from the next dictation run: press F9 twice to restart "
-                "dictation now (what was heard is kept)."
-            )
 
     def _focus_mic(self) -> None:
         self.refresh_devices(rescan=True)  # a device may have come back since the list was made
@@ -421,6 +401,11 @@ class MainWindow(QMainWindow):
         self.mic_combo.showPopup()
 
     def _settings_changed(self) -> None:
+        if self.controller.waiting_settings():  # a run keeps the settings it started with
+            self.messages.show_message(
+                "Changed settings apply from the next dictation run: press F9 twice to restart "
+                "dictation now (what was heard is kept)."
+            )
         if not self._save_settings:
             return
         try:
@@ -436,10 +421,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
             hotkey = self.settings.hotkey
-            before = [getattr(self.settings, name) for name in RUN_SETTINGS]
             dialog.apply_to(self.settings)
-            if before != [getattr(self.settings, name) for name in RUN_SETTINGS]:
-                self._note_next_run("The changed settings")
             self.target_action.setChecked(self.settings.target == "apps")
             if self.settings.hotkey != hotkey and getattr(self, "_hotkey", None) is not None:
                 self.start_global_hotkey()
@@ -546,10 +528,6 @@ class MainWindow(QMainWindow):
         self.target_action.setChecked(target == "apps")
         self._update_tray()
         self._settings_changed()
-        if self.controller.state != "idle":
-            self.statusBar().showMessage(
-                "The new target applies when dictation starts again.", 5000
-            )
 
     def _on_target_toggled(self) -> None:
         self.set_target("apps" if self.target_action.isChecked() else "window")

@@ -3,6 +3,7 @@ mouse events). Every test here failed before the editing core was rebuilt."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
@@ -476,6 +477,7 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
     """Found by trying the app under Xvfb: New and Open did nothing while dictating, silently.
     The controller's state is set as a run would (no recogniser is loaded)."""
     window.handle_event(Finalized(0.1, 1, ["Kept text."]))
+    window.controller.run_settings = dataclasses.replace(window.settings)
     window.controller._set_state(State.LISTENING)
     try:
         window.new_document()
@@ -484,11 +486,18 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
         window.open_document()
         assert "stop dictation first" in window.messages.label.text()
         assert window.editor.text == "Kept text."
-        window._on_mic_chosen(window.mic_combo.currentIndex())  # the same one: no note
-        window.settings.input_device = "some other microphone"
         window.messages.hide()
+        window._on_mic_chosen(window.mic_combo.currentIndex())  # the run's own: no note
+        assert window.messages.isHidden()
+        run = window.controller.run_settings
+        assert run is not None
+        run.input_device = "the microphone the run started with"
         window._on_mic_chosen(window.mic_combo.currentIndex())
-        assert "will apply from the next dictation run" in window.messages.label.text()
+        assert "apply from the next dictation run" in window.messages.label.text()
+        run.input_device = window.settings.input_device
+        window.messages.hide()
+        window.set_target("apps")  # the same note for every setting a run keeps
+        assert "apply from the next dictation run" in window.messages.label.text()
         assert window.editor.hasFocus() or QApplication.focusWidget() is None
     finally:
         window.controller._set_state(State.IDLE)

@@ -98,7 +98,7 @@ def test_the_settings_dialog_refuses_what_the_app_would_leave_out(qtbot: Any) ->
     dialog.accept()
     assert dialog.isVisible() and dialog.result() == 0  # not accepted
     text = dialog.problem.text()
-    assert '"spoken" is empty' in text and "already replaced" in text and "needs Ctrl" in text
+    assert '"spoken" is empty' in text and "already replaced" in text and "no modifier" in text
     assert dialog.replacements.rowCount() == 3
     dialog.replacements.removeRow(2)
     dialog.replacements.removeRow(1)
