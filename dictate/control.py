@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from dictate.errors import DictateError
-from dictate.paths import APP_NAME
+from dictate.paths import APP_NAME, user_data_dir
 
 COMMANDS = ("toggle", "start", "stop", "show", "quit")
 """What the running app carries out: start or stop dictation, bring its window up, quit."""
@@ -88,7 +88,10 @@ def send_command(command: str, timeout: float = 5.0, address: str | None = None)
     Args:
         command: One of :data:`COMMANDS`, or :data:`PING`.
         timeout: Seconds to wait for the connection and the answer together.
-        address: Where to connect (default :func:`instance_address`).
+        address: Where to connect. By default :func:`instance_address`, and where nothing
+            answers there, the address the running app recorded in the data folder
+            (:func:`recorded_address`): a shell whose ``$XDG_RUNTIME_DIR`` differs from the app's
+            still reaches it.
 
     Returns:
         The answer, or None when no instance is running there (no socket, or a stale one left by
@@ -101,11 +104,37 @@ def send_command(command: str, timeout: float = 5.0, address: str | None = None)
     """
     if not re.fullmatch(r"[a-z]+", command) or len(command) > MAX_LINE:
         raise ValueError(f"not a command word: {command!r}")
-    address = address or instance_address()
     line = (command + "\n").encode("ascii")
+    if address is not None:
+        return _send(address, line, timeout)
+    here = instance_address()
+    reply = _send(here, line, timeout)
+    recorded = recorded_address()
+    if reply is None and recorded and recorded != here:
+        # The app runs, but this environment names another address (XDG_RUNTIME_DIR differs).
+        reply = _send(recorded, line, timeout)
+    return reply
+
+
+def _send(address: str, line: bytes, timeout: float) -> str | None:
     if sys.platform == "win32":
         return _send_qt(address, line, timeout)
     return _send_unix(str(socket_path(address)), line, timeout)
+
+
+def address_file() -> Path:
+    """Where the app that holds the data folder writes the address it listens on
+    (:class:`dictate.ui.instance.DataFolderClaim`)."""
+    return user_data_dir() / "instance.address"
+
+
+def recorded_address() -> str | None:
+    """The address written to :func:`address_file`, if any (its app may have gone since)."""
+    try:
+        text = address_file().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text and "\n" not in text else None
 
 
 def _send_unix(path: str, line: bytes, timeout: float) -> str | None:

@@ -143,6 +143,60 @@ def test_commands_reach_the_running_app(running_app: subprocess.Popen[str], addr
 
 
 @pytest.mark.slow
+def test_a_shell_with_another_runtime_dir_reaches_the_running_app(
+    running_app: subprocess.Popen[str], address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two shells that disagree on $XDG_RUNTIME_DIR name two addresses; the second one still
+    reaches the app (through the address it wrote into the data folder) instead of starting a
+    second app on the same journal."""
+    other = os.path.join(os.path.dirname(address), "other.sock")
+    monkeypatch.setenv(ADDRESS_ENV, other)
+    shows = log_text().count("remote command: show")
+    second = dictate()
+    assert second.returncode == 0, second.stderr
+    wait_for(lambda: log_text().count("remote command: show") == shows + 1, 10, "a second show")
+    toggled = dictate("toggle")
+    assert toggled.returncode == 0, toggled.stderr
+    assert toggled.stdout == "dictate: asked the running app to start or stop dictation\n"
+    assert not os.path.exists(other)  # nothing else ever listened
+    assert running_app.poll() is None
+
+
+@pytest.mark.slow
+def test_a_second_app_on_a_held_data_folder_says_why_and_exits_1(address: str) -> None:
+    """An app holds the data folder but answers nowhere this launch can find (hung, or its
+    address file lost): the launch refuses to open a second window on the same journal."""
+    hold = (
+        "from dictate.ui.instance import DataFolderClaim; import time\n"
+        "claim = DataFolderClaim()\n"
+        "print(claim.claim('/nowhere/dictate.sock'), flush=True); time.sleep(120)"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "None\n"
+        second = dictate()
+        assert second.returncode == 1
+        assert f"Another dictate (process {holder.pid}) is running with the same data folder" in (
+            second.stderr
+        )
+        assert "it does not answer" in second.stderr
+        assert not answers()  # it did not stay
+    finally:
+        holder.kill()
+        holder.wait()
+    # The holder is gone: the next launch starts normally.
+    with_app = subprocess.Popen([sys.executable, "-m", "dictate"], stdin=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: answers() or with_app.poll() is not None, START_TIMEOUT_S, "the app")
+        assert with_app.poll() is None
+        assert send_command("quit") == "ok"
+        assert with_app.wait(30) == 0
+    finally:
+        if with_app.poll() is None:
+            with_app.kill()
+
+
+@pytest.mark.slow
 def test_stop_with_nothing_running_starts_nothing(address: str) -> None:
     stopped = dictate("stop")
     assert stopped.returncode == 0, stopped.stderr

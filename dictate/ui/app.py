@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 from dictate.journal import Recovered
 
 if TYPE_CHECKING:
+    from dictate.ui.instance import DataFolderClaim
     from dictate.ui.main_window import MainWindow
 
 log = logging.getLogger("dictate.ui")
@@ -311,7 +312,7 @@ def run_app(command: str | None = None) -> int:
     if forward_command(command):
         return 0
     from dictate.store.store import ModelStore
-    from dictate.ui.instance import InstanceServer
+    from dictate.ui.instance import DataFolderClaim, InstanceServer
 
     logfile = log_to_file()
     install_excepthook(logfile)
@@ -322,6 +323,11 @@ def run_app(command: str | None = None) -> int:
             return 0
         log.error("another dictate answered on %s, then went away; start again", server.address)
         return 1
+    claim = DataFolderClaim()
+    holder_address = claim.claim(server.address)
+    if holder_address is not None:
+        server.close()
+        return hand_over(command, claim)
     remote = RemoteCommands(command)
     server.commandReceived.connect(remote.submit)
     try:
@@ -336,6 +342,35 @@ def run_app(command: str | None = None) -> int:
         return int(app.exec())  # type: ignore[attr-defined]
     finally:
         server.close()
+        claim.release()
+
+
+def hand_over(command: str | None, claim: DataFolderClaim) -> int:
+    """Another app holds the data folder (it listens where this environment does not look):
+    hand it ``command``, or say why not in a dialog. Returns the exit status."""
+    from dictate.errors import DictateError
+
+    try:
+        if forward_command(command):
+            return 0
+        why = "it does not answer"
+    except DictateError as exc:
+        why = str(exc)
+    pid = claim.holder()
+    process = f" (process {pid})" if pid else ""
+    message = (
+        f"Another dictate{process} is running with the same data folder, {claim.folder}, "
+        f"but {why}. Only one may run at a time, or each would overwrite the other's unsaved "
+        "text. Wait for its window, or close it, then start dictate again."
+    )
+    log.error("%s", message)
+    print(f"dictate: {message}", file=sys.stderr)
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    if QGuiApplication.platformName() not in ("offscreen", "minimal"):
+        QMessageBox.critical(None, "dictate is already running", message)
+    return 1
 
 
 SELF_TEST_MIN_ACCURACY = 0.8

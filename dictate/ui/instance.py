@@ -15,9 +15,17 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from dictate.control import COMMANDS, MAX_LINE, PING, instance_address, socket_path
+from dictate.control import (
+    COMMANDS,
+    MAX_LINE,
+    PING,
+    address_file,
+    instance_address,
+    socket_path,
+)
+from dictate.fileio import atomic_write_text
 
-__all__ = ["InstanceServer", "instance_address"]
+__all__ = ["DataFolderClaim", "InstanceServer", "instance_address"]
 
 log = logging.getLogger("dictate.ui")
 
@@ -202,6 +210,63 @@ class _Client(QObject):
         self.server._finished(self)
         self.socket.deleteLater()
         self.deleteLater()
+
+
+class DataFolderClaim:
+    """One app per data folder (the journal, the models), whatever address it listens on.
+
+    The instance address depends on the environment (``$XDG_RUNTIME_DIR``): two shells that
+    disagree on it would start two apps, and both would write the one journal, each replacing
+    the other's unsaved text. The claim is a lock file in the data folder (a crashed holder's
+    lock is stale and taken over), with the holder's address written beside it, so a second
+    launch can hand its command to the first one wherever that one listens.
+
+    Args:
+        folder: The data folder (default :func:`dictate.paths.user_data_dir`).
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.address_file = address_file() if folder is None else folder / address_file().name
+        self.folder = self.address_file.parent
+        self._lock = QLockFile(str(self.folder / "instance.lock"))
+        self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
+
+    def claim(self, address: str, timeout_ms: int = 1000) -> str | None:
+        """Take the folder for this instance, which listens on ``address``.
+
+        Returns:
+            None when this instance holds the folder now, or when it could not be locked for
+            another reason than a holder (an unwritable folder: logged, and the app goes on, as
+            it reports that folder's problems in its window). Otherwise the address the holder
+            listens on, "" if it has not written it (yet).
+        """
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            log.warning("cannot make the data folder %s: %s", self.folder, exc)
+            return None
+        if self._lock.tryLock(timeout_ms):
+            try:
+                atomic_write_text(self.address_file, address + "\n")
+            except OSError as exc:
+                log.warning("cannot write %s: %s", self.address_file, exc)
+            return None
+        if self._lock.error() != QLockFile.LockError.LockFailedError:
+            log.warning("cannot lock %s (%s); going on", self._lock.fileName(), self._lock.error())
+            return None
+        try:
+            return self.address_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def holder(self) -> int | None:
+        """The process id holding the folder (None if unknown)."""
+        pid = self._lock.getLockInfo()[0]  # PySide6: (pid, host, app), pid 0 if unknown
+        return int(pid) if pid > 0 else None
+
+    def release(self) -> None:
+        """Let the folder go (the lock file is removed)."""
+        self._lock.unlock()
 
 
 def _answers(address: str) -> bool:

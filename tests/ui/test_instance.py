@@ -26,7 +26,7 @@ from dictate.control import (
     send_command,
 )
 from dictate.ui.app import RemoteCommands, apply_command
-from dictate.ui.instance import InstanceServer
+from dictate.ui.instance import DataFolderClaim, InstanceServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 
@@ -358,3 +358,74 @@ def test_remote_commands_wait_for_the_window_then_go_in_order(qtbot: QtBot) -> N
     qtbot.waitUntil(lambda: window.calls == ["toggle", "stop", "toggle"], timeout=5_000)
     remote.submit("stop")  # from then on at once
     assert window.calls == ["toggle", "stop", "toggle", "stop"]
+
+
+HOLD_CLAIM = """
+import sys, time
+from pathlib import Path
+from dictate.ui.instance import DataFolderClaim
+claim = DataFolderClaim(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+print(claim.claim(sys.argv[2] if len(sys.argv) > 2 else "/nowhere/else.sock"), flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture
+def holder(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """Start another process that claims a data folder and holds it until killed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*args: str) -> subprocess.Popen[str]:
+        child = subprocess.Popen(
+            [sys.executable, "-c", HOLD_CLAIM, *args], stdout=subprocess.PIPE, text=True
+        )
+        started.append(child)
+        assert child.stdout is not None
+        assert child.stdout.readline() == "None\n"  # it holds the folder now
+        return child
+
+    yield start
+    for child in started:
+        child.kill()
+        child.wait()
+
+
+def test_a_data_folder_is_claimed_by_one_process_at_a_time(
+    tmp_path: Path, holder: Callable[..., subprocess.Popen[str]]
+) -> None:
+    first = holder(str(tmp_path), "/run/user/1/dictate.sock")
+    assert (tmp_path / "instance.address").read_text() == "/run/user/1/dictate.sock\n"
+    second = DataFolderClaim(tmp_path)
+    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) == "/run/user/1/dictate.sock"
+    assert second.holder() == first.pid
+    # The holder crashes: its lock is stale, and the next claim takes the folder over.
+    first.kill()
+    first.wait()
+    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) is None
+    assert (tmp_path / "instance.address").read_text() == "/tmp/dictate-1.sock\n"
+    second.release()
+    assert not (tmp_path / "instance.lock").exists()
+
+
+def test_a_folder_that_cannot_be_claimed_lets_the_app_go_on(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    assert DataFolderClaim(tmp_path / "file" / "data").claim("/x.sock", timeout_ms=100) is None
+
+
+def test_a_client_in_another_environment_reaches_the_app_through_the_data_folder(
+    qtbot: QtBot, server: InstanceServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The app listens on one address; a shell whose environment names another one (another
+    XDG_RUNTIME_DIR) finds it through the address the app wrote into the data folder."""
+    claim = DataFolderClaim()
+    assert claim.claim(server.address) is None
+    try:
+        monkeypatch.setenv(ADDRESS_ENV, str(tmp_path / "elsewhere.sock"))
+        with qtbot.waitSignal(server.commandReceived) as signal:
+            assert in_thread(qtbot, lambda: send_command("show", timeout=5)) == "ok"
+        assert signal.args == ["show"]
+    finally:
+        claim.release()
+    # The app is gone from the folder (its address file may stay): nothing answers.
+    server.close()
+    assert in_thread(qtbot, lambda: send_command("show", timeout=5)) is None
