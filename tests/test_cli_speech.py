@@ -49,6 +49,24 @@ def test_transcribe_english_file_with_the_bundled_engine(
     assert "no Vosk model installed" in err and "dictate models download" in err
 
 
+def test_transcribe_of_silence_says_no_words_were_recognised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three seconds of silence: nothing on standard output, and a note saying why, not an
+    empty answer that looks like a fault."""
+    import numpy
+    import soundfile
+
+    silence = tmp_path / "silence.wav"
+    soundfile.write(str(silence), numpy.zeros(48_000, numpy.int16), 16_000, subtype="PCM_16")
+    code, out, err = call(["transcribe", str(silence), "--engine", "sphinx"], capsys)
+    assert (code, out) == (0, "")
+    assert f"dictate: note: no words were recognised in {silence}" in err
+    code, out, err = call(["transcribe", EN, "--engine", "sphinx"], capsys)
+    assert code == 0 and out.strip()
+    assert "no words were recognised" not in err
+
+
 @pytest.mark.slow
 def test_transcribe_flac_and_ogg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A FLAC copy of the WAV fixture is transcribed exactly like it; an OGG Vorbis copy

@@ -71,6 +71,7 @@ def cmd_transcribe(
 
     lock = threading.Lock()
     written = False
+    heard = False  # any recognised words, even ones a voice command took back
     broken = threading.Event()
     errors: list[Error] = []
 
@@ -82,10 +83,12 @@ def cmd_transcribe(
             pipeline.stop()
 
     def write(event: Event) -> None:
-        nonlocal written
+        nonlocal written, heard
         with lock:
             if broken.is_set():
                 return
+            if isinstance(event, Finalized) and event.text:
+                heard = True
             if isinstance(event, Error):
                 errors.append(event)
             if typist is not None:
@@ -154,6 +157,14 @@ def cmd_transcribe(
     fatal = [e for e in errors if e.fatal]
     for event in errors:
         err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")
+    if not heard and not fatal:
+        where = (
+            f"from {source.name}: is it the microphone you speak into, and is it muted? "
+            "(`dictate devices` lists the microphones)"
+            if args.mic
+            else f"in {args.audio}: it holds no speech the recogniser could make out"
+        )
+        err.write(f"dictate: note: no words were recognised {where}\n")
     return 2 if fatal or typing_errors else 0
 
 
