@@ -119,7 +119,8 @@ def _wait_until_answering(child: subprocess.Popen[bytes], wait: float) -> None:
 
 def _check(reply: str, command: str) -> None:
     if reply != "ok":
-        raise DictateError(f"the running dictate refused {command}: {reply}")
+        why = reply.removeprefix("error ")
+        raise DictateError(f"the running dictate refused {command}: {why}")
 
 
 def _log_file() -> Path:

@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -253,6 +254,13 @@ def apply_command(window: MainWindow, command: str) -> None:
         log.warning("unknown command %r ignored", command)
 
 
+def refusal(window: MainWindow, command: str) -> str | None:
+    """Why the window refuses ``command`` now (the answer the command's sender gets), or None.
+    Only what is known at once: a microphone that fails is reported later, in the window."""
+    starts = command == "start" or (command == "toggle" and window.controller.state == "idle")
+    return window.start_refused() if starts else None
+
+
 class RemoteCommands:
     """Commands for the window, held until it is ready (shown, the first-start dialog answered),
     then carried out in the order they came.
@@ -337,6 +345,7 @@ def run_app(command: str | None = None) -> int:
         window.start_global_hotkey()
         if not window.settings.first_run_done and not ModelStore().installed():
             window.offer_model()
+        server.refusal = partial(refusal, window)
         remote.window_ready(window)
         window.controller.preload()
         return int(app.exec())  # type: ignore[attr-defined]

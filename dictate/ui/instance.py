@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
@@ -41,9 +42,10 @@ class InstanceServer(QObject):
 
     Each connection may send one line, a command word (:data:`dictate.control.COMMANDS`, or
     ``ping``), and gets one line back: ``ok``, or ``error <why>`` for an unknown command, a line
-    too long or one that never ends in time. A known command (not ``ping``) is then emitted as
-    :attr:`commandReceived` on this object's (the GUI) thread, from the event loop, after the
-    answer is on its way: what it does may take a while (a dialog), and the client should not wait.
+    too long or one that never ends in time, or a command :attr:`refusal` refuses. A known
+    command (not ``ping``) is then emitted as :attr:`commandReceived` on this object's (the GUI)
+    thread, from the event loop, after the answer is on its way: what it does may take a while
+    (a dialog), and the client should not wait.
 
     Args:
         address: Where to listen (default :func:`dictate.control.instance_address`).
@@ -66,6 +68,9 @@ class InstanceServer(QObject):
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._on_new_connection)
         self._clients: set[_Client] = set()
+        self.refusal: Callable[[str], str | None] | None = None
+        """Why a command would be refused now (answered ``error <why>``; it is still emitted,
+        and the window says why too), or None; the app sets this once its window is up."""
 
     @property
     def listening(self) -> bool:
@@ -155,8 +160,9 @@ class InstanceServer(QObject):
             shown = command if len(command) <= 20 and command.isprintable() else "(garbage)"
             log.warning("unknown command from another process: %r", shown)
             return "error unknown command"
+        refused = self.refusal(command) if self.refusal is not None else None
         QTimer.singleShot(0, self, lambda: self.commandReceived.emit(command))
-        return "ok"
+        return f"error {refused}" if refused else "ok"
 
 
 class _Client(QObject):

@@ -446,14 +446,22 @@ class MainWindow(QMainWindow):
         else:
             self.stop_dictation()
 
-    def start_dictation(self, source_factory: object = None) -> None:
-        if self.controller.state != "idle":  # `dictate start` while already dictating
-            return
+    def start_refused(self) -> str | None:
+        """Why dictation cannot start now, or None (whether it then starts is up to the
+        microphone and the models: that is reported in the window)."""
         if self._document_dialogs:
             # `dictate start` or the global shortcut behind "Save the current text first?" or
             # Open: the words would miss the text being saved, or go into a document about to
             # be replaced.
-            self.messages.show_message("Dictation did not start: answer the open dialog first.")
+            return "answer the open dialog first"
+        return None
+
+    def start_dictation(self, source_factory: object = None) -> None:
+        if self.controller.state != "idle":  # `dictate start` while already dictating
+            return
+        refused = self.start_refused()
+        if refused:
+            self.messages.show_message(f"Dictation did not start: {refused}.")
             return
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None

@@ -24,7 +24,7 @@ from dictate.config import Settings
 from dictate.editing.text import to_utf16
 from dictate.events import Finalized, Partial, Pending
 from dictate.journal import Journal, replay
-from dictate.ui.app import apply_command
+from dictate.ui.app import apply_command, refusal
 from dictate.ui.controller import State
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
@@ -397,6 +397,13 @@ def test_dictation_cannot_start_behind_the_save_question(
     window.path = tmp_path / "notes.txt"
 
     def question(*args: object) -> QMessageBox.StandardButton:
+        # What the sender of `dictate start` or `toggle` is answered, then the command.
+        assert (
+            refusal(window, "start")
+            == refusal(window, "toggle")
+            == ("answer the open dialog first")
+        )
+        assert refusal(window, "stop") is refusal(window, "show") is None
         apply_command(window, "start")  # arrives while the question is open
         return QMessageBox.StandardButton.Save
 
@@ -406,6 +413,7 @@ def test_dictation_cannot_start_behind_the_save_question(
     assert started == []
     assert "did not start: answer the open dialog" in window.messages.label.text()
     assert (tmp_path / "notes.txt").read_text() == "Some dictated text.\n"
+    assert refusal(window, "start") is None
     apply_command(window, "start")  # no dialog open: it starts
     assert len(started) == 1
 

@@ -3,6 +3,7 @@ stale sockets, a second server, clients that misbehave, and how the app applies 
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
@@ -18,6 +19,7 @@ from typing import Any, cast
 import pytest
 from pytestqt.qtbot import QtBot
 
+from dictate.cli.control import cmd_control
 from dictate.control import (
     ADDRESS_ENV,
     InstanceNotResponding,
@@ -25,6 +27,7 @@ from dictate.control import (
     instance_address,
     send_command,
 )
+from dictate.errors import DictateError
 from dictate.ui.app import RemoteCommands, apply_command
 from dictate.ui.instance import DataFolderClaim, InstanceServer
 
@@ -108,6 +111,22 @@ def test_a_command_is_answered_ok_and_emitted(qtbot: QtBot, server: InstanceServ
         with qtbot.waitSignal(server.commandReceived, timeout=10_000) as emitted:
             assert in_thread(qtbot, partial(send_command, command)) == "ok"
         assert emitted.args == [command]
+
+
+def test_a_refused_command_is_answered_with_why_and_still_emitted(
+    qtbot: QtBot, server: InstanceServer
+) -> None:
+    """The window refuses to start behind an open dialog: the sender (a script, a shortcut's
+    `dictate start`) is told why, and the window still gets the command to say so there too."""
+    server.refusal = lambda command: "a dialog is open" if command == "start" else None
+    with qtbot.waitSignal(server.commandReceived) as signal:
+        assert in_thread(qtbot, lambda: send_command("start")) == "error a dialog is open"
+    assert signal.args == ["start"]
+    assert in_thread(qtbot, lambda: send_command("stop")) == "ok"
+    with pytest.raises(
+        DictateError, match=r"^the running dictate refused start: a dialog is open$"
+    ):
+        in_thread(qtbot, lambda: cmd_control("start", io.StringIO()))
 
 
 def test_ping_is_answered_and_not_emitted(qtbot: QtBot, server: InstanceServer) -> None:
