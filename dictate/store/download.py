@@ -11,6 +11,7 @@ checks).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import logging
@@ -31,7 +32,7 @@ from dictate.errors import DownloadCancelled, DownloadError
 log = logging.getLogger("dictate.models")
 
 CHUNK_SIZE = 256 * 1024
-"""Bytes read per network read; cancellation and progress are checked once per chunk."""
+"""The most bytes one read returns; progress and cancellation are checked after each read."""
 
 ProgressCallback = Callable[[int, int | None], None]
 """``progress(bytes_done, total)``; ``total`` is ``None`` when the server does not say."""
@@ -246,23 +247,28 @@ def _copy_body(
     that a server sent despite ``Accept-Encoding: identity``).
     """
     done = have
-    chunks: Iterator[bytes] = response.raw.stream(CHUNK_SIZE, decode_content=False)
+    read = _chunk_reader(response)
+    cancelled = f"download of {url} cancelled; nothing was installed"
     try:
-        with part.open(mode) as file:
+        with part.open(mode) as file, _abort_on(cancel, response):
             if progress is not None:
                 progress(done, total)
             while True:
                 if cancel is not None and cancel.is_set():
-                    raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
+                    raise DownloadCancelled(cancelled)
                 try:
-                    chunk = next(chunks, b"")
+                    chunk = read()
                 except _BODY_ERRORS as exc:
+                    if cancel is not None and cancel.is_set():  # the cancel closed the socket
+                        raise DownloadCancelled(cancelled) from exc
                     reason = _reason(exc)
                     if reason == _ENDED_EARLY and total is not None:
                         raise _Interrupted(_short_body(done, total)) from exc
                     received = f"{done} of {total} bytes" if total is not None else f"{done} bytes"
                     raise _Interrupted(f"{reason} after {received}") from exc
                 if not chunk:
+                    if cancel is not None and cancel.is_set():
+                        raise DownloadCancelled(cancelled)
                     return done
                 file.write(chunk)
                 done += len(chunk)
@@ -273,6 +279,58 @@ def _copy_body(
             f"could not write {part}: {exc}; free some disk space and run the same download "
             "again to resume"
         ) from exc
+
+
+def _chunk_reader(response: requests.Response) -> Callable[[], bytes]:
+    """The next piece of the raw body, b"" at its end. Where urllib3 has ``read1`` (2.3 on),
+    a piece is whatever has arrived, up to :data:`CHUNK_SIZE`: on a slow connection, progress
+    and cancelling do not wait for a whole chunk (256 KB at 50 KB/s is five seconds)."""
+    raw = response.raw
+    if hasattr(raw, "read1"):
+        return lambda: bytes(raw.read1(CHUNK_SIZE, decode_content=False))
+    chunks: Iterator[bytes] = raw.stream(CHUNK_SIZE, decode_content=False)
+    return lambda: next(chunks, b"")
+
+
+@contextlib.contextmanager
+def _abort_on(cancel: threading.Event | None, response: requests.Response) -> Iterator[None]:
+    """While the body is read: once ``cancel`` is set, shut the connection's socket down, so a
+    read blocked on a stalled server returns now instead of at the read timeout."""
+    if cancel is None:
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.is_set():
+            if cancel.wait(0.1):
+                sock = _socket_of(response)
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                return
+
+    watcher = threading.Thread(target=watch, name="dictate-download-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()
+
+
+def _socket_of(response: requests.Response) -> socket.socket | None:
+    """The socket the body is read from. urllib3's connection holds it while it may be reused;
+    on a connection the server closes after the response (HTTP/1.0, ``Connection: close``)
+    only the response's file object does (``http.client``'s buffered ``SocketIO``)."""
+    raw = response.raw
+    candidates = (
+        getattr(getattr(raw, "connection", None), "sock", None),
+        getattr(
+            getattr(getattr(getattr(raw, "_fp", None), "fp", None), "raw", None), "_sock", None
+        ),
+    )
+    return next((s for s in candidates if isinstance(s, socket.socket)), None)
 
 
 def _short_body(done: int, total: int) -> str:

@@ -29,7 +29,6 @@ from model_server import (
 
 from dictate.errors import DownloadCancelled, DownloadError
 from dictate.store.catalog import BASE_URL_ENV, find_entry
-from dictate.store.download import CHUNK_SIZE
 from dictate.store.store import ModelStore, is_vosk_model_dir
 
 SMALL = "vosk-model-small-en-us-0.15"
@@ -243,8 +242,8 @@ def test_a_stalled_server_times_out_and_keeps_the_partial_file(
     tmp_path: Path, http_server: tuple[str, ServerState]
 ) -> None:
     """Each response sends half of what is asked, then goes silent for longer than the
-    timeout: the attempt fails, the next resumes after the last whole chunk written, and what
-    came is kept for a later call."""
+    timeout: the attempt fails, the next resumes after the last byte that came (every piece is
+    written as it arrives), and what came is kept for a later call."""
     data = model_zip(tmp_path, payload=1_200_000)
     url = serve(http_server, data)
     http_server[1].stall = 5.0
@@ -253,8 +252,8 @@ def test_a_stalled_server_times_out_and_keeps_the_partial_file(
     with pytest.raises(DownloadError, match="the connection timed out") as info:
         store.download(NAME, url=url, retries=1, timeout=0.3)
     assert time.monotonic() - began < 10
-    first = len(data) // 2 // CHUNK_SIZE * CHUNK_SIZE
-    kept = first + (len(data) - first) // 2 // CHUNK_SIZE * CHUNK_SIZE
+    first = len(data) // 2
+    kept = first + (len(data) - first) // 2
     assert 0 < first < kept < len(data)
     assert http_server[1].requests == [(f"/{NAME}.zip", None), (f"/{NAME}.zip", f"bytes={first}-")]
     assert "(2 attempts)" in str(info.value) and f"{kept} bytes are kept" in str(info.value)
@@ -300,6 +299,36 @@ def test_cancel_during_the_wait_before_a_retry(
         store.download(NAME, url=url, cancel=cancel, timeout=TIMEOUT)
     assert time.monotonic() - began < 3
     assert len(http_server[1].requests) == 1
+    assert store_entries(store.root) == []
+
+
+def test_cancel_does_not_wait_for_a_stalled_server(
+    tmp_path: Path, http_server: tuple[str, ServerState]
+) -> None:
+    """The server sends half the file and goes quiet: Cancel takes effect at once, not when the
+    read times out (the reading thread is blocked in the socket; the cancel shuts it down).
+    It took the whole read timeout, then a retry, before."""
+    data = model_zip(tmp_path, payload=1_000_000)
+    url = serve(http_server, data)
+    http_server[1].stall = 30.0
+    store = new_store(tmp_path)
+    cancel = threading.Event()
+    received: list[int] = []
+
+    def progress(done: int, total: int | None) -> None:
+        received.append(done)
+        if done >= len(data) // 2 and not cancel.is_set():  # all that comes: cancel soon
+            threading.Timer(0.3, cancel.set).start()
+
+    timeout = 20.0
+    began = time.monotonic()
+    try:
+        with pytest.raises(DownloadCancelled):
+            store.download(NAME, url=url, progress=progress, cancel=cancel, timeout=timeout)
+        assert time.monotonic() - began < timeout / 2
+    finally:
+        http_server[1].release.set()
+    assert received[-1] == len(data) // 2  # every byte that came was reported as it came
     assert store_entries(store.root) == []
 
 
