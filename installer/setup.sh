@@ -115,6 +115,7 @@ elif [ "$system_packages" = 1 ]; then
     echo "setup.sh: no apt-get here; install PortAudio and Python's venv module yourself" >&2
 fi
 
+echo "setup.sh: installing dictate into $prefix/venv (a Python virtual environment; a few minutes)"
 python3 -m venv "$prefix/venv"
 "$prefix/venv/bin/pip" install -q --upgrade pip
 "$prefix/venv/bin/pip" install -q "$here"
@@ -125,5 +126,8 @@ install_desktop_entry "$prefix/venv/bin/dictate"
 echo "setup.sh: smoke test"
 QT_QPA_PLATFORM=offscreen "$prefix/venv/bin/dictate" --self-test
 
-echo "setup.sh: installed; run 'dictate' (in ~/.local/bin) or find dictate in the app menu"
+data="${XDG_DATA_HOME:-$HOME/.local/share}"
+echo "setup.sh: installed in $prefix; run 'dictate' (in ~/.local/bin) or find dictate in the app menu"
+echo "setup.sh: to remove it: rm -r '$prefix' ~/.local/bin/dictate '$data/applications/dictate.desktop' '$data/icons/hicolor/scalable/apps/dictate.svg'"
+echo "  (speech models and the autosave journal are in $data/dictate; remove that folder too to forget them)"
 check_path_and_start "$prefix/venv/bin/dictate"
