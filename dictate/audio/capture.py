@@ -12,7 +12,9 @@ nothing said before Stop is lost.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -116,6 +118,25 @@ class FileSource:
         self._stop.set()
 
 
+@contextlib.contextmanager
+def _pulse_source(source: str | None) -> Iterator[None]:
+    """While a stream opens: ``PULSE_SOURCE`` names the sound server's source to record from
+    (the ALSA ``pulse`` device connects to the server then, and records from that source for
+    the stream's life); the environment is put back afterwards."""
+    if source is None:
+        yield
+        return
+    before = os.environ.get("PULSE_SOURCE")
+    os.environ["PULSE_SOURCE"] = source
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PULSE_SOURCE", None)
+        else:
+            os.environ["PULSE_SOURCE"] = before
+
+
 class MicrophoneSource:
     """A PortAudio input device, opened at its default rate and resampled to 16 kHz mono.
 
@@ -142,7 +163,11 @@ class MicrophoneSource:
     ) -> None:
         self._sd = sounddevice_module()
         self.device: InputDevice = find_input_device(device)
-        self.name = self.device.name
+        self.name = (
+            f"{self.device.name} ({self.device.key})"
+            if self.device.pulse_source
+            else (self.device.name)
+        )
         self.block_ms = block_ms
         self.stall_timeout = stall_timeout
         self.dropped_blocks = 0
@@ -161,6 +186,10 @@ class MicrophoneSource:
             self.dropped_blocks += 1
 
     def _open(self) -> Any:
+        with _pulse_source(self.device.pulse_source):
+            return self._open_stream()
+
+    def _open_stream(self) -> Any:
         sd = self._sd
         rate = self.device.default_rate
         try:
@@ -194,7 +223,7 @@ class MicrophoneSource:
         reported_drops = 0
         self._finished.clear()
         stream = self._open()
-        log.info("recording from %s at %g Hz", self.device.name, self.device.default_rate)
+        log.info("recording from %s at %g Hz", self.device.key, self.device.default_rate)
         last_block = time.monotonic()
         limit = max(self.stall_timeout, 5.0)
         try:

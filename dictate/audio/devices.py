@@ -8,6 +8,8 @@ level: :func:`sounddevice_module` does it on first use and turns the failure int
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -51,9 +53,22 @@ def refresh_devices() -> None:
     sd._initialize()
 
 
+PULSE_PREFIX = "pulse:"
+"""How a sound-server source is named in settings and on the command line: ``pulse:<name>``."""
+_PACTL_TIMEOUT_S = 3.0
+
+
 @dataclass(frozen=True)
 class InputDevice:
-    """One capture device as PortAudio reports it."""
+    """One capture device: as PortAudio reports it, or a source of the sound server
+    (PulseAudio, or PipeWire's PulseAudio service) recorded through PortAudio's ``pulse``
+    device.
+
+    Attributes:
+        index: The PortAudio device to open (for a sound-server source, the ``pulse`` device).
+        pulse_source: The sound server's name for the source (``alsa_input.usb-...``), or None
+            for a plain PortAudio device.
+    """
 
     index: int
     name: str
@@ -61,18 +76,74 @@ class InputDevice:
     channels: int
     default_rate: float
     is_default: bool
+    pulse_source: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What the settings remember and :func:`find_input_device` finds again: the name, or
+        ``pulse:<source>`` (a source's description may be shared or translated)."""
+        return PULSE_PREFIX + self.pulse_source if self.pulse_source else self.name
 
     def describe(self) -> str:
         """One line for lists and messages."""
         mark = "*" if self.is_default else " "
-        return (
-            f"{mark} {self.index:3d}  {self.name} ({self.host_api}, {self.channels} ch, "
-            f"{self.default_rate:g} Hz)"
+        where = f"{self.host_api}, {self.channels} ch, {self.default_rate:g} Hz"
+        if self.pulse_source:
+            return f"{mark}      {self.key}  {self.name} ({where})"
+        return f"{mark} {self.index:3d}  {self.name} ({where})"
+
+
+def pulse_sources(through: int, rate: float) -> list[InputDevice]:
+    """The sound server's sources, each recorded through PortAudio device ``through``.
+
+    PortAudio's ALSA host sees the sound server as one device (``pulse``), recording from the
+    server's default source; ``PULSE_SOURCE``, set when the stream opens, picks another one
+    (:class:`dictate.audio.capture.MicrophoneSource`). The list comes from ``pactl`` (PulseAudio's
+    or PipeWire's); without it, or without a server, it is empty.
+    """
+    import shutil
+    import subprocess
+
+    pactl = shutil.which("pactl")
+    if pactl is None:
+        return []
+    try:
+        done = subprocess.run(
+            [pactl, "list", "sources"],
+            capture_output=True,
+            text=True,
+            timeout=_PACTL_TIMEOUT_S,
+            env={**os.environ, "LC_ALL": "C"},  # the field names are translated otherwise
+            stdin=subprocess.DEVNULL,
         )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if done.returncode != 0:
+        return []
+    found = []
+    for block in re.split(r"^Source #\d+\s*$", done.stdout, flags=re.MULTILINE)[1:]:
+        fields = dict(re.findall(r"^\s+([A-Za-z ]+): (.*)$", block, flags=re.MULTILINE))
+        name = fields.get("Name", "").strip()
+        if not name:
+            continue
+        spec = re.search(r"(\d+)ch (\d+)Hz", fields.get("Sample Specification", ""))
+        found.append(
+            InputDevice(
+                index=through,
+                name=fields.get("Description", "").strip() or name,
+                host_api="sound server",
+                channels=int(spec.group(1)) if spec else 2,
+                default_rate=float(spec.group(2)) if spec else rate,
+                is_default=False,
+                pulse_source=name,
+            )
+        )
+    return found
 
 
 def list_input_devices() -> list[InputDevice]:
-    """Every device with at least one input channel, the system default marked."""
+    """Every device with at least one input channel, the system default marked; then, where
+    PortAudio has a ``pulse`` device, every source of the sound server (:func:`pulse_sources`)."""
     sd = sounddevice_module()
     try:
         devices = sd.query_devices()
@@ -86,9 +157,13 @@ def list_input_devices() -> list[InputDevice]:
         except sd.PortAudioError:
             default_in = -1
     found = []
+    through: dict[str, tuple[int, float]] = {}
     for info in devices:
         if info["max_input_channels"] < 1:
             continue
+        through.setdefault(
+            str(info["name"]), (int(info["index"]), float(info["default_samplerate"]))
+        )
         found.append(
             InputDevice(
                 index=int(info["index"]),
@@ -99,11 +174,15 @@ def list_input_devices() -> list[InputDevice]:
                 is_default=int(info["index"]) == default_in,
             )
         )
+    server = through.get("pulse")
+    if server is not None:
+        found.extend(pulse_sources(*server))
     return found
 
 
 def find_input_device(spec: str | int | None = None) -> InputDevice:
-    """The device named by ``spec``: an index, an exact name, or a unique part of a name.
+    """The device named by ``spec``: an index, a :attr:`InputDevice.key` (``pulse:<source>``),
+    an exact name, or a unique part of a name or key.
 
     ``None`` or an empty string selects the system default input.
 
@@ -116,7 +195,7 @@ def find_input_device(spec: str | int | None = None) -> InputDevice:
             "no microphone found: PortAudio reports no input device; connect one, or check that "
             "the sound server (PulseAudio/PipeWire) is running"
         )
-    available = "; ".join(f"{d.index}: {d.name}" for d in devices)
+    available = "; ".join(d.key if d.pulse_source else f"{d.index}: {d.name}" for d in devices)
     if spec is None or spec == "":
         for device in devices:
             if device.is_default:
@@ -125,16 +204,24 @@ def find_input_device(spec: str | int | None = None) -> InputDevice:
     text = str(spec).strip()
     if text.isdigit():
         for device in devices:
-            if device.index == int(text):
+            if device.index == int(text) and device.pulse_source is None:
                 return device
         raise AudioDeviceError(f"no input device with index {text} (inputs: {available})")
-    exact = [d for d in devices if d.name == text]
-    if exact:
-        return exact[0]
-    partial = [d for d in devices if text.lower() in d.name.lower()]
+    for device in devices:
+        if device.key == text:
+            return device
+    exact = [d for d in devices if d.name == text]  # two sources may share a description
+    partial = exact or [
+        d for d in devices if text.lower() in d.key.lower() or text.lower() in d.name.lower()
+    ]
     if len(partial) == 1:
         return partial[0]
     if not partial:
+        if text.startswith(PULSE_PREFIX):
+            raise AudioDeviceError(
+                f"the sound server has no source {text[len(PULSE_PREFIX) :]!r} (is it unplugged, "
+                f"or the sound server not running?); inputs: {available}"
+            )
         raise AudioDeviceError(f"no input device named {text!r} (inputs: {available})")
-    names = ", ".join(d.name for d in partial)
+    names = ", ".join(d.key for d in partial)
     raise AudioDeviceError(f"input device {text!r} is ambiguous: it matches {names}")

@@ -19,8 +19,8 @@ def cmd_devices(args: argparse.Namespace, stdout: TextIO) -> int:
             stdout.write("dictation will use the system default input\n")
         else:
             device = find_input_device(args.use)
-            settings.input_device = device.name
-            stdout.write(f"dictation will use {device.name}\n")
+            settings.input_device = device.key
+            stdout.write(f"dictation will use {device.key}\n")
         save_settings(settings)
         return 0
     found = list_input_devices()
@@ -30,7 +30,7 @@ def cmd_devices(args: argparse.Namespace, stdout: TextIO) -> int:
             "(PulseAudio or PipeWire) is running"
         )
     for device in found:
-        chosen = "  (remembered)" if device.name == settings.input_device else ""
+        chosen = "  (remembered)" if device.key == settings.input_device else ""
         stdout.write(device.describe() + chosen + "\n")
     return 0
 
@@ -39,8 +39,9 @@ def register(commands: Any) -> None:
     devices = commands.add_parser(
         "devices",
         help="list microphones; remember one",
-        description="List the input devices (* marks the system default). --use remembers one "
-        "by name for dictation; --use default goes back to the system default.",
+        description="List the input devices (* marks the system default); with PulseAudio or "
+        "PipeWire, each of the sound server's sources too, as pulse:NAME. --use remembers one "
+        "for dictation; --use default goes back to the system default.",
     )
     devices.add_argument("--use", metavar="NAME", help="index or (part of a) name to remember")
     devices.set_defaults(func=lambda args, io: cmd_devices(args, io.stdout))

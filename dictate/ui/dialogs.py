@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -58,10 +59,14 @@ def device_choices() -> tuple[list[tuple[str, str | None]], str | None]:
 
     choices: list[tuple[str, str | None]] = [("System default microphone", None)]
     try:
-        for device in list_input_devices():
-            choices.append((f"{device.name} ({device.host_api})", device.name))
+        devices = list_input_devices()
     except DictateError as exc:
         return choices, str(exc)
+    names = Counter(device.name for device in devices)
+    for device in devices:
+        # Two sound-server sources may share a description ("Monitor of Null Output").
+        where = device.key if names[device.name] > 1 and device.pulse_source else device.host_api
+        choices.append((f"{device.name} ({where})", device.key))
     return choices, None
 
 

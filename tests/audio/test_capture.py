@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pulse import PulseServer
+from pulse import SINK, PulseServer
 
 from dictate.asr.segmenter import SegmentEnded, Segmenter
 from dictate.audio.capture import AudioBlock, MicrophoneSource
@@ -62,6 +62,57 @@ def test_default_device_is_listed_and_found(pulse_server: PulseServer) -> None:
         find_input_device("no such microphone")
     with pytest.raises(AudioDeviceError, match="no input device with index"):
         find_input_device("999")
+
+
+def test_a_sound_server_source_is_listed_found_and_recorded(
+    pulse_server: PulseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second microphone on the sound server (another null sink's monitor): PortAudio shows
+    only its one "pulse" device, so the sources are listed from the server as pulse:NAME, and
+    recording from one hears what is played into it, not what the default source hears."""
+    from dictate.audio.devices import find_input_device, list_input_devices
+
+    module = pulse_server.pactl("load-module", "module-null-sink", "sink_name=second").strip()
+    try:
+        keys = [d.key for d in list_input_devices()]
+        assert "pulse:second.monitor" in keys and f"pulse:{SINK}.monitor" in keys
+        second = find_input_device("pulse:second.monitor")
+        assert second.pulse_source == "second.monitor" and not second.is_default
+        assert find_input_device("second.mon") == second  # part of its key
+        with pytest.raises(AudioDeviceError, match="sound server has no source 'gone'"):
+            find_input_device("pulse:gone")
+        # The app's pickers: both null sinks' monitors are "Monitor of Null Output", so the
+        # labels say which is which; the settings remember the key.
+        from dictate.ui.dialogs import device_choices
+
+        choices, error = device_choices()
+        assert error is None
+        assert ("Monitor of Null Output (pulse:second.monitor)", second.key) in choices
+
+        def loudness(device: str) -> float:
+            source = MicrophoneSource(device)
+            blocks: list[AudioBlock] = []
+            player = subprocess.Popen(
+                ["paplay", "--device=second", str(DATA / "en_phrases.wav")],
+                env=pulse_server.env(),
+            )
+            try:
+                for block in source.blocks():
+                    blocks.append(block)
+                    if blocks[-1].end - blocks[0].start >= 3.0:
+                        source.stop()
+            finally:
+                player.kill()
+                player.wait()
+            return float(np.abs(np.concatenate([b.samples for b in blocks])).max())
+
+        monkeypatch.setenv("PULSE_SOURCE", "left.alone")  # the user's own setting comes back
+        assert loudness("pulse:second.monitor") > 3000  # the speech
+        assert os.environ["PULSE_SOURCE"] == "left.alone"
+        monkeypatch.delenv("PULSE_SOURCE")
+        assert loudness(f"pulse:{SINK}.monitor") < 100  # silence: it was not played there
+    finally:
+        pulse_server.pactl("unload-module", module)
 
 
 @pytest.mark.slow
