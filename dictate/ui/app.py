@@ -332,8 +332,7 @@ def run_app(command: str | None = None) -> int:
         log.error("another dictate answered on %s, then went away; start again", server.address)
         return 1
     claim = DataFolderClaim()
-    holder_address = claim.claim(server.address)
-    if holder_address is not None:
+    if claim.claim(server.address) is not None:  # held by an app this launch did not reach
         server.close()
         return hand_over(command, claim)
     remote = RemoteCommands(command)
