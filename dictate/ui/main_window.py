@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -55,6 +55,28 @@ DICTATE_KEY = "F9"
 JOURNAL_RETRY_MS = 5000
 FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
 _FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
+
+
+class ToolbarPicker(QComboBox):
+    """A toolbar list that gives the keyboard back to the text when its list closes without a
+    choice (Escape, a click elsewhere): focus left in it after Ctrl+M, Escape made the next
+    typed letters pick another microphone instead of reaching the text."""
+
+    popupClosed = Signal()
+
+    def showPopup(self) -> None:
+        super().showPopup()
+        # Escape closes the popup without hidePopup(): watch its window instead.
+        container = self.view().window()
+        if container is not self.window():
+            container.removeEventFilter(self)
+            container.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Hide and watched is self.view().window():
+            # After the event loop: the closing popup hands the focus back to this list first.
+            QTimer.singleShot(0, self, self.popupClosed.emit)
+        return super().eventFilter(watched, event)
 
 
 class MessageBar(QFrame):
@@ -284,11 +306,12 @@ class MainWindow(QMainWindow):
         bar = QToolBar("Dictation")
         bar.setObjectName("dictation-toolbar")
         bar.addAction(self.dictate_action)
-        self.mic_combo = QComboBox()
+        self.mic_combo = ToolbarPicker()
         self.mic_combo.setAccessibleName("Microphone")
         self.mic_combo.setToolTip("Microphone (Ctrl+M)")
         self.refresh_devices()
         self.mic_combo.activated.connect(self._on_mic_chosen)
+        self.mic_combo.popupClosed.connect(self._back_to_text)
         bar.addWidget(self.mic_combo)
         self.level = QProgressBar()
         self.level.setRange(-60, 0)
@@ -299,11 +322,12 @@ class MainWindow(QMainWindow):
         self.level.setAccessibleName("Input level")
         self.level.setToolTip("Input level (dBFS)")
         bar.addWidget(self.level)
-        self.engine_combo = QComboBox()
+        self.engine_combo = ToolbarPicker()
         self.engine_combo.setAccessibleName("Speech engine and model")
         self.engine_combo.setToolTip("Speech engine and model")
         self.refresh_engines()
         self.engine_combo.activated.connect(self._on_engine_chosen)
+        self.engine_combo.popupClosed.connect(self._back_to_text)
         bar.addWidget(self.engine_combo)
         self.addToolBar(bar)
 
@@ -393,6 +417,9 @@ class MainWindow(QMainWindow):
         self.settings.engine, self.settings.vosk_model = self.engine_combo.itemData(index)
         self.controller.forget_engine()
         self._settings_changed()
+        self.editor.setFocus()
+
+    def _back_to_text(self) -> None:
         self.editor.setFocus()
 
     def _focus_mic(self) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
+from pytestqt.qtbot import QtBot
 
 from dictate.config import Settings
 from dictate.editing.text import to_utf16
@@ -520,3 +521,36 @@ def test_a_file_that_is_not_utf8_is_refused_with_what_to_do(
     message = window.messages.label.text()
     assert "not UTF-8 text" in message and "0xe9" in message and "iconv" in message
     assert window.path is None
+
+
+@pytest.mark.qt_log_ignore(  # the offscreen platform cannot do these for a popup list
+    "does not support propagateSizeHints", "does not support raise", "grabbing the keyboard"
+)
+def test_escape_from_the_microphone_list_gives_the_keys_back_to_the_text(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Found by trying the app under Xvfb: Ctrl+M, then Escape, left the focus in the
+    microphone list; the next letters typed picked another microphone (saved at once) instead of
+    reaching the text, and Space reopened the list."""
+    window.show()
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.waitUntil(window.editor.hasFocus)
+    remembered = window.settings.input_device
+    window.focus_mic_action.trigger()
+    assert window.mic_combo.view().isVisible()
+    QTest.keyClick(window.mic_combo.view(), K.Key_Escape)
+    qtbot.waitUntil(lambda: not window.mic_combo.view().isVisible())
+    # The window's focus goes back to the text (offscreen, no window manager re-activates the
+    # window after the popup, so hasFocus() stays false here).
+    qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
+    window.activateWindow()
+    qtbot.waitUntil(window.editor.hasFocus)
+    QTest.keyClicks(QApplication.focusWidget(), "d typed")
+    assert window.editor.text == "d typed"
+    assert window.settings.input_device == remembered
+    # The same for the engine list, opened by a click.
+    window.engine_combo.setFocus()
+    window.engine_combo.showPopup()
+    QTest.keyClick(window.engine_combo.view(), K.Key_Escape)
+    qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
