@@ -8,10 +8,12 @@ exception propagates: the caller decides what to tell the user, and the old file
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -74,3 +76,41 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """How a text file was written, so that saving it again keeps it that way: its line breaks
+    (the editor works with ``\\n``) and a UTF-8 byte-order mark. Saving a Windows file used to
+    turn its CRLF line breaks into LF, and drop the mark, without a word.
+
+    Attributes:
+        newline: ``"\\n"``, ``"\\r\\n"`` or ``"\\r"``: the most frequent in the file.
+        bom: Whether the file starts with the UTF-8 byte-order mark.
+    """
+
+    newline: str = "\n"
+    bom: bool = False
+
+    @classmethod
+    def of(cls, data: bytes) -> TextFormat:
+        crlf = data.count(b"\r\n")
+        lf = data.count(b"\n") - crlf
+        cr = data.count(b"\r") - crlf
+        newline = "\r\n" if crlf > max(lf, cr) else "\r" if cr > lf else "\n"
+        return cls(newline, data.startswith(codecs.BOM_UTF8))
+
+    @staticmethod
+    def decode(data: bytes) -> str:
+        """The text with ``\\n`` line breaks and no byte-order mark.
+
+        Raises:
+            UnicodeDecodeError: Not UTF-8.
+        """
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+
+    def encode(self, text: str) -> bytes:
+        """``text`` (``\\n`` line breaks) as this format's bytes."""
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")

@@ -42,7 +42,7 @@ from dictate.events import (
     Pending,
     Segment,
 )
-from dictate.fileio import atomic_write_text
+from dictate.fileio import TextFormat, atomic_write
 from dictate.journal import Journal
 from dictate.ui.controller import DictationController, Loaded
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
@@ -184,6 +184,7 @@ class MainWindow(QMainWindow):
         self.journal = journal
         self._save_settings = save_settings_on_change
         self.path: Path | None = None
+        self.text_format = TextFormat()  # the line breaks and byte-order mark Save keeps
         self.modified = False
         self.punctuation_latency_ms: float | None = None
         self._segment_closed: dict[int, float] = {}
@@ -887,9 +888,12 @@ class MainWindow(QMainWindow):
             return
         self.load_text("", None)
 
-    def load_text(self, text: str, path: Path | None) -> None:
+    def load_text(self, text: str, path: Path | None, form: TextFormat | None = None) -> None:
+        """Show ``text`` as the document, from ``path`` (None: a new document), whose line
+        breaks and byte-order mark Save keeps (``form``; default plain ``\\n``, no mark)."""
         self.editor.set_text(text, str(path) if path else None)
         self.path = path
+        self.text_format = form or TextFormat()
         self.modified = False
         self._update_title()
         if self._save_error is not None:  # it was about the document just closed
@@ -913,7 +917,9 @@ class MainWindow(QMainWindow):
                     f"opens ({MAX_OPEN_BYTES // 2**20} MB). Open it in another editor, or split it."
                 )
                 return
-            text = Path(path).read_text(encoding="utf-8")
+            data = Path(path).read_bytes()
+            form = TextFormat.of(data)
+            text = form.decode(data)
         except UnicodeDecodeError as exc:
             self.messages.show_message(
                 f"Could not open {path}: it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
@@ -924,7 +930,7 @@ class MainWindow(QMainWindow):
         except (OSError, MemoryError) as exc:
             self.messages.show_message(f"Could not open {path}: {str(exc) or type(exc).__name__}")
             return
-        self.load_text(text, Path(path))
+        self.load_text(text, Path(path), form)
 
     def save(self) -> bool:
         if self.path is None:
@@ -952,7 +958,7 @@ class MainWindow(QMainWindow):
         if text and not text.endswith("\n"):
             text += "\n"
         try:
-            atomic_write_text(path, text)
+            atomic_write(path, self.text_format.encode(text))
         except OSError as exc:
             self._save_error = (
                 f"Could not save {path}: {exc.strerror or exc}. Your text is still here: "

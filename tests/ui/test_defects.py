@@ -554,3 +554,47 @@ def test_escape_from_the_microphone_list_gives_the_keys_back_to_the_text(
     window.engine_combo.showPopup()
     QTest.keyClick(window.engine_combo.view(), K.Key_Escape)
     qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
+
+
+def test_saving_keeps_the_files_line_breaks_and_byte_order_mark(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Found by trying the app: a Windows file (CRLF, with a UTF-8 byte-order mark) opened,
+    dictated into and saved came back with LF line breaks and without its mark."""
+    windows = tmp_path / "windows.txt"
+    windows.write_bytes(b"\xef\xbb\xbfFirst line.\r\nSecond line.\r\n")
+    window.open_document(windows)
+    assert window.editor.text == "First line.\nSecond line.\n"  # no \r, no U+FEFF in the text
+    window.editor.move_cursor(len(window.editor.text))
+    window.handle_event(Finalized(0.1, 1, ["Dictated."]))
+    assert window.save()
+    assert windows.read_bytes() == b"\xef\xbb\xbfFirst line.\r\nSecond line.\r\nDictated.\r\n"
+    unix = tmp_path / "unix.txt"
+    unix.write_bytes(b"One.\nTwo.\n")
+    window.open_document(unix)
+    assert window.save_as(tmp_path / "copy.txt")
+    assert (tmp_path / "copy.txt").read_bytes() == b"One.\nTwo.\n"
+    window.open_document(windows)
+    window.new_document()  # a new document is written the plain way
+    window.handle_event(Finalized(0.1, 1, ["New."]))
+    assert window.save_as(tmp_path / "new.txt")
+    assert (tmp_path / "new.txt").read_bytes() == b"New.\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "newline", "bom"),
+    [
+        (b"a\r\nb\r\nc\n", "\r\n", False),  # the most frequent wins
+        (b"a\rb\rc", "\r", False),
+        (b"\xef\xbb\xbfa\nb", "\n", True),
+        (b"", "\n", False),
+    ],
+)
+def test_text_format_of_a_file(data: bytes, newline: str, bom: bool) -> None:
+    from dictate.fileio import TextFormat
+
+    form = TextFormat.of(data)
+    assert (form.newline, form.bom) == (newline, bom)
+    text = form.decode(data)
+    assert "\r" not in text and "\ufeff" not in text
+    assert form.decode(form.encode(text)) == text
