@@ -221,7 +221,7 @@ def start_window() -> MainWindow:
     window = MainWindow(settings, Journal(path))
     open_document_at_start(window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept))
     if settings.problems:
-        window.messages.show_message(
+        window.messages.add_message(
             f"Some settings in {settings_path()} were not valid and use their defaults: "
             f"{', '.join(settings.problems)}. Change them in Settings (Ctrl+,)."
         )

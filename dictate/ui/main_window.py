@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFileDialog,
     QFrame,
@@ -57,6 +58,11 @@ FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
 _FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
 
 
+DICTATION_STOPPED = "dictation stopped"
+"""The event after which "stop dictation first" is no longer true
+(:meth:`MessageBar.no_longer_true`)."""
+
+
 class ToolbarPicker(QComboBox):
     """A toolbar list that gives the keyboard back to the text when its list closes without a
     choice (Escape, a click elsewhere): focus left in it after Ctrl+M, Escape made the next
@@ -97,12 +103,43 @@ class MessageBar(QFrame):
         self._row.addWidget(self.label, 1)
         self._row.addWidget(self.close_button)
         self.close_button.setVisible(dismissable)
+        self.until: str | None = None
         self.hide()
 
-    def show_message(self, text: str, actions: list[tuple[str, object]] | None = None) -> None:
+    def show_message(
+        self,
+        text: str,
+        actions: list[tuple[str, object]] | None = None,
+        *,
+        until: str | None = None,
+    ) -> None:
+        """Show ``text`` (replacing what is shown) with its action buttons; ``until`` names the
+        event after which it is no longer true (see :meth:`no_longer_true`)."""
         for button in self.buttons:
             button.deleteLater()
         self.buttons = []
+        self.until = until
+        self._add_buttons(actions)
+        self.label.setText(text)
+        self.show()
+
+    def add_message(self, text: str, actions: list[tuple[str, object]] | None = None) -> None:
+        """Show ``text`` below what is shown, if anything is, instead of replacing it: a notice
+        that comes later must not hide a problem the user has not read yet."""
+        if self.isHidden() or not self.label.text():
+            self.show_message(text, actions)
+            return
+        self.until = None  # the whole is no longer one event's message
+        self._add_buttons(actions)
+        self.label.setText(f"{self.label.text()}\n{text}")
+
+    def no_longer_true(self, event: str) -> None:
+        """``event`` happened: hide the message if it was only true until then ("stop
+        dictation first", once dictation has stopped)."""
+        if self.until == event and not self.isHidden():
+            self.hide()
+
+    def _add_buttons(self, actions: list[tuple[str, object]] | None) -> None:
         for label, slot in actions or []:
             button = QPushButton(label)
             button.clicked.connect(lambda _checked=False, slot=slot: slot())
@@ -110,8 +147,6 @@ class MessageBar(QFrame):
                 button.clicked.connect(self.hide)
             self._row.insertWidget(self._row.count() - 1, button)
             self.buttons.append(button)
-        self.label.setText(text)
-        self.show()
 
 
 class _TypingSignals(QObject):
@@ -482,6 +517,10 @@ class MainWindow(QMainWindow):
             # Open: the words would miss the text being saved, or go into a document about to
             # be replaced.
             return "answer the open dialog first"
+        if QApplication.activeModalWidget() is not None:
+            # Settings, the speech model dialog...: this window, and its Stop, cannot be
+            # reached until it is closed.
+            return "close the open dialog first"
         return None
 
     def start_dictation(self, source_factory: object = None) -> None:
@@ -489,7 +528,10 @@ class MainWindow(QMainWindow):
             return
         refused = self.start_refused()
         if refused:
-            self.messages.show_message(f"Dictation did not start: {refused}.")
+            # Seen once the dialog is closed: it must still be true then.
+            self.messages.show_message(
+                f"Dictation did not start: {refused}, then start it again (F9)."
+            )
             return
         self.messages.hide()
         self._typist = self._make_typist() if self.settings.target == "apps" else None
@@ -636,6 +678,8 @@ class MainWindow(QMainWindow):
         self.controller.stop()
 
     def _on_state(self, state: str) -> None:
+        if state == "idle":
+            self.messages.no_longer_true(DICTATION_STOPPED)
         self.dictate_action.setChecked(state in ("starting", "listening"))
         self.dictate_action.setText(
             {"idle": "&Dictate", "starting": "Starting…", "stopping": "Finishing…"}.get(
@@ -662,7 +706,7 @@ class MainWindow(QMainWindow):
             )
             self.provider_label.setToolTip("")
         if "low accuracy" in loaded.engine_label:
-            self.messages.show_message(
+            self.messages.add_message(
                 "Dictating with the bundled PocketSphinx engine, which is much less accurate. "
                 "Install a Vosk model for better results.",
                 [("&Get a model…", self.offer_model)],
@@ -879,7 +923,8 @@ class MainWindow(QMainWindow):
         if self.controller.state == "idle":
             return False
         self.messages.show_message(
-            f"{what} replaces the document dictation is writing into: stop dictation first (F9)."
+            f"{what} replaces the document dictation is writing into: stop dictation first (F9).",
+            until=DICTATION_STOPPED,
         )
         return True
 

@@ -495,7 +495,9 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
         window.open_document()
         assert "stop dictation first" in window.messages.label.text()
         assert window.editor.text == "Kept text."
-        window.messages.hide()
+        window.controller._set_state(State.IDLE)  # it is no longer true: it goes
+        assert window.messages.isHidden()
+        window.controller._set_state(State.LISTENING)
         window._on_mic_chosen(window.mic_combo.currentIndex())  # the run's own: no note
         assert window.messages.isHidden()
         run = window.controller.run_settings
@@ -598,3 +600,42 @@ def test_text_format_of_a_file(data: bytes, newline: str, bom: bool) -> None:
     text = form.decode(data)
     assert "\r" not in text and "\ufeff" not in text
     assert form.decode(form.encode(text)) == text
+
+
+def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> None:
+    """Found by trying the app: bad values in settings.json were reported in the message bar
+    at start, and the PocketSphinx notice replaced that message when the engine loaded."""
+    from dictate.ui.controller import Loaded
+
+    window.messages.add_message("Some settings in settings.json were not valid: silence_ms.")
+    window._on_loaded(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    text = window.messages.label.text()
+    assert "Some settings in settings.json were not valid" in text
+    assert "bundled PocketSphinx engine" in text
+    assert [b.text() for b in window.messages.buttons] == ["&Get a model…"]
+
+
+def test_dictation_does_not_start_behind_a_modal_dialog(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
+) -> None:
+    """Found by trying the app: `dictate start` while the (modal) speech model dialog was open
+    started dictating behind it, and the window's Stop could not be reached."""
+    started: list[object] = []
+    monkeypatch.setattr(window.controller, "start", lambda *args: started.append(args))
+    dialog = QMessageBox(QMessageBox.Icon.Information, "Modal", "A modal dialog", parent=window)
+    answers: list[str | None] = []
+
+    def while_open() -> None:
+        answers.append(refusal(window, "start"))
+        apply_command(window, "toggle")
+        dialog.accept()
+
+    QTimer.singleShot(0, while_open)
+    dialog.exec()
+    assert answers == ["close the open dialog first"]
+    assert started == []
+    assert window.messages.label.text() == (
+        "Dictation did not start: close the open dialog first, then start it again (F9)."
+    )
+    apply_command(window, "start")  # closed: it starts
+    assert len(started) == 1
