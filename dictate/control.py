@@ -24,8 +24,9 @@ from pathlib import Path
 from dictate.errors import DictateError
 from dictate.paths import APP_NAME, user_data_dir
 
-COMMANDS = ("toggle", "start", "stop", "show", "quit")
-"""What the running app carries out: start or stop dictation, bring its window up, quit."""
+COMMANDS = ("toggle", "start", "stop", "show", "quit", "reload")
+"""What the running app carries out: start or stop dictation, bring its window up, quit, read
+the settings file again (after ``dictate devices --use`` changed it)."""
 PING = "ping"
 """Answered ``ok`` by the app itself (nothing is carried out): is it there and answering?"""
 MAX_LINE = 100

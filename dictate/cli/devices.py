@@ -22,6 +22,7 @@ def cmd_devices(args: argparse.Namespace, stdout: TextIO) -> int:
             settings.input_device = device.key
             stdout.write(f"dictation will use {device.key}\n")
         save_settings(settings)
+        _tell_the_running_app(stdout)
         return 0
     found = list_input_devices()
     if not found:
@@ -45,3 +46,20 @@ def register(commands: Any) -> None:
     )
     devices.add_argument("--use", metavar="NAME", help="index or (part of a) name to remember")
     devices.set_defaults(func=lambda args, io: cmd_devices(args, io.stdout))
+
+
+def _tell_the_running_app(stdout: TextIO) -> None:
+    """The running app holds its settings in memory: make it read the file again (or it would
+    go on with the old microphone, and write it back at its next change)."""
+    from dictate.control import send_command
+    from dictate.errors import DictateError
+
+    try:
+        reply = send_command("reload")
+    except DictateError as exc:
+        stdout.write(f"the running app did not take it ({exc}); restart it to use it\n")
+        return
+    if reply == "ok":
+        stdout.write("the running app uses it from its next dictation run\n")
+    elif reply is not None:
+        stdout.write(f"the running app did not take it ({reply}); restart it to use it\n")

@@ -250,6 +250,8 @@ def apply_command(window: MainWindow, command: str) -> None:
             window.activateWindow()
     elif command == "quit":
         window.close()
+    elif command == "reload":
+        window.reload_settings()
     else:
         log.warning("unknown command %r ignored", command)
 

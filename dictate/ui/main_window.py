@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import html
 import json
@@ -485,16 +486,33 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             hotkey = self.settings.hotkey
             dialog.apply_to(self.settings)
-            self.target_action.setChecked(self.settings.target == "apps")
-            if self.settings.hotkey != hotkey and getattr(self, "_hotkey", None) is not None:
-                self.start_global_hotkey()
-            self.controller.forget_engine()
-            if self.settings.font_family:
-                self.editor.setFont(QFont(self.settings.font_family))
-            self.editor.set_font_size(self.settings.font_size)
-            self.refresh_devices()
-            self.refresh_engines()
-            self._settings_changed()
+            self._apply_settings(hotkey)
+
+    def reload_settings(self) -> None:
+        """Take the settings file as it is now: another process changed it (``dictate devices
+        --use``), and the next change here would otherwise write the old values back."""
+        from dictate.config import load_settings
+
+        saved = load_settings()
+        if saved == self.settings:
+            return
+        hotkey = self.settings.hotkey
+        for field in dataclasses.fields(saved):
+            setattr(self.settings, field.name, getattr(saved, field.name))
+        self._apply_settings(hotkey)
+
+    def _apply_settings(self, hotkey_before: str) -> None:
+        """Everything shown or held that depends on the settings, after they changed."""
+        self.target_action.setChecked(self.settings.target == "apps")
+        if self.settings.hotkey != hotkey_before and getattr(self, "_hotkey", None) is not None:
+            self.start_global_hotkey()
+        self.controller.forget_engine()
+        if self.settings.font_family:
+            self.editor.setFont(QFont(self.settings.font_family))
+        self.editor.set_font_size(self.settings.font_size)
+        self.refresh_devices()
+        self.refresh_engines()
+        self._settings_changed()
 
     def _zoom(self, step: int) -> None:
         self.settings.font_size = max(6, min(72, self.settings.font_size + step))

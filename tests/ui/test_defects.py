@@ -639,3 +639,22 @@ def test_dictation_does_not_start_behind_a_modal_dialog(
     )
     apply_command(window, "start")  # closed: it starts
     assert len(started) == 1
+
+
+def test_the_running_app_takes_a_microphone_chosen_on_the_command_line(
+    window: MainWindow,
+) -> None:
+    """Found by trying the app: `dictate devices --use NAME` while the app ran changed the
+    settings file, but the app went on with its old microphone and wrote it back at its next
+    settings change. The command now tells the app to read the file again ("reload")."""
+    from dictate.config import load_settings, save_settings
+
+    chosen = dataclasses.replace(window.settings, input_device="pulse:usb_headset.mono")
+    save_settings(chosen)  # what `dictate devices --use` writes
+    apply_command(window, "reload")
+    assert window.settings.input_device == "pulse:usb_headset.mono"
+    window._save_settings = True  # as the app does (the fixture's window does not save)
+    window.set_target("apps")  # the next change here keeps it
+    assert load_settings().input_device == "pulse:usb_headset.mono"
+    apply_command(window, "reload")  # nothing changed: nothing happens
+    assert window.settings.target == "apps"

@@ -448,3 +448,17 @@ def test_a_client_in_another_environment_reaches_the_app_through_the_data_folder
     # The app is gone from the folder (its address file may stay): nothing answers.
     server.close()
     assert in_thread(qtbot, lambda: send_command("show", timeout=5)) is None
+
+
+def test_devices_use_tells_the_running_app_to_reload(qtbot: QtBot, server: InstanceServer) -> None:
+    from dictate.cli.devices import _tell_the_running_app
+
+    out = io.StringIO()
+    with qtbot.waitSignal(server.commandReceived) as signal:
+        in_thread(qtbot, lambda: _tell_the_running_app(out))
+    assert signal.args == ["reload"]
+    assert out.getvalue() == "the running app uses it from its next dictation run\n"
+    server.close()
+    out = io.StringIO()
+    in_thread(qtbot, lambda: _tell_the_running_app(out))  # no app: nothing to say
+    assert out.getvalue() == ""
