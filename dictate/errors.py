@@ -45,3 +45,9 @@ class DownloadError(DictateError):
 
 class DownloadCancelled(DownloadError):
     """The user cancelled a download; nothing was installed."""
+
+
+def as_sentence(message: str) -> str:
+    """An error message as a window shows it: from a capital letter. The command line writes
+    them after ``dictate: error:`` and in lower case ("no microphone found: ...")."""
+    return message[:1].upper() + message[1:] if message[:1].islower() else message

@@ -80,6 +80,13 @@ def _detail(exc: Exception, path: Path) -> str:
     return (text[len(prefix) :] if text.startswith(prefix) else text).rstrip(".") or "unknown"
 
 
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
+
+
 def read_audio_info(path: str | Path) -> AudioInfo:
     """Read the header of an audio file.
 
@@ -94,6 +101,8 @@ def read_audio_info(path: str | Path) -> AudioInfo:
     except FileNotFoundError:
         raise InputError(f"audio file {path} does not exist") from None
     except soundfile.LibsndfileError as exc:
+        if _is_empty(path):
+            raise InputError(f"audio file {path} is empty (0 bytes)") from None
         raise InputError(
             f"{path} is not an audio file this app can read ({_detail(exc, path)}); give a "
             f"{READABLE} file, or {CONVERT_HINT}"

@@ -168,7 +168,8 @@ class Parser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit status 2, like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"dictate: error: {self.prog}: {message} (see {self.prog} --help)\n")
+        # The subcommand is named once, in the hint ("dictate: error: dictate transcribe: ...").
+        self.exit(2, f"dictate: error: {message} (see {self.prog} --help)\n")
 
 
 def load_model(args: argparse.Namespace, threads: int | None = None) -> Any:

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import Settings
-from dictate.errors import DictateError, DownloadCancelled
+from dictate.errors import DictateError, DownloadCancelled, as_sentence
 from dictate.ui.hotkey import HotkeyError, parse_shortcut
 from dictate.writing.replacements import parse_replacements
 
@@ -399,7 +399,7 @@ class ModelDialog(QDialog):
         self.download_button.setEnabled(True)
         self.download_button.setText("&Retry download")
         self.import_button.setEnabled(True)
-        self.message.setText(message)
+        self.message.setText(as_sentence(message))
 
     def import_model(self) -> None:
         from dictate.store.store import ModelStore
@@ -410,6 +410,6 @@ class ModelDialog(QDialog):
         try:
             self.installed_path = ModelStore().import_path(Path(path))
         except DictateError as exc:
-            self.message.setText(str(exc))
+            self.message.setText(as_sentence(str(exc)))
             return
         self.accept()

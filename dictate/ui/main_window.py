@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import Settings, save_settings
-from dictate.errors import AudioError, DictateError, ModelError
+from dictate.errors import AudioError, DictateError, ModelError, as_sentence
 from dictate.events import (
     Command,
     Error,
@@ -121,7 +121,7 @@ class MessageBar(QFrame):
         self.buttons = []
         self.until = until
         self._add_buttons(actions)
-        self.label.setText(text)
+        self.label.setText(as_sentence(text))
         self.show()
 
     def add_message(self, text: str, actions: list[tuple[str, object]] | None = None) -> None:
@@ -132,7 +132,7 @@ class MessageBar(QFrame):
             return
         self.until = None  # the whole is no longer one event's message
         self._add_buttons(actions)
-        self.label.setText(f"{self.label.text()}\n{text}")
+        self.label.setText(f"{self.label.text()}\n{as_sentence(text)}")
 
     def no_longer_true(self, event: str) -> None:
         """``event`` happened: hide the message if it was only true until then ("stop

@@ -204,7 +204,7 @@ def test_a_failed_start_offers_a_way_out_by_the_kind_of_error(window: MainWindow
     assert [b.text() for b in window.messages.buttons] == ["&Choose microphone", "&Try again"]
     window._on_start_failed(RuntimeError("a bug"))
     assert [b.text() for b in window.messages.buttons] == ["&Try again"]
-    assert "dictation could not start" in window.messages.label.text()
+    assert "Dictation could not start" in window.messages.label.text()  # a sentence
     window._on_start_failed(ModelError("Vosk could not load /x; it may be corrupt"))
     labels = [b.text() for b in window.messages.buttons]
     assert labels == ["&Get a model…", "&Use the bundled engine"]

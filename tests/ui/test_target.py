@@ -183,7 +183,7 @@ def test_a_failed_start_hides_the_overlay(window: Any) -> None:
     assert window.overlay.isVisible()
     window._on_start_failed(AudioError("no microphone found"))
     assert not window.overlay.isVisible() and window._typist is None
-    assert "no microphone" in window.messages.label.text()
+    assert "No microphone" in window.messages.label.text()
 
 
 def test_a_typing_failure_after_the_run_is_brought_in_once(window: Any, qtbot: Any) -> None:
