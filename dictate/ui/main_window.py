@@ -343,6 +343,19 @@ class MainWindow(QMainWindow):
         bar = QToolBar("Dictation")
         bar.setObjectName("dictation-toolbar")
         bar.addAction(self.dictate_action)
+        button = bar.widgetForAction(self.dictate_action)
+        if button is not None:  # as wide as its widest label: the controls after it stay put
+            labels = ("Dictate", "Starting…", "Stop dictating", "Finishing…")
+            widest = max(button.fontMetrics().horizontalAdvance(label) for label in labels)
+            button.setMinimumWidth(
+                widest
+                + button.sizeHint().width()
+                - (
+                    button.fontMetrics().horizontalAdvance(
+                        self.dictate_action.text().replace("&", "")
+                    )
+                )
+            )
         self.mic_combo = ToolbarPicker()
         self.mic_combo.setAccessibleName("Microphone")
         self.mic_combo.setToolTip("Microphone (Ctrl+M)")

@@ -223,3 +223,16 @@ def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWi
     assert "Korean" in window.provider_label.toolTip()
     window._on_loaded(Loaded("Vosk (en)", "CPUExecutionProvider"))
     assert window.provider_label.text() == "Punctuation on CPU"
+
+
+def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Found under Xvfb: "Dictate" becoming "Stop dictating" pushed the microphone list and
+    everything after it to the right, under the mouse."""
+    from dictate.ui.controller import State
+
+    before = window.mic_combo.x()
+    for state in (State.STARTING, State.LISTENING, State.STOPPING):
+        window.controller._set_state(state)
+        qtbot.wait(20)
+        assert window.mic_combo.x() == before, state
+    window.controller._set_state(State.IDLE)
