@@ -20,7 +20,7 @@ from xserver import Receiver, XServer
 from dictate.output.typing import Typist, XdotoolBackend
 
 ROOT = Path(__file__).resolve().parents[1]
-UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü"
+UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü Ünïcödé ÉÀÑ Ωmega ǅ"
 
 pytestmark = pytest.mark.slow
 

@@ -111,9 +111,23 @@ class XdotoolBackend:
         # the next such character and drop it (seen under load: "שלום" arrived as "לום"). So
         # those characters go slowly, in runs of their own; plain ASCII goes fast.
         for run, remapped in _runs(text):
-            delay = self.remapped_delay_ms if remapped else self.delay_ms
-            args = ["xdotool", "type", "--clearmodifiers", "--delay", str(delay)]
-            _run([*args, "--", run], self.name)
+            if not remapped:
+                self._type(run, self.delay_ms)
+                continue
+            for piece, capital in _group(run, lambda char: char.lower() != char):
+                if capital:
+                    # `xdotool type` remaps a keycode to the keysym alone, and X reads a lone
+                    # Latin-1 letter keysym as a lower/upper pair: "É" came out as "é". With
+                    # Shift held, the same key gives the capital.
+                    keys = [f"shift+U{ord(char):04X}" for char in piece]
+                    command = ["xdotool", "key", "--clearmodifiers"]
+                    _run([*command, "--delay", str(self.remapped_delay_ms), *keys], self.name)
+                else:
+                    self._type(piece, self.remapped_delay_ms)
+
+    def _type(self, text: str, delay: int) -> None:
+        args = ["xdotool", "type", "--clearmodifiers", "--delay", str(delay)]
+        _run([*args, "--", text], self.name)
 
     def press_return(self, count: int = 1) -> None:
         self._key("Return", count)
@@ -135,13 +149,18 @@ class XdotoolBackend:
 
 def _runs(text: str) -> list[tuple[str, bool]]:
     """``text`` cut into runs of printable ASCII and of other characters (True)."""
+    return _group(text, lambda char: not (" " <= char <= "~"))
+
+
+def _group(text: str, kind: Callable[[str], bool]) -> list[tuple[str, bool]]:
+    """``text`` cut into runs of characters of one ``kind``."""
     runs: list[tuple[str, bool]] = []
     for char in text:
-        remapped = not (" " <= char <= "~")
-        if runs and runs[-1][1] == remapped:
-            runs[-1] = (runs[-1][0] + char, remapped)
+        this = kind(char)
+        if runs and runs[-1][1] == this:
+            runs[-1] = (runs[-1][0] + char, this)
         else:
-            runs.append((char, remapped))
+            runs.append((char, this))
     return runs
 
 
