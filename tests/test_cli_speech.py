@@ -131,16 +131,6 @@ def test_transcribe_baseline_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and out.strip().endswith((".", "?"))
 
 
-def test_an_empty_audio_file_is_called_empty(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    empty = tmp_path / "empty.wav"
-    empty.write_bytes(b"")
-    code, _out, err = call(["transcribe", str(empty)], capsys)
-    assert code == 2
-    one_line_error(err, f"audio file {empty} is empty (0 bytes)")
-
-
 @pytest.mark.parametrize(
     ("args", "needles"),
     [

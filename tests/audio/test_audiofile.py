@@ -127,7 +127,7 @@ def test_stereo_is_averaged_and_level_measured() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "Format not recognised"),
+        (b"", r"is empty \(0 bytes\)"),
         (b"ID3\x03\x00 an mp3 file", "not an audio file this app can read"),
         (b"RIFF\x10\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01", "Malformed 'fmt ' chunk"),
         (riff(0x55, 1, 8000, 8, b"\x00" * 100, False), "not an audio file this app can read"),

@@ -548,7 +548,9 @@ def test_escape_from_the_microphone_list_gives_the_keys_back_to_the_text(
     qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
     window.activateWindow()
     qtbot.waitUntil(window.editor.hasFocus)
-    QTest.keyClicks(QApplication.focusWidget(), "d typed")
+    focused = QApplication.focusWidget()
+    assert focused is window.editor
+    QTest.keyClicks(focused, "d typed")
     assert window.editor.text == "d typed"
     assert window.settings.input_device == remembered
     # The same for the engine list, opened by a click.
