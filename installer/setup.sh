@@ -87,11 +87,11 @@ fi
 if [ "$system_packages" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     sudo=""
     # Qt's own libraries need GLib, libGL and (on Wayland) libwayland-cursor: a desktop has
-    # them, a minimal install does not.
+    # them, a minimal install does not; nor a font, or one with emoji (shown as boxes without).
     packages=(python3-venv libportaudio2 libegl1 libgl1 libglib2.0-0 libwayland-cursor0
               libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0
               libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
-              libfontconfig1 libdbus-1-3 xdotool xclip)
+              libfontconfig1 libdbus-1-3 fonts-dejavu-core fonts-noto-color-emoji xdotool xclip)
     missing=()
     for pkg in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \

@@ -180,6 +180,7 @@ def test_a_second_app_on_a_held_data_folder_says_why_and_exits_1(address: str) -
             second.stderr
         )
         assert "it does not answer" in second.stderr
+        assert "If no dictate is running at all, delete " in second.stderr  # a reused pid
         assert not answers()  # it did not stay
     finally:
         holder.kill()

@@ -371,7 +371,8 @@ def hand_over(command: str | None, claim: DataFolderClaim) -> int:
     message = (
         f"Another dictate{process} is running with the same data folder, {claim.folder}, "
         f"but {why}. Only one may run at a time, or each would overwrite the other's unsaved "
-        "text. Wait for its window, or close it, then start dictate again."
+        "text. Wait for its window, or close it, then start dictate again. (If no dictate is "
+        f"running at all, delete {claim.lock_file} and start again.)"
     )
     log.error("%s", message)
     print(f"dictate: {message}", file=sys.stderr)

@@ -234,7 +234,8 @@ class DataFolderClaim:
     def __init__(self, folder: Path | None = None) -> None:
         self.address_file = address_file() if folder is None else folder / address_file().name
         self.folder = self.address_file.parent
-        self._lock = QLockFile(str(self.folder / "instance.lock"))
+        self.lock_file = self.folder / "instance.lock"
+        self._lock = QLockFile(str(self.lock_file))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
 
     def claim(self, address: str, timeout_ms: int = 1000) -> str | None:
