@@ -26,6 +26,12 @@ log = logging.getLogger("dictate.asr")
 
 def _serve(conn: Connection, name: str | None, model: str | None) -> None:
     """The child: load the engine, then decode what the parent sends until it says close."""
+    # The parent may go away (the app quit while this loaded): no one to tell, no traceback.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
+        _serve_until_closed(conn, name, model)
+
+
+def _serve_until_closed(conn: Connection, name: str | None, model: str | None) -> None:
     from dictate.asr.engine import load_engine
 
     try:

@@ -229,3 +229,15 @@ def test_sphinx_letters_lose_the_dictionary_dot() -> None:
     assert [_clean(w) for w in ("d.", "a.", "the(2)", "a.m.", "b.c.", "<sil>", "[noise]")] == [
         "d", "a", "the", "a.m.", "b.c.", None, None,
     ]  # fmt: skip
+
+
+def test_a_recogniser_process_whose_app_quit_while_it_loaded_ends_quietly() -> None:
+    """Seen when the app was closed right after it started: the recogniser child, still
+    loading, found the pipe to the app closed and printed a traceback on the terminal."""
+    import multiprocessing
+
+    from dictate.asr.process_engine import _serve
+
+    child_end, app_end = multiprocessing.Pipe()
+    app_end.close()  # the app is gone before the engine is ready
+    _serve(child_end, "sphinx", None)  # returns: no BrokenPipeError
