@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dictate.editing.text import fit_to_context, normalize_newlines, word_end
+from dictate.editing.text import fit_to_context, normalize_newlines, word_end, word_start
 from dictate.journal import Journal
 
 TYPING_GROUP_SECONDS = 1.0
@@ -285,15 +285,31 @@ class DictationBuffer:
         if not joined:
             self.set_pending(new_pending)
             return None
-        pos = self.point
+        pos = self._before_typed_word(self.point)
         adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:])
+        # The point (the user's cursor) stays after a word being typed; else after the sentence.
+        point = self.point + len(adjusted)
         if self.journal is not None:
-            self._write(self.journal.final, pos, adjusted, new_pending, pos + len(adjusted))
+            self._write(self.journal.final, pos, adjusted, new_pending, point)
         change = self._apply(_Op(pos, "", adjusted, "dictation", self.clock()), record=True)
-        self.point = pos + len(adjusted)
+        self.point = point
         self.pending = new_pending
         self._push_spans(pos, adjusted, sentences)
         return change
+
+    def _before_typed_word(self, point: int) -> int:
+        """Where a finalized sentence goes: the dictation point, or, while the user is typing a
+        word there (their last edit was typing that ends at the point, and no move came since),
+        the start of that word. A sentence that arrived mid-word went into it
+        ("abcdefghijklmnopqr it falls right egg.stuvwxyz", found under Xvfb)."""
+        last = self._undo[-1] if self._undo else None
+        typing_here = (
+            self._typing_open
+            and last is not None
+            and last.kind == "typing"
+            and last.pos + len(last.inserted) == point
+        )
+        return word_start(self.text, point) if typing_here else point
 
     def _push_spans(self, pos: int, adjusted: str, sentences: list[str]) -> None:
         # Each sentence's span starts at the space before it (the first: at the insertion).

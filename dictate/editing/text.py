@@ -127,6 +127,25 @@ def _extends(text: str, i: int) -> bool:
     return joins_previous(text[i]) or text[i - 1] == "\u200d"
 
 
+def word_start(text: str, pos: int) -> int:
+    """Where the word that ends at ``pos`` begins ("one typ|" -> "one |typ"); ``pos`` itself
+    after a space or punctuation. An apostrophe or hyphen just typed after a letter ("don'|")
+    counts as part of the word."""
+    while pos > 0:
+        i = pos - 1
+        char = text[i]
+        inside = (
+            char.isalnum()
+            or unicodedata.category(char).startswith("M")
+            or (i > 0 and _extends(text, i))
+            or (char in "'\u2019-" and i > 0 and text[i - 1].isalnum())
+        )
+        if not inside:
+            break
+        pos = i
+    return pos
+
+
 def word_end(text: str, pos: int) -> int:
     """``pos``, or the end of the word (or character) it is inside ("caf|é" -> "café|"):
     where dictation may go without splitting a word. Positions between words, and at a word's

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
-from dictate.editing.text import fit_to_context
+from dictate.editing.text import fit_to_context, word_start
 from dictate.journal import Journal, replay
 
 EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))
@@ -203,13 +203,18 @@ class BufferMachine(RuleBasedStateMachine):
             self.events += 1
             sentences.append(f"Word mk{self.events:04d}x here.")
         event = self.events
-        before = self.model_text()[: self.point]
-        after = self.model_text()[self.point :]
+        # While the user is typing a word at the point (their last edit was one character
+        # typed there, nothing moved since), the sentence goes before that word, not into it;
+        # the point stays after the word.
+        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
+        at = word_start(self.model_text(), self.point) if typing_here else self.point
+        before = self.model_text()[:at]
+        after = self.model_text()[at:]
         adjusted = fit_to_context(" ".join(sentences), before, after)
         self.record()
         self.last_typing = None
         self.buffer.finalize(sentences, pending)
-        self.model_replace(self.point, self.point, [(ch, event) for ch in adjusted])
+        self.model_replace(at, at, [(ch, event) for ch in adjusted])
         self.event_length[event] = len(adjusted)
         self.point += len(adjusted)
         assert self.buffer.pending == pending

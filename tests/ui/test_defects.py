@@ -660,3 +660,23 @@ def test_the_running_app_takes_a_microphone_chosen_on_the_command_line(
     assert load_settings().input_device == "pulse:usb_headset.mono"
     apply_command(window, "reload")  # nothing changed: nothing happens
     assert window.settings.target == "apps"
+
+
+def test_a_sentence_finalized_while_a_word_is_typed_does_not_split_it(
+    window: MainWindow,
+) -> None:
+    """Found under Xvfb: typing at the dictation point while speaking, a sentence finalized
+    between two key presses went into the word being typed, and the rest of the word went
+    after the sentence ("abcdefghijklmnopqr it falls right egg.stuvwxyz"). It now goes before
+    the word, and the keys typed next continue the word."""
+    editor = window.editor
+    window.handle_event(Finalized(0.1, 1, ["First part."]))
+    editor.setFocus()
+    QTest.keyClicks(editor, " abcdefghijklmnopqr")
+    window.handle_event(Finalized(0.2, 2, ["It falls right here."]))
+    QTest.keyClicks(editor, "stuvwxyz")
+    assert editor.text == "First part. It falls right here. abcdefghijklmnopqrstuvwxyz"
+    QTest.keyClicks(editor, " done ")  # a finished word: the next sentence comes after it
+    window.handle_event(Finalized(0.3, 3, ["After."]))
+    assert editor.text.endswith("abcdefghijklmnopqrstuvwxyz done after.")
+    check_consistent(window)

@@ -39,7 +39,7 @@ from PySide6.QtGui import (
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
-from dictate.editing.text import fit_to_context, to_utf16, word_end
+from dictate.editing.text import fit_to_context, to_utf16, word_end, word_start
 from dictate.journal import Journal, replay
 from dictate.ui.editor import DictationEditor
 
@@ -324,8 +324,18 @@ class EditorMachine(RuleBasedStateMachine):
         text = self.before = self.editor.text
         point = self.editor.dictation_point
         self.editor.insert_final([sentence], pending)
-        adjusted = fit_to_context(sentence, text[:point], text[point:])
-        self.changed(text[:point] + adjusted + text[point:])
+        # At the point, or (a word being typed there) before that word: the buffer's own state
+        # machine (tests/editing/test_buffer_states.py) models which; here, never inside a word.
+        expected = {
+            at: text[:at] + fit_to_context(sentence, text[:at], text[at:]) + text[at:]
+            for at in (point, word_start(text, point))
+        }
+        matches = [at for at, new in expected.items() if new == self.editor.text]
+        assert len(matches) == 1, (text, point, self.editor.text)
+        at = matches[0]
+        # Either way the dictation point moves by what was inserted (before it).
+        assert self.editor.dictation_point == point + len(self.editor.text) - len(text)
+        self.changed(expected[at])
         assert self.editor.text.count(f"mk{self.events:04d}x") == 1
 
     @rule(text=st.sampled_from(["", "pq one", "pq 😀 two, three", "pq שלום"]))
