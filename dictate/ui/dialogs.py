@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QFont, QKeySequence
+from PySide6.QtGui import QFont, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -116,7 +116,7 @@ class SettingsDialog(QDialog):
             ("Speech &engine", self.engine),
             ("&Silence that ends a segment", self.silence),
             ("Ma&ximum segment", self.max_segment),
-            ("Punctuation &mode", self.mode),
+            ("P&unctuation mode", self.mode),
             ("Words after a sentence &before it is final", self.right_words),
             ("Editor &font", self.font_family),
             ("Font si&ze", self.font_size),
@@ -151,7 +151,7 @@ class SettingsDialog(QDialog):
         )
         self.clipboard_fallback.setChecked(settings.clipboard_fallback)
         form.addRow(self.clipboard_fallback)
-        self.show_overlay = QCheckBox("Show the &overlay while typing into other applications")
+        self.show_overlay = QCheckBox("Sho&w the overlay while typing into other applications")
         self.show_overlay.setChecked(settings.show_overlay)
         form.addRow(self.show_overlay)
         self.hotkey = QKeySequenceEdit(QKeySequence(settings.hotkey))
@@ -233,7 +233,8 @@ class SettingsDialog(QDialog):
 
     def problems(self) -> list[str]:
         """What OK refuses: replacements the app would leave out (a written form without a
-        spoken phrase, a phrase given twice...) and a global shortcut the app would refuse."""
+        spoken phrase, a phrase given twice...), a global shortcut the app would refuse, and an
+        editor font that is not installed."""
         entries = [{"spoken": s, "written": w} for s, w in self._rows() if s.strip() or w.strip()]
         _, found = parse_replacements(entries)
         if self._hotkey_text():
@@ -241,6 +242,10 @@ class SettingsDialog(QDialog):
                 parse_shortcut(self._hotkey_text())
             except HotkeyError as exc:
                 found.append(f"the global shortcut: {exc}")
+        family = self.font_family.currentText().strip()
+        if family and family not in QFontDatabase.families():
+            # Stored as typed, then shown as whatever font Qt fell back to.
+            found.append(f"the editor font: no font named {family!r} is installed")
         return found
 
     def accept(self) -> None:

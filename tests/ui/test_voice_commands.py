@@ -107,3 +107,36 @@ def test_the_settings_dialog_refuses_what_the_app_would_leave_out(qtbot: Any) ->
     assert not dialog.isVisible() and dialog.result() == 1
     dialog.hotkey.setKeySequence(QKeySequence("F8"))  # a function key alone is fine
     assert dialog.problems() == []
+
+
+def test_the_settings_dialog_refuses_a_font_that_is_not_installed(qtbot: Any) -> None:
+    """Found by trying the app under Xvfb: an editor font typed by hand that is not installed
+    was saved as typed, then shown as the font Qt fell back to, so the dialog and the file
+    disagreed."""
+    from PySide6.QtGui import QFontDatabase
+
+    from dictate.ui.dialogs import SettingsDialog
+
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    dialog.font_family.setEditText("NoSuchFontXYZ")
+    assert dialog.problems() == ["the editor font: no font named 'NoSuchFontXYZ' is installed"]
+    installed = QFontDatabase.families()[0]
+    dialog.font_family.setEditText(installed)
+    assert dialog.problems() == []
+
+
+def test_the_settings_dialog_has_no_two_controls_on_one_mnemonic(qtbot: Any) -> None:
+    """Found under Xvfb: Alt+M went to "Microphone" and "Punctuation mode", Alt+O to the
+    overlay box and OK."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    from dictate.ui.dialogs import SettingsDialog
+
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    texts = [w.text() for w in dialog.findChildren(QLabel) + dialog.findChildren(QAbstractButton)]
+    keys = [m.lower() for text in texts for m in re.findall(r"&([^&\s])", text)]
+    assert sorted(keys) == sorted(set(keys)), texts
