@@ -221,6 +221,7 @@ class MainWindow(QMainWindow):
         self._save_settings = save_settings_on_change
         self.path: Path | None = None
         self.text_format = TextFormat()  # the line breaks and byte-order mark Save keeps
+        self._sphinx_noted = False
         self.modified = False
         self.punctuation_latency_ms: float | None = None
         self._segment_closed: dict[int, float] = {}
@@ -736,7 +737,8 @@ class MainWindow(QMainWindow):
                 f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
             )
             self.provider_label.setToolTip("")
-        if "low accuracy" in loaded.engine_label:
+        if "low accuracy" in loaded.engine_label and not self._sphinx_noted:
+            self._sphinx_noted = True  # once a session: it came back after every settings change
             self.messages.add_message(
                 "Dictating with the bundled PocketSphinx engine, which is much less accurate. "
                 "Install a Vosk model for better results.",

@@ -615,6 +615,9 @@ def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> 
     assert "Some settings in settings.json were not valid" in text
     assert "bundled PocketSphinx engine" in text
     assert [b.text() for b in window.messages.buttons] == ["&Get a model…"]
+    window.messages.hide()  # dismissed; a settings change loads the engine again: not again
+    window._on_loaded(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    assert window.messages.isHidden()
 
 
 def test_dictation_does_not_start_behind_a_modal_dialog(
