@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QKeySequenceEdit,
     QLabel,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -333,7 +334,10 @@ class ModelDialog(QDialog):
         self.cancel_button.setVisible(False)
         self.later_button = QPushButton("Use the &bundled engine for now")
         self.download_button.clicked.connect(self.start_download)
-        self.import_button.clicked.connect(self.import_model)
+        imports = QMenu(self.import_button)
+        imports.addAction("A model &folder…", lambda: self.import_model(zipped=False))
+        imports.addAction("A &zip file…", lambda: self.import_model(zipped=True))
+        self.import_button.setMenu(imports)
         self.cancel_button.clicked.connect(self._cancel.set)
         self.later_button.clicked.connect(self.reject)
         row = QHBoxLayout()
@@ -406,10 +410,18 @@ class ModelDialog(QDialog):
         self.import_button.setEnabled(True)
         self.message.setText(as_sentence(message))
 
-    def import_model(self) -> None:
+    def import_model(self, zipped: bool = False, path: str | None = None) -> None:
+        """Install a model the user has: a folder, or a zip as the upstream page has them
+        (``path``: chosen in a file dialog when None)."""
         from dictate.store.store import ModelStore
 
-        path = QFileDialog.getExistingDirectory(self, "Vosk model folder")
+        if path is None:
+            if zipped:
+                path, _ = QFileDialog.getOpenFileName(
+                    self, "Vosk model zip file", "", "Zip files (*.zip);;All files (*)"
+                )
+            else:
+                path = QFileDialog.getExistingDirectory(self, "Vosk model folder")
         if not path:
             return
         try:

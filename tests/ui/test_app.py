@@ -211,6 +211,41 @@ def test_dismissing_the_model_dialog_cancels_its_download(model_server, qtbot) -
     qtbot.waitUntil(lambda: "cancelled" in dialog.message.text().lower(), timeout=5_000)
 
 
+def test_the_model_dialog_imports_a_zip_as_well_as_a_folder(qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Found under Xvfb: Import offered only a folder picker, though models come as zips."""
+    import zipfile
+
+    from zip_server import fake_vosk_model
+
+    from dictate.store.store import ModelStore
+    from dictate.ui.dialogs import ModelDialog
+
+    model = fake_vosk_model(tmp_path / "src" / "vosk-model-small-en-us-0.15")
+    archive = tmp_path / "vosk-model-small-en-us-0.15.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in model.rglob("*"):
+            zf.write(path, path.relative_to(model.parent))
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    menu = dialog.import_button.menu()
+    assert [a.text() for a in menu.actions()] == ["A model &folder…", "A &zip file…"]
+    chosen: list[str] = []
+
+    def pick_file(*args: object, **kwargs: object) -> tuple[str, str]:
+        chosen.append("file")
+        return str(archive), ""
+
+    monkeypatch.setattr("dictate.ui.dialogs.QFileDialog.getOpenFileName", pick_file)
+    menu.actions()[1].trigger()  # the file dialog is the test's: a real one would wait
+    assert chosen == ["file"]
+    assert dialog.installed_path is not None and dialog.result() == 1
+    assert [m.name for m in ModelStore().installed()] == ["vosk-model-small-en-us-0.15"]
+    folder = ModelDialog()
+    qtbot.addWidget(folder)
+    folder.import_model(path=str(tmp_path / "src"))  # not a model: said in the dialog
+    assert folder.installed_path is None and "Vosk model" in folder.message.text()
+
+
 @pytest.mark.slow
 def test_self_test_command() -> None:
     result = subprocess.run(
