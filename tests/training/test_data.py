@@ -218,6 +218,17 @@ def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Pat
     assert rest[0].words[:2] == ["we", "met"]  # the quotation mark is gone, labels aligned
     noisy = list(labelled_documents(talks, 0, Variation(), {fiction: 1.0}, AsrNoise(rate=0.3)))
     assert any(d.words != c.words for d, c in zip(noisy, docs, strict=False))
+    # The noise rate changes the words of noisy documents, never which documents are kept:
+    # the mixture is the same whatever rate is being tuned (it was not, with one shared stream).
+    distinct = write(
+        tmp_path / "corpora" / "numbered.jsonl.gz",
+        [f"Document {i} begins here. {sentence}" for i in range(200)],
+    )
+    kept = []
+    for rate in (0.0, 0.08, 0.3):
+        noise = AsrNoise(rate=rate, documents=0.5) if rate else None
+        kept.append(len(list(labelled_documents(talks, 0, Variation(), {distinct: 0.25}, noise))))
+    assert kept[0] > 4 and kept == [kept[0]] * 3
     heldout = write(tmp_path / "corpora" / "heldout" / "x.heldout.jsonl.gz", [sentence])
     with pytest.raises(ValueError, match="held out"):
         list(labelled_documents(talks, 0, Variation(), {heldout: 1.0}))
