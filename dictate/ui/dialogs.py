@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -112,6 +113,10 @@ class SettingsDialog(QDialog):
         self.font_size = QSpinBox()
         self.font_size.setRange(6, 72)
         self.font_size.setValue(settings.font_size)
+        for box in (self.silence, self.max_segment, self.right_words, self.font_size):
+            # A number out of range becomes the nearest allowed one, not the old value again.
+            box.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
+            box.setToolTip(f"{box.minimum():g} to {box.maximum():g}")
         for label, widget in (
             ("&Microphone", self.device),
             ("Speech &engine", self.engine),

@@ -140,3 +140,20 @@ def test_the_settings_dialog_has_no_two_controls_on_one_mnemonic(qtbot: Any) -> 
     texts = [w.text() for w in dialog.findChildren(QLabel) + dialog.findChildren(QAbstractButton)]
     keys = [m.lower() for text in texts for m in re.findall(r"&([^&\s])", text)]
     assert sorted(keys) == sorted(set(keys)), texts
+
+
+def test_a_number_out_of_range_in_settings_becomes_the_nearest_allowed(qtbot: Any) -> None:
+    """Found under Xvfb: 0 typed as the maximum segment silently brought the old value back."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from dictate.ui.dialogs import SettingsDialog
+
+    dialog = SettingsDialog(Settings(max_segment_s=40.0))
+    qtbot.addWidget(dialog)
+    box = dialog.max_segment
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, "0")
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == box.minimum() == 2.0
+    assert box.toolTip() == "2 to 120"
