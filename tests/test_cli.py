@@ -313,11 +313,16 @@ def test_models_download_progress_starts_over_and_learns_the_total() -> None:
 
     err = io.StringIO()
     progress = _Progress("model", err)
+    progress.retrying("the connection timed out; attempt 2 of 4 in 1 s")  # before any byte
     for done, total in [(0, None), (700, None), (0, 2000), (1500, 2000), (2000, 2000)]:
         progress(done, total)
+        if done == 700:
+            progress.retrying("the connection ended early; attempt 3 of 4 in 2 s")
     progress.close()
     lines = err.getvalue().splitlines()
-    assert lines[0].startswith("model: 0.00B ")  # no total yet: a count, no percentage
+    assert lines[0] == "dictate: note: model: the connection timed out; attempt 2 of 4 in 1 s"
+    assert lines[1].startswith("model: 0.00B ")  # no total yet: a count, no percentage
+    assert "dictate: note: model: the connection ended early; attempt 3 of 4 in 2 s" in lines
     assert lines[-1].startswith("model: 100%") and " 2.00k/2.00k " in lines[-1], lines
 
 

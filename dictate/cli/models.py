@@ -38,6 +38,14 @@ class _Progress:
         bar.total = total  # unknown at first, or changed on the server
         bar.update(done - bar.n)
 
+    def retrying(self, why: str) -> None:
+        """A failed attempt, said on a line of its own (above the bar on a terminal)."""
+        line = f"dictate: note: {self.name}: {why}"
+        if self.bar is not None:
+            self.bar.write(line, file=self.bar.fp)
+        else:
+            self.stream.write(line + "\n")
+
     def _open(self, done: int, total: int | None) -> tqdm[NoReturn]:
         from tqdm import tqdm
 
@@ -109,7 +117,9 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         err = stderr or sys.stderr
         progress = _Progress(args.name, err)
         try:
-            path = store.download(args.name, url=args.url, progress=progress)
+            path = store.download(
+                args.name, url=args.url, progress=progress, on_retry=progress.retrying
+            )
         except KeyboardInterrupt:
             err.write(
                 "dictate: download interrupted; what was received is kept, run the same "

@@ -60,6 +60,7 @@ def fetch(
     retries: int = 3,
     timeout: float = 30.0,
     retry_delay: float = 1.0,
+    on_retry: Callable[[str], None] | None = None,
 ) -> None:
     """Download ``url`` into ``part``, resuming and retrying after network failures.
 
@@ -80,6 +81,9 @@ def fetch(
         timeout: Seconds without network activity before an attempt fails.
         retry_delay: Seconds to wait before the first retry; the wait doubles on each further
             retry.
+        on_retry: Called before each wait for a retry with what failed and when the next
+            attempt comes ("the connection timed out; attempt 2 of 4 in 1 s"), so a window
+            can say it instead of a progress bar that seems merely slow.
 
     Raises:
         DownloadError: The server refused, every attempt failed, the body was longer than
@@ -112,6 +116,8 @@ def fetch(
                     ) from exc
                 delay = retry_delay * 2 ** (failures - 1)
                 log.warning("download of %s interrupted (%s); retrying in %.1f s", url, exc, delay)
+                if on_retry is not None:
+                    on_retry(f"{exc}; attempt {failures + 1} of {retries + 1} in {delay:g} s")
                 if cancel is not None:
                     cancel.wait(delay)
                 elif delay > 0:

@@ -23,6 +23,7 @@ import time
 import urllib.parse
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
@@ -219,6 +220,7 @@ class ModelStore:
         cancel: threading.Event | None = None,
         retries: int = 3,
         timeout: float = 30.0,
+        on_retry: Callable[[str], None] | None = None,
     ) -> Path:
         """Download, check and install a model; return its folder.
 
@@ -240,6 +242,8 @@ class ModelStore:
                 partial file is deleted and :class:`DownloadCancelled` is raised.
             retries: Automatic retries after a network failure within this call.
             timeout: Seconds without network activity before an attempt fails.
+            on_retry: Told what failed before each automatic retry (see
+                :func:`dictate.store.download.fetch`).
 
         Returns:
             The installed model's folder, ``root / name``.
@@ -279,6 +283,7 @@ class ModelStore:
                 retries=retries,
                 timeout=timeout,
                 retry_delay=self.retry_delay,
+                on_retry=on_retry,
             )
             try:
                 installed = self._install_zip(

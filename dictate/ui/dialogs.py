@@ -303,6 +303,7 @@ class _DownloadSignals(QObject):
     progress = Signal(int, int)
     finished = Signal(str)
     failed = Signal(str)
+    retrying = Signal(str)
 
 
 class ModelDialog(QDialog):
@@ -323,6 +324,7 @@ class ModelDialog(QDialog):
         self._signals.progress.connect(self._on_progress)
         self._signals.finished.connect(self._on_finished)
         self._signals.failed.connect(self._on_failed)
+        self._signals.retrying.connect(self._on_retrying)
         self.message = QLabel(
             "No Vosk speech model is installed. Dictation works now with the bundled "
             "PocketSphinx English engine, but it is much less accurate.\n\n"
@@ -376,6 +378,7 @@ class ModelDialog(QDialog):
                     name,
                     progress=lambda done, total: signals.progress.emit(done, total or 0),
                     cancel=cancel,
+                    on_retry=signals.retrying.emit,
                 )
             except DownloadCancelled:
                 signals.failed.emit("Download cancelled; nothing was installed.")
@@ -414,6 +417,11 @@ class ModelDialog(QDialog):
         self.download_button.setText("&Retry download")
         self.import_button.setEnabled(True)
         self.message.setText(as_sentence(message))
+
+    def _on_retrying(self, why: str) -> None:
+        """A failed attempt: said while the retry waits (offline, the bar only kept moving)."""
+        if not self._cancel.is_set():
+            self.message.setText(f"Downloading {self.entry.name}: {why}…")
 
     def import_model(self, zipped: bool = False, path: str | None = None) -> None:
         """Install a model the user has: a folder, or a zip as the upstream page has them

@@ -268,9 +268,13 @@ def test_a_temporary_server_error_is_retried(
     url = serve(http_server, model_zip(tmp_path))
     http_server[1].statuses = [status]
     store = new_store(tmp_path)
-    store.download(NAME, url=url, retries=1, timeout=TIMEOUT)
+    told: list[str] = []
+    store.download(NAME, url=url, retries=1, timeout=TIMEOUT, on_retry=told.append)
     assert len(http_server[1].requests) == 2
     assert files_of(store.root / NAME) == files_of(tmp_path / "src" / "model")
+    # What a window shows while it waits: what failed, and when the next attempt comes.
+    [said] = told
+    assert str(status) in said and said.endswith(f"attempt 2 of 2 in {store.retry_delay:g} s")
 
 
 def test_a_server_error_on_every_attempt_is_reported(

@@ -211,6 +211,20 @@ def test_dismissing_the_model_dialog_cancels_its_download(model_server, qtbot) -
     qtbot.waitUntil(lambda: "cancelled" in dialog.message.text().lower(), timeout=5_000)
 
 
+def test_the_model_dialog_says_when_a_download_is_retried(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Found under Xvfb: offline, the dialog said only "Downloading…" with a moving bar while
+    the attempts failed one by one (only the log said so)."""
+    from dictate.ui.dialogs import ModelDialog
+
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    dialog._signals.retrying.emit("the server's name could not be looked up; attempt 2 of 4 in 1 s")
+    assert dialog.message.text() == (
+        f"Downloading {dialog.entry.name}: the server's name could not be looked up; "
+        "attempt 2 of 4 in 1 s…"
+    )
+
+
 def test_the_model_dialog_imports_a_zip_as_well_as_a_folder(qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Found under Xvfb: Import offered only a folder picker, though models come as zips."""
     import zipfile
