@@ -110,10 +110,11 @@ def send_command(command: str, timeout: float = 5.0, address: str | None = None)
         return _send(address, line, timeout)
     here = instance_address()
     reply = _send(here, line, timeout)
-    recorded = recorded_address()
-    if reply is None and recorded and recorded != here:
-        # The app runs, but this environment names another address (XDG_RUNTIME_DIR differs).
-        reply = _send(recorded, line, timeout)
+    if reply is None:
+        recorded = recorded_address()
+        if recorded and recorded != here:
+            # The app runs, but this environment names another address (XDG_RUNTIME_DIR differs).
+            reply = _send(recorded, line, timeout)
     return reply
 
 

@@ -173,7 +173,7 @@ def test_a_second_app_on_a_held_data_folder_says_why_and_exits_1(address: str) -
     )
     holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "None\n"
+        assert holder.stdout is not None and holder.stdout.readline() == "True\n"
         second = dictate()
         assert second.returncode == 1
         assert f"Another dictate (process {holder.pid}) is running with the same data folder" in (

@@ -133,12 +133,10 @@ def word_start(text: str, pos: int) -> int:
     counts as part of the word."""
     while pos > 0:
         i = pos - 1
-        char = text[i]
         inside = (
-            char.isalnum()
-            or unicodedata.category(char).startswith("M")
+            _in_word(text, i)
             or (i > 0 and _extends(text, i))
-            or (char in "'\u2019-" and i > 0 and text[i - 1].isalnum())
+            or (text[i] in "'\u2019-" and i > 0 and text[i - 1].isalnum())  # "don'|" typed
         )
         if not inside:
             break

@@ -334,7 +334,7 @@ def run_app(command: str | None = None) -> int:
         log.error("another dictate answered on %s, then went away; start again", server.address)
         return 1
     claim = DataFolderClaim()
-    if claim.claim(server.address) is not None:  # held by an app this launch did not reach
+    if not claim.claim(server.address):  # held by an app this launch did not reach
         server.close()
         return hand_over(command, claim)
     remote = RemoteCommands(command)

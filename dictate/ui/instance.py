@@ -238,33 +238,31 @@ class DataFolderClaim:
         self._lock = QLockFile(str(self.lock_file))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
 
-    def claim(self, address: str, timeout_ms: int = 1000) -> str | None:
+    def claim(self, address: str, timeout_ms: int = 1000) -> bool:
         """Take the folder for this instance, which listens on ``address``.
 
         Returns:
-            None when this instance holds the folder now, or when it could not be locked for
-            another reason than a holder (an unwritable folder: logged, and the app goes on, as
-            it reports that folder's problems in its window). Otherwise the address the holder
-            listens on, "" if it has not written it (yet).
+            False if another running app holds the folder (it wrote its address for
+            :func:`dictate.control.send_command` to find). True when this instance holds it
+            now, or when it could not be locked for another reason than a holder (an
+            unwritable folder: logged, and the app goes on, as it reports that folder's
+            problems in its window).
         """
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             log.warning("cannot make the data folder %s: %s", self.folder, exc)
-            return None
+            return True
         if self._lock.tryLock(timeout_ms):
             try:
                 atomic_write_text(self.address_file, address + "\n")
             except OSError as exc:
                 log.warning("cannot write %s: %s", self.address_file, exc)
-            return None
+            return True
         if self._lock.error() != QLockFile.LockError.LockFailedError:
             log.warning("cannot lock %s (%s); going on", self._lock.fileName(), self._lock.error())
-            return None
-        try:
-            return self.address_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return ""
+            return True
+        return False
 
     def holder(self) -> int | None:
         """The process id holding the folder (None if unknown)."""

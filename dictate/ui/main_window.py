@@ -346,17 +346,12 @@ class MainWindow(QMainWindow):
         bar.addAction(self.dictate_action)
         button = bar.widgetForAction(self.dictate_action)
         if button is not None:  # as wide as its widest label: the controls after it stay put
+            metrics = button.fontMetrics()
             labels = ("Dictate", "Starting…", "Stop dictating", "Finishing…")
-            widest = max(button.fontMetrics().horizontalAdvance(label) for label in labels)
-            button.setMinimumWidth(
-                widest
-                + button.sizeHint().width()
-                - (
-                    button.fontMetrics().horizontalAdvance(
-                        self.dictate_action.text().replace("&", "")
-                    )
-                )
+            extra = max(map(metrics.horizontalAdvance, labels)) - metrics.horizontalAdvance(
+                self.dictate_action.text().replace("&", "")
             )
+            button.setMinimumWidth(button.sizeHint().width() + extra)
         self.mic_combo = ToolbarPicker()
         self.mic_combo.setAccessibleName("Microphone")
         self.mic_combo.setToolTip("Microphone (Ctrl+M)")

@@ -400,7 +400,7 @@ def holder(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[str]]]:
         )
         started.append(child)
         assert child.stdout is not None
-        assert child.stdout.readline() == "None\n"  # it holds the folder now
+        assert child.stdout.readline() == "True\n"  # it holds the folder now
         return child
 
     yield start
@@ -415,12 +415,13 @@ def test_a_data_folder_is_claimed_by_one_process_at_a_time(
     first = holder(str(tmp_path), "/run/user/1/dictate.sock")
     assert (tmp_path / "instance.address").read_text() == "/run/user/1/dictate.sock\n"
     second = DataFolderClaim(tmp_path)
-    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) == "/run/user/1/dictate.sock"
+    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) is False
+    assert (tmp_path / "instance.address").read_text() == "/run/user/1/dictate.sock\n"
     assert second.holder() == first.pid
     # The holder crashes: its lock is stale, and the next claim takes the folder over.
     first.kill()
     first.wait()
-    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) is None
+    assert second.claim("/tmp/dictate-1.sock", timeout_ms=100) is True
     assert (tmp_path / "instance.address").read_text() == "/tmp/dictate-1.sock\n"
     second.release()
     assert not (tmp_path / "instance.lock").exists()
@@ -428,7 +429,7 @@ def test_a_data_folder_is_claimed_by_one_process_at_a_time(
 
 def test_a_folder_that_cannot_be_claimed_lets_the_app_go_on(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a folder")
-    assert DataFolderClaim(tmp_path / "file" / "data").claim("/x.sock", timeout_ms=100) is None
+    assert DataFolderClaim(tmp_path / "file" / "data").claim("/x.sock", timeout_ms=100) is True
 
 
 def test_a_client_in_another_environment_reaches_the_app_through_the_data_folder(
@@ -437,7 +438,7 @@ def test_a_client_in_another_environment_reaches_the_app_through_the_data_folder
     """The app listens on one address; a shell whose environment names another one (another
     XDG_RUNTIME_DIR) finds it through the address the app wrote into the data folder."""
     claim = DataFolderClaim()
-    assert claim.claim(server.address) is None
+    assert claim.claim(server.address) is True
     try:
         monkeypatch.setenv(ADDRESS_ENV, str(tmp_path / "elsewhere.sock"))
         with qtbot.waitSignal(server.commandReceived) as signal:
