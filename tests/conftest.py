@@ -4,6 +4,7 @@ server for model downloads (see ``model_server.py``)."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.audio)
         if "qtbot" in fixtures or "window" in fixtures or "/tests/ui/" in path:
             item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _clipboard_released_at_exit() -> Iterator[None]:
+    """Do at the end of the run what the app does when it quits (``aboutToQuit``): copying from
+    the editor leaves a QMimeData made in Python on the offscreen clipboard, which Qt would
+    delete after Python has finalized (the run then ended in SIGSEGV after every test passed)."""
+    yield
+    if "PySide6.QtWidgets" in sys.modules:
+        from PySide6.QtWidgets import QApplication
+
+        if QApplication.instance() is not None:
+            from dictate.ui.editor import release_clipboard
+
+            release_clipboard()
 
 
 @pytest.fixture(scope="session")

@@ -58,6 +58,9 @@ def application() -> object:
 
     qInstallMessageHandler(_qt_message)
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
+    from dictate.ui.editor import release_clipboard
+
+    app.aboutToQuit.connect(release_clipboard)
     preload_modules()
     app.setApplicationName("dictate")
     app.setDesktopFileName("dictate")

@@ -3,6 +3,10 @@ pending and partial words are greyed and replaced in place, the user's typing is
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -236,3 +240,33 @@ def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qt
         qtbot.wait(20)
         assert window.mic_combo.x() == before, state
     window.controller._set_state(State.IDLE)
+
+
+def test_quitting_after_a_copy_ends_cleanly(tmp_path: Path) -> None:
+    """In a child process, because the crash came at interpreter exit: text copied from the
+    editor is a QMimeData made in Python. On the offscreen platform Qt's clipboard outlives
+    Python and deleted it after Python had finalized (SIGSEGV at exit; it failed CI once).
+    Quitting hands the clipboard a copy Qt made itself, with the same text."""
+    script = textwrap.dedent(
+        """
+        from PySide6.QtCore import QTimer
+        from PySide6.QtGui import QGuiApplication
+        from dictate.ui.app import application
+        from dictate.ui.editor import DictationEditor
+
+        app = application()
+        editor = DictationEditor()
+        editor.set_text("Copied text.")
+        editor.selectAll()
+        editor.copy()
+        QTimer.singleShot(0, app.quit)
+        app.exec()
+        print(QGuiApplication.clipboard().text())
+        """
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_STATE_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert done.stdout.strip() == "Copied text."
