@@ -119,7 +119,16 @@ def _text_or_none(v: Any) -> bool:
 
 
 # The typing backends a user can choose (dictate/output/typing.py has them all).
-_TYPING_BACKENDS = ("xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
+_TYPING_BACKENDS = (
+    "xtest",
+    "xdotool",
+    "wtype",
+    "dotool",
+    "ydotool",
+    "sendinput",
+    "quartz",
+    "clipboard",
+)
 
 _VALID: dict[str, Callable[[Any], bool]] = {
     # The ranges are the settings dialog's.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,15 @@ import pytest
 from pulse import need
 from xserver import Receiver, XServer
 
-from dictate.output.typing import Typist, XdotoolBackend
+from dictate.output.typing import (
+    TypingError,
+    Typist,
+    XdotoolBackend,
+    choose_backend,
+    close_backend,
+    type_into,
+)
+from dictate.output.xtest import XTestBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü Ünïcödé ÉÀÑ Ωmega ǅ"
@@ -150,7 +159,7 @@ print(repr(window.editor.text), flush=True)
 def test_the_window_types_into_the_focused_application(
     xserver: XServer, receiver: Receiver, tmp_path: Path
 ) -> None:
-    """The window's "Other applications" target with the automatically chosen backend (xdotool
+    """The window's "Other applications" target with the automatically chosen backend (xtest
     on X11); the window is never shown, so the receiver keeps the focus, as when the user works
     in another application."""
     result = subprocess.run(
@@ -164,3 +173,103 @@ def test_the_window_types_into_the_focused_application(
     assert result.stdout.strip() == "''"  # nothing went into the window's own editor
     expected = "Café first.\nSecond 😀 line. Same line."
     assert receiver.wait_for(expected) == expected
+
+
+# -- the xtest backend (python-xlib, spare keycodes of its own) ----------------------------------
+
+
+def spare_keycodes(server: XServer) -> list[int]:
+    """The keycodes with no symbol in the server's map (another connection than the backend's)."""
+    from Xlib.display import Display
+
+    display = Display(server.display)
+    try:
+        info = display.display.info
+        first, count = info.min_keycode, info.max_keycode - info.min_keycode + 1
+        rows = display.get_keyboard_mapping(first, count)
+        return [first + i for i, row in enumerate(rows) if not any(row)]
+    finally:
+        display.close()
+
+
+def test_xtest_is_chosen_on_x11_and_types_exact_unicode(
+    xserver: XServer, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DISPLAY", xserver.display)
+    env = xserver.env()
+    backend = choose_backend(env=env)
+    assert isinstance(backend, XTestBackend)
+    before = spare_keycodes(xserver)
+    backend.settle_s = 0.5
+    type_into(backend, f"{UNICODE}\nsecond line")
+    assert receiver.wait_for(f"{UNICODE}\nsecond line") == f"{UNICODE}\nsecond line"
+    assert len(spare_keycodes(xserver)) < len(before)  # the slots hold their characters
+    close_backend(backend)
+    assert spare_keycodes(xserver) == before  # and are put back when it is done
+
+
+def test_xtest_delivers_every_character_to_a_busy_receiver(
+    xserver: XServer, tmp_path: Path
+) -> None:
+    """A receiver that takes 150 ms over each change (an application under load). xdotool
+    remaps one keycode for each character and puts it back at once; to this receiver it
+    delivered "Caf nave  quoted     mega" (measured while writing this test)."""
+    busy = Receiver(xserver, tmp_path, busy_s=0.15)
+    try:
+        text = "Café naïve — “quoted” 😀 中文 שלום ÉÀÑ Ωmega"
+        result = dictate(xserver, tmp_path, "type", "--backend", "xtest", text)
+        assert result.returncode == 0, result.stderr
+        assert busy.wait_for(text, timeout=60) == text
+    finally:
+        busy.close()
+
+
+def test_xtest_reuses_a_slot_only_after_it_has_rested(xserver: XServer, receiver: Receiver) -> None:
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    backend = XTestBackend(reuse_after_s=0.4, settle_s=0.1, slots=3, display=xserver.display)
+    backend._sleep = sleep
+    text = "ÀÉÎÕÜ àéîõü"  # ten characters the map lacks, through three slots
+    backend.type_text(text)
+    assert receiver.wait_for(text) == text
+    rests = [w for w in waits if w > backend.delay_ms / 1000]
+    assert len(rests) >= 3 and all(w <= 0.4 for w in rests)  # waited for slots to rest
+    backend.close()
+
+
+def test_xtest_types_past_a_held_shift_and_caps_lock_and_leaves_them_as_they_were(
+    xserver: XServer, receiver: Receiver
+) -> None:
+    from Xlib import XK, X
+    from Xlib.display import Display
+    from Xlib.ext import xtest
+
+    user = Display(xserver.display)  # the user's own keyboard
+    shift = user.keysym_to_keycode(XK.string_to_keysym("Shift_L"))
+    caps = user.keysym_to_keycode(XK.string_to_keysym("Caps_Lock"))
+    try:
+        for key, kind in ((caps, X.KeyPress), (caps, X.KeyRelease), (shift, X.KeyPress)):
+            xtest.fake_input(user, kind, key)
+        user.sync()
+        backend = XTestBackend(settle_s=0.1, display=xserver.display)
+        backend.type_text("abc Déjà vu, A.")
+        assert receiver.wait_for("abc Déjà vu, A.") == "abc Déjà vu, A."
+        backend.close()
+        pressed = user.query_keymap()
+        assert pressed[shift // 8] & (1 << (shift % 8))  # Shift is held again
+        assert user.screen().root.query_pointer().mask & X.LockMask  # Caps Lock is on again
+    finally:
+        xtest.fake_input(user, X.KeyRelease, shift)
+        xtest.fake_input(user, X.KeyPress, caps)
+        xtest.fake_input(user, X.KeyRelease, caps)
+        user.sync()
+        user.close()
+
+
+def test_xtest_on_a_display_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(TypingError, match="X display cannot be opened"):
+        XTestBackend(display=":4242")

@@ -3,7 +3,8 @@
 :class:`XServer` starts ``Xvfb`` on a free display (``-displayfd``) with no window manager. The
 receiver (:data:`RECEIVER`) is a small Qt text window in its own process on that display: it
 prints its X window id, then writes its whole text to a file after every change, so a test can
-type into it with the app's real backend and read back exactly what arrived.
+type into it with the app's real backend and read back exactly what arrived. A busy receiver
+(``busy_s``) takes that long over each change, as an application under load does.
 
 Without Xvfb the tests that need it are skipped, except under CI (``CI`` set), where they fail:
 CI installs it (``.ci/run``), and a skip there would hide a regression.
@@ -23,10 +24,12 @@ from pulse import need
 
 RECEIVER = r"""
 import sys
+import time
 from pathlib import Path
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
 out = Path(sys.argv[1])
+busy = float(sys.argv[2])  # seconds it takes over each change: a receiver under load
 app = QApplication(sys.argv[:1])
 edit = QPlainTextEdit()
 edit.setWindowTitle("dictate-test-receiver")
@@ -34,6 +37,7 @@ edit.resize(500, 300)
 edit.move(40, 40)
 
 def changed():
+    time.sleep(busy)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(edit.toPlainText(), encoding="utf-8")
     tmp.replace(out)
@@ -106,11 +110,11 @@ class XServer:
 class Receiver:
     """The receiving text window in its own process; :attr:`text` is what it holds."""
 
-    def __init__(self, server: XServer, folder: Path) -> None:
+    def __init__(self, server: XServer, folder: Path, busy_s: float = 0.0) -> None:
         self.server = server
         self.file = folder / "received.txt"
         self.process = subprocess.Popen(
-            [sys.executable, "-c", RECEIVER, str(self.file)],
+            [sys.executable, "-c", RECEIVER, str(self.file), str(busy_s)],
             env=server.env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -146,6 +146,10 @@ def cmd_transcribe(
             pass
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
+        if typist is not None:
+            from dictate.output.typing import close_backend
+
+            close_backend(typist.backend)
     if broken.is_set():
         raise BrokenPipeError
     if document is not None and document.text.strip():

@@ -11,13 +11,16 @@ from dictate.cli.common import Streams
 
 def run(args: argparse.Namespace, io: Streams) -> int:
     from dictate.config import load_settings
-    from dictate.output.typing import choose_backend, type_into
+    from dictate.output.typing import choose_backend, close_backend, type_into
 
     settings = load_settings()
     backend = choose_backend(
         args.backend or settings.typing_backend, clipboard_fallback=settings.clipboard_fallback
     )
-    type_into(backend, " ".join(args.text).replace("\r\n", "\n"))
+    try:
+        type_into(backend, " ".join(args.text).replace("\r\n", "\n"))
+    finally:
+        close_backend(backend)
     return 0
 
 

@@ -6,8 +6,13 @@ One interface (:class:`Backend`) with a backend per platform, chosen by :func:`c
 ========== ============================================================ ====================
 backend    how                                                          tested here
 ========== ============================================================ ====================
+xtest      X11: XTEST key events from this process (python-xlib); a     yes, under Xvfb
+           character the map lacks gets a spare keycode of its own that
+           stays mapped while a busy receiver may still read it
+           (:mod:`dictate.output.xtest`)
 xdotool    X11: XTest key events through ``xdotool`` (Unicode through   yes, under Xvfb
-           a spare keycode it remaps, so "café", "—", emoji arrive)
+           a spare keycode it remaps each time: a busy receiver can
+           miss those characters)
 wtype      Wayland (wlroots, KDE): the virtual-keyboard protocol         no
 dotool     Wayland or X11: uinput, reads commands on stdin              no
 ydotool    Wayland or X11: uinput through ``ydotoold`` (ASCII only)      no
@@ -28,6 +33,7 @@ typed, and nothing is deleted once the focus has moved to another window.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import shutil
 import subprocess
@@ -39,7 +45,8 @@ from typing import Any, Protocol
 from dictate.editing.text import fit_to_context, joins_previous
 from dictate.errors import DictateError
 
-BACKENDS = ("xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
+BACKENDS = ("xtest", "xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
+log = logging.getLogger("dictate.typing")
 _TIMEOUT = 60.0  # seconds for one typing command (a long sentence at 8 ms a key is ~2 s)
 
 
@@ -448,7 +455,9 @@ def _session(env: Mapping[str, str]) -> str:
     return "x11" if env.get("DISPLAY") else ""
 
 
-def _make(name: str, clipboard: Callable[[str], None] | None) -> Backend:
+def _make(
+    name: str, clipboard: Callable[[str], None] | None, env: Mapping[str, str] | None = None
+) -> Backend:
     if name == "clipboard":
         return ClipboardBackend(clipboard)
     if name == "sendinput":
@@ -459,6 +468,12 @@ def _make(name: str, clipboard: Callable[[str], None] | None) -> Backend:
         if sys.platform != "darwin":
             raise TypingError("the quartz backend works on macOS only")
         return QuartzBackend()
+    if name == "xtest":
+        if sys.platform != "linux":
+            raise TypingError("the xtest backend works on Linux (X11) only")
+        from dictate.output.xtest import XTestBackend
+
+        return XTestBackend(display=(os.environ if env is None else env).get("DISPLAY"))
     classes: dict[str, Any] = {
         "xdotool": XdotoolBackend,
         "wtype": WtypeBackend,
@@ -486,7 +501,8 @@ def choose_backend(
 
     Args:
         preference: A name from :data:`BACKENDS`, or None to choose by platform and session:
-            Windows SendInput, macOS Quartz, X11 xdotool, Wayland wtype, dotool or ydotool.
+            Windows SendInput, macOS Quartz, X11 xtest (or xdotool, dotool), Wayland wtype,
+            dotool or ydotool.
         clipboard_fallback: Use the clipboard when no backend can type.
         clipboard: How to put text on the clipboard (the window passes Qt's).
         env: The environment to read the session from (default ``os.environ``).
@@ -502,6 +518,11 @@ def choose_backend(
     if sys.platform == "darwin":
         return _make("quartz", clipboard)
     session = _session(env)
+    if session == "x11":
+        try:
+            return _make("xtest", clipboard, env)
+        except TypingError as exc:
+            log.info("xtest cannot type here (%s); trying the typing programs", exc)
     candidates = {"wayland": ("wtype", "dotool", "ydotool"), "x11": ("xdotool", "dotool")}.get(
         session, ()
     )
@@ -524,6 +545,13 @@ def choose_backend(
         f"cannot type into other applications on this {session} session: {need}, or turn on "
         "the clipboard fallback in Settings"
     )
+
+
+def close_backend(backend: Backend) -> None:
+    """Let ``backend`` put back what it changed (xtest's spare keycodes), where it has any."""
+    close = getattr(backend, "close", None)
+    if close is not None:
+        close()
 
 
 def type_into(backend: Backend, text: str) -> None:
@@ -643,6 +671,10 @@ class TypingQueue:
         while True:
             item = self._queue.get()
             if item is None:
+                try:
+                    close_backend(self.typist.backend)
+                except Exception:  # what was typed has arrived; only the clean-up failed
+                    log.exception("closing the typing backend failed")
                 return
             if self._undone:  # failed before: keep the rest for drain()
                 self._undone.append(item)

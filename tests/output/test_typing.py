@@ -133,22 +133,23 @@ def test_backend_choice_by_session(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         exe.write_text("#!/bin/sh\nexit 0\n")
         exe.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert choose_backend(env={"DISPLAY": ":1"}).name == "xdotool"
+    # No X server answers on :4242, so xtest cannot type there and xdotool is next.
+    assert choose_backend(env={"DISPLAY": ":4242"}).name == "xdotool"
     assert choose_backend(env={"WAYLAND_DISPLAY": "wayland-0"}).name == "wtype"
     assert choose_backend("xdotool").name == "xdotool"
     with pytest.raises(TypingError, match="dotool typing backend needs the dotool program"):
         choose_backend("dotool")
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     with pytest.raises(TypingError, match="install xdotool") as info:
-        choose_backend(env={"DISPLAY": ":1"})
+        choose_backend(env={"DISPLAY": ":4242"})
     assert "clipboard fallback" in str(info.value)
     with pytest.raises(TypingError, match="install wtype"):
         choose_backend(env={"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"})
     with pytest.raises(TypingError, match="no graphical session"):
         choose_backend(env={})
-    assert choose_backend(env={"DISPLAY": ":1"}, clipboard_fallback=True, clipboard=print).name == (
-        "clipboard"
-    )
+    assert choose_backend(
+        env={"DISPLAY": ":4242"}, clipboard_fallback=True, clipboard=print
+    ).name == ("clipboard")
     with pytest.raises(TypingError, match="unknown typing backend"):
         choose_backend("telepathy")
 
@@ -195,3 +196,10 @@ def test_a_new_typist_with_the_same_context_continues_the_text() -> None:
     assert backend.text == "It is. What now?"
     backend.window = "w2"
     assert Typist(backend, context).sentences(["Elsewhere."]) == "Elsewhere."
+
+
+def test_the_settings_accept_every_typing_backend() -> None:
+    from dictate.config import _TYPING_BACKENDS
+    from dictate.output.typing import BACKENDS
+
+    assert BACKENDS == _TYPING_BACKENDS

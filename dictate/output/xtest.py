@@ -1,0 +1,245 @@
+"""Typing on X11 through the XTEST extension, with python-xlib (no external program).
+
+A character the keyboard map has is typed with its own key (and Shift where it is the key's
+second level). Any other character (é on a US map, —, emoji, Hebrew) needs a key mapped to it
+first. ``xdotool`` maps one spare keycode to each such character in turn and puts it back
+straight after the key press; a receiver that is busy reads its keyboard map only when it gets
+round to the change, by which time the keycode means the next character or nothing, so the
+character is lost (measured under Xvfb: with a receiver that took 150 ms over each change,
+``xdotool type "Café — 😀 中文 שלום"`` delivered "Caf  ", every non-ASCII character dropped).
+
+Here every spare keycode of the map is a slot. A character keeps its slot while it is in use,
+and a slot is given to a new character only after it has not been pressed for
+:attr:`XTestBackend.reuse_after_s`, the least recently used first: a receiver can fall that far
+behind and still read the character it was sent. :meth:`XTestBackend.close` puts the slots back
+to no symbol once :attr:`XTestBackend.settle_s` have passed since the last one was pressed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["XTestBackend", "keysym_of"]
+
+_LOCK_MASK = 1 << 1
+# The modifiers a held key would add to what is typed: Shift, Control, Mod1 (Alt), Mod4 (Super),
+# Mod5 (AltGr on most maps). Mod2 is Num Lock, a lock that changes only the keypad.
+_HELD = (0, 2, 3, 6, 7)
+_NAMED = {"\n": 0xFF0D, "\t": 0xFF09, "\b": 0xFF08}
+_SHIFT_L, _CAPS_LOCK = 0xFFE1, 0xFFE5
+
+
+def keysym_of(char: str) -> int:
+    """The X keysym that types ``char``: Latin-1 characters are their own keysyms, anything
+    else is ``0x01000000`` plus its code point (X's Unicode keysyms)."""
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if 0x20 <= code <= 0x7E or 0xA0 <= code <= 0xFF:
+        return code
+    return 0x01000000 | code
+
+
+class XTestBackend:
+    """X11 through XTEST, from this process (see the module's notes on spare keycodes).
+
+    Args:
+        delay_ms: Pause after each key (press and release), as ``xdotool``'s default.
+        reuse_after_s: A slot holds its character at least this long after its last press.
+        settle_s: :meth:`close` waits this long after the last slot press before it puts the
+            slots back.
+        slots: Use at most this many spare keycodes (default: all of them).
+        display: The X display name (default: ``$DISPLAY``).
+        sleep, clock: For tests of the timing rules.
+
+    Raises:
+        TypingError: The display cannot be opened, lacks XTEST, or its map has no spare
+            keycode.
+    """
+
+    name = "xtest"
+    takes_back = True
+
+    def __init__(
+        self,
+        delay_ms: int = 8,
+        reuse_after_s: float = 2.0,
+        settle_s: float = 3.0,
+        slots: int | None = None,
+        display: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from Xlib.display import Display
+
+        from dictate.output.typing import TypingError
+
+        try:
+            self._display = Display(display)
+        except Exception as exc:  # python-xlib raises its own families and OSError
+            raise TypingError(f"the X display cannot be opened for typing: {exc}") from None
+        if not self._display.has_extension("XTEST"):
+            self._display.close()
+            raise TypingError("the X server lacks the XTEST extension that typing needs")
+        self.delay_ms = delay_ms
+        self.reuse_after_s = reuse_after_s
+        self.settle_s = settle_s
+        self._sleep, self._clock = sleep, clock
+        info = self._display.display.info
+        self._first, self._count = info.min_keycode, info.max_keycode - info.min_keycode + 1
+        self._keys: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level 0 or 1)
+        self._read_map()
+        # Keycode 8 is skipped: some clients ignore the lowest keycode.
+        spare = [code for code, syms in self._map.items() if not any(syms) and code > 8]
+        if not spare:
+            self._display.close()
+            raise TypingError(
+                "the keyboard map has no spare keycode to type characters it lacks; use the "
+                "xdotool backend"
+            )
+        spare = spare[:slots] if slots else spare
+        self._slots: OrderedDict[int, int | None] = OrderedDict((code, None) for code in spare)
+        self._used: dict[int, float] = {}  # slot -> when it was last pressed
+        self._last_slot_press: float | None = None
+
+    # -- the Backend interface -----------------------------------------------------------------
+
+    def type_text(self, text: str) -> None:
+        self._keys_for([keysym_of(char) for char in text])
+
+    def press_return(self, count: int = 1) -> None:
+        self._keys_for([_NAMED["\n"]] * count)
+
+    def backspace(self, count: int) -> None:
+        self._keys_for([_NAMED["\b"]] * count)
+
+    def focused_window(self) -> str | None:
+        try:
+            focus = self._display.get_input_focus().focus
+        except Exception:  # a closed connection; python-xlib raises its own family
+            return None
+        return str(focus) if isinstance(focus, int) else str(focus.id)
+
+    def close(self) -> None:
+        """Put the slots back to no symbol, ``settle_s`` after the last was pressed (a receiver
+        that is behind must still find its characters in the map); then close the display."""
+        used = [code for code, sym in self._slots.items() if sym is not None]
+        if used and self._last_slot_press is not None:
+            wait = self._last_slot_press + self.settle_s - self._clock()
+            if wait > 0:
+                self._sleep(wait)
+        try:
+            for code in used:
+                self._display.change_keyboard_mapping(code, [(0, 0)])
+            self._display.sync()
+        finally:
+            self._display.close()
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def _keys_for(self, keysyms: list[int]) -> None:
+        if not keysyms:
+            return
+        from dictate.output.typing import TypingError
+
+        try:
+            with self._modifiers_cleared():
+                for keysym in keysyms:
+                    self._press(keysym)
+        except TypingError:
+            raise
+        except Exception as exc:  # the X connection broke: python-xlib's own families, OSError
+            raise TypingError(f"xtest could not type: {exc or type(exc).__name__}") from None
+
+    def _read_map(self) -> None:
+        rows = self._display.get_keyboard_mapping(self._first, self._count)
+        self._map = {self._first + i: tuple(row) for i, row in enumerate(rows)}
+        self._keys.clear()
+        for code, syms in sorted(self._map.items(), reverse=True):  # the lowest keycode wins
+            for level in (1, 0):  # the first level wins over Shift
+                if level < len(syms) and syms[level]:
+                    self._keys[syms[level]] = (code, level)
+        shift = self._keys.get(_SHIFT_L)
+        self._shift = shift[0] if shift else None
+
+    def _press(self, keysym: int) -> None:
+        from Xlib import X
+        from Xlib.ext import xtest
+
+        found = self._keys.get(keysym)
+        slot = None
+        if found is None or (found[1] == 1 and self._shift is None):
+            slot = self._slot_for(keysym)
+            code, level = slot, 0
+        else:
+            code, level = found
+            if code in self._slots:
+                slot = code
+        shift = self._shift if level == 1 else None
+        if shift is not None:
+            xtest.fake_input(self._display, X.KeyPress, shift)
+        xtest.fake_input(self._display, X.KeyPress, code)
+        xtest.fake_input(self._display, X.KeyRelease, code)
+        if shift is not None:
+            xtest.fake_input(self._display, X.KeyRelease, shift)
+        self._display.sync()
+        if slot is not None:
+            now = self._clock()
+            self._used[slot] = self._last_slot_press = now
+            self._slots.move_to_end(slot)
+        self._sleep(self.delay_ms / 1000)
+
+    def _slot_for(self, keysym: int) -> int:
+        """A spare keycode mapped to ``keysym``: the least recently used one, once it has not
+        been pressed for ``reuse_after_s``."""
+        code = next(iter(self._slots))
+        last = self._used.get(code)
+        if last is not None:
+            wait = last + self.reuse_after_s - self._clock()
+            if wait > 0:
+                self._sleep(wait)
+        old = self._slots[code]
+        if old is not None:
+            self._keys.pop(old, None)
+        # The symbol on both levels: X reads a lone Latin-1 letter as a lower and upper pair,
+        # so "É" alone on a key would type "é".
+        self._display.change_keyboard_mapping(code, [(keysym, keysym)])
+        self._display.sync()
+        self._slots[code] = keysym
+        self._keys[keysym] = (code, 0)
+        return code
+
+    @contextmanager
+    def _modifiers_cleared(self) -> Iterator[None]:
+        """Release the modifier keys the user holds and turn Caps Lock off while typing (as
+        ``xdotool --clearmodifiers`` does), and put them back after."""
+        from Xlib import X
+        from Xlib.ext import xtest
+
+        display: Any = self._display
+        mask = display.screen().root.query_pointer().mask
+        pressed = display.query_keymap()
+        held: list[int] = []
+        for index, codes in enumerate(display.get_modifier_mapping()):
+            if index in _HELD:
+                held += [c for c in codes if c and pressed[c // 8] & (1 << (c % 8))]
+        caps = self._keys.get(_CAPS_LOCK) if mask & _LOCK_MASK else None
+        for code in held:
+            xtest.fake_input(display, X.KeyRelease, code)
+        if caps is not None:
+            xtest.fake_input(display, X.KeyPress, caps[0])
+            xtest.fake_input(display, X.KeyRelease, caps[0])
+        display.sync()
+        try:
+            yield
+        finally:
+            if caps is not None:
+                xtest.fake_input(display, X.KeyPress, caps[0])
+                xtest.fake_input(display, X.KeyRelease, caps[0])
+            for code in held:
+                xtest.fake_input(display, X.KeyPress, code)
+            display.sync()
