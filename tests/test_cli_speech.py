@@ -67,6 +67,24 @@ def test_transcribe_of_silence_says_no_words_were_recognised(
     assert "no words were recognised" not in err
 
 
+def test_transcribe_of_a_cut_off_wav_warns_and_gives_what_is_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recording cut off while it was written: its header promises more than the file holds.
+    The words that are there come out, and one line says the file is incomplete."""
+    whole = Path(EN).read_bytes()
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(whole[: len(whole) * 2 // 3])
+    code, out, err = call(["transcribe", str(cut), "--engine", "sphinx"], capsys)
+    assert code == 0 and out.strip()
+    warning = [line for line in err.splitlines() if "is cut off" in line]
+    assert (
+        len(warning) == 1 and str(cut) in warning[0] and "transcribing what is there" in warning[0]
+    )
+    code, out, err = call(["transcribe", EN, "--engine", "sphinx"], capsys)
+    assert code == 0 and "cut off" not in err
+
+
 @pytest.mark.slow
 def test_transcribe_flac_and_ogg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A FLAC copy of the WAV fixture is transcribed exactly like it; an OGG Vorbis copy

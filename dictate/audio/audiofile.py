@@ -11,6 +11,7 @@ convert it.
 
 from __future__ import annotations
 
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,6 +47,14 @@ class AudioInfo:
     """libsndfile's container name: ``"WAV"``, ``"FLAC"``, ``"OGG"``, ``"MP3"``, ..."""
     subtype: str
     """libsndfile's sample encoding: ``"PCM_16"``, ``"FLOAT"``, ``"VORBIS"``, ..."""
+    missing_frames: int = 0
+    """Frames the header promises that the file does not hold (a WAV cut off while it was
+    written or copied); :attr:`frames` counts only those it holds."""
+
+    @property
+    def missing_s(self) -> float:
+        """How many seconds the file lacks, by its header."""
+        return self.missing_frames / self.sample_rate
 
     @property
     def duration(self) -> float:
@@ -125,7 +134,23 @@ def read_audio_info(path: str | Path) -> AudioInfo:
         frames=int(info.frames),
         format=str(info.format),
         subtype=str(info.subtype),
+        missing_frames=_missing_frames(str(info.extra_info)),
     )
+
+
+# libsndfile's notes on a WAV whose data chunk is longer than the file: "data : 282974 (should
+# be 141465)" (bytes), and the frame size as "Block Align : 2".
+_DATA_SIZE = re.compile(r"^data\s*:\s*(\d+)\s*\(should be (\d+)\)", re.MULTILINE)
+_BLOCK_ALIGN = re.compile(r"^\s*Block Align\s*:\s*(\d+)", re.MULTILINE)
+
+
+def _missing_frames(notes: str) -> int:
+    """Frames a WAV header promises beyond the end of the file, from libsndfile's notes."""
+    size, align = _DATA_SIZE.search(notes), _BLOCK_ALIGN.search(notes)
+    if size is None or align is None or int(align.group(1)) <= 0:
+        return 0
+    declared, present = int(size.group(1)), int(size.group(2))
+    return max(0, declared - present) // int(align.group(1))
 
 
 # The C sample type libsndfile reads each dtype as.

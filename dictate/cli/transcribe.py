@@ -44,6 +44,13 @@ def cmd_transcribe(
         source = MicrophoneSource(args.device or load_settings().input_device)
     else:
         source = FileSource(args.audio, realtime=args.realtime)
+        info = source.info
+        if info.missing_frames:
+            err.write(
+                f"dictate: warning: {info.path} is cut off: its header promises "
+                f"{info.duration + info.missing_s:.1f} s of audio, the file holds "
+                f"{info.duration:.1f} s; transcribing what is there\n"
+            )
     seg_options = segmenter_options(args)
     engine = engine_for(args, args.engine, err)
     punctuator = punctuator_for(args, options)

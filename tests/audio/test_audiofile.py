@@ -236,3 +236,20 @@ def test_an_mp3_read_in_blocks_is_the_mp3_read_whole(
         blocks = list(iter_audio_blocks(info, block_frames))
         assert all(np.abs(b).max() > 0.01 for b in blocks[1:-1])  # no silent stretch
         assert np.allclose(np.concatenate(blocks), whole, atol=1e-6)
+
+
+def test_a_cut_off_wav_says_how_much_its_header_promised(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.wav"
+    soundfile.write(str(whole), np.zeros(32_000, np.int16), 16_000, subtype="PCM_16")
+    stereo = tmp_path / "stereo.wav"
+    soundfile.write(str(stereo), np.zeros((8_000, 2), np.int16), 8_000, subtype="PCM_16")
+    for path, frames, missing in ((whole, 32_000, 0), (stereo, 8_000, 0)):
+        info = read_audio_info(path)
+        assert (info.frames, info.missing_frames) == (frames, missing)
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(whole.read_bytes()[: 44 + 20_000 * 2])  # 20,000 of 32,000 samples
+    info = read_audio_info(cut)
+    assert (info.frames, info.missing_frames, info.missing_s) == (20_000, 12_000, 0.75)
+    cut_stereo = tmp_path / "cut_stereo.wav"
+    cut_stereo.write_bytes(stereo.read_bytes()[: 44 + 2_000 * 4])
+    assert read_audio_info(cut_stereo).missing_frames == 6_000
