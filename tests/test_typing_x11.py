@@ -21,7 +21,6 @@ from xserver import Receiver, XServer
 from dictate.output.typing import (
     TypingError,
     Typist,
-    XdotoolBackend,
     choose_backend,
     close_backend,
     type_into,
@@ -66,11 +65,13 @@ def dictate(server: XServer, tmp_path: Path, *args: str) -> subprocess.Completed
     )
 
 
+@pytest.mark.parametrize("backend", ["automatic", "xdotool"])
 def test_dictate_type_delivers_exact_unicode_and_line_breaks(
-    xserver: XServer, receiver: Receiver, tmp_path: Path
+    xserver: XServer, receiver: Receiver, tmp_path: Path, backend: str
 ) -> None:
     text = f"{UNICODE}\nsecond line"
-    result = dictate(xserver, tmp_path, "type", text)
+    choice = [] if backend == "automatic" else ["--backend", backend]
+    result = dictate(xserver, tmp_path, "type", *choice, text)
     assert result.returncode == 0, result.stderr
     assert receiver.wait_for(text) == text
 
@@ -101,7 +102,7 @@ def test_scratch_takes_back_what_was_typed_and_nothing_after_the_focus_moved(
     xserver: XServer, receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DISPLAY", xserver.display)
-    typist = Typist(XdotoolBackend())
+    typist = Typist(XTestBackend(settle_s=0.1))
     typist.sentences(["Keep this."])
     typist.sentences(["Drop 😀 café this."])
     assert receiver.wait_for("Keep this. Drop 😀 café this.") == "Keep this. Drop 😀 café this."
