@@ -274,3 +274,35 @@ def test_xtest_types_past_a_held_shift_and_caps_lock_and_leaves_them_as_they_wer
 def test_xtest_on_a_display_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(TypingError, match="X display cannot be opened"):
         XTestBackend(display=":4242")
+
+
+def test_xtest_types_in_the_layout_the_user_has_switched_to(
+    xserver: XServer, receiver: Receiver
+) -> None:
+    """A second layout (XKB group 2) where the "a" key types "b": typing "a" there must not
+    press that key. The layout is made with the core protocol (Xvfb's setxkbmap did not load a
+    second layout here): the "a" key gets a second group, a spare key switches groups."""
+    from Xlib import XK, X
+    from Xlib.display import Display
+    from Xlib.ext import xtest
+
+    user = Display(xserver.display)
+    a_key = user.keysym_to_keycode(XK.string_to_keysym("a"))
+    switch = spare_keycodes(xserver)[1]
+    try:
+        user.change_keyboard_mapping(a_key, [(ord("a"), ord("A"), ord("b"), ord("B"))])
+        next_group = 0xFE08  # ISO_Next_Group
+        user.change_keyboard_mapping(switch, [(next_group, next_group)])
+        user.sync()
+        backend = XTestBackend(settle_s=0.1, display=xserver.display)
+        backend.type_text("ab ")  # the first layout
+        assert receiver.wait_for("ab ") == "ab "
+        xtest.fake_input(user, X.KeyPress, switch)
+        xtest.fake_input(user, X.KeyRelease, switch)
+        user.sync()
+        assert (user.screen().root.query_pointer().mask >> 13) & 3 == 1  # the second layout
+        backend.type_text("ab Ab")
+        assert receiver.wait_for("ab ab Ab") == "ab ab Ab"
+        backend.close()
+    finally:
+        user.close()

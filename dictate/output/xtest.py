@@ -13,6 +13,9 @@ and a slot is given to a new character only after it has not been pressed for
 :attr:`XTestBackend.reuse_after_s`, the least recently used first: a receiver can fall that far
 behind and still read the character it was sent. :meth:`XTestBackend.close` puts the slots back
 to no symbol once :attr:`XTestBackend.settle_s` have passed since the last one was pressed.
+
+The map is read again before each piece of text, in the layout (XKB group) active then: with a
+second layout where the "a" key types "b", the first version typed "bb" for "ab" (tested).
 """
 
 from __future__ import annotations
@@ -92,7 +95,8 @@ class XTestBackend:
         info = self._display.display.info
         self._first, self._count = info.min_keycode, info.max_keycode - info.min_keycode + 1
         self._keys: dict[int, tuple[int, int]] = {}  # keysym -> (keycode, level 0 or 1)
-        self._read_map()
+        self._slots: OrderedDict[int, int | None] = OrderedDict()
+        self._read_map(group=0)
         # Keycode 8 is skipped: some clients ignore the lowest keycode.
         spare = [code for code, syms in self._map.items() if not any(syms) and code > 8]
         if not spare:
@@ -102,7 +106,7 @@ class XTestBackend:
                 "xdotool backend"
             )
         spare = spare[:slots] if slots else spare
-        self._slots: OrderedDict[int, int | None] = OrderedDict((code, None) for code in spare)
+        self._slots.update((code, None) for code in spare)
         self._used: dict[int, float] = {}  # slot -> when it was last pressed
         self._last_slot_press: float | None = None
 
@@ -147,7 +151,11 @@ class XTestBackend:
         from dictate.output.typing import TypingError
 
         try:
-            with self._modifiers_cleared():
+            mask = self._display.screen().root.query_pointer().mask
+            # Read afresh each time: the user may have switched layouts since. With XKB the
+            # active group (layout) is in bits 13-14 of the state.
+            self._read_map(group=(mask >> 13) & 3)
+            with self._modifiers_cleared(mask):
                 for keysym in keysyms:
                     self._press(keysym)
         except TypingError:
@@ -155,16 +163,32 @@ class XTestBackend:
         except Exception as exc:  # the X connection broke: python-xlib's own families, OSError
             raise TypingError(f"xtest could not type: {exc or type(exc).__name__}") from None
 
-    def _read_map(self) -> None:
+    def _read_map(self, group: int) -> None:
+        """Which key types what in layout ``group`` (0-3); the slots keep their characters.
+
+        A key's row in the core map holds the first group's two levels, then the second's; a
+        key with one group (a slot, Shift) types the same in every group. For a third or
+        fourth group only the slots are used.
+        """
         rows = self._display.get_keyboard_mapping(self._first, self._count)
         self._map = {self._first + i: tuple(row) for i, row in enumerate(rows)}
         self._keys.clear()
+        columns = (2 * group, 2 * group + 1) if group < 2 else None
+        modifiers: dict[int, int] = {}
         for code, syms in sorted(self._map.items(), reverse=True):  # the lowest keycode wins
+            if syms and syms[0] in (_SHIFT_L, _CAPS_LOCK):
+                modifiers[syms[0]] = code
+            if code in self._slots or columns is None:
+                continue
             for level in (1, 0):  # the first level wins over Shift
-                if level < len(syms) and syms[level]:
-                    self._keys[syms[level]] = (code, level)
-        shift = self._keys.get(_SHIFT_L)
-        self._shift = shift[0] if shift else None
+                column = columns[level]
+                if column < len(syms) and syms[column]:
+                    self._keys[syms[column]] = (code, level)
+        for code, keysym in self._slots.items():
+            if keysym is not None:
+                self._keys[keysym] = (code, 0)
+        self._shift = modifiers.get(_SHIFT_L)
+        self._caps_lock = modifiers.get(_CAPS_LOCK)
 
     def _press(self, keysym: int) -> None:
         from Xlib import X
@@ -214,32 +238,31 @@ class XTestBackend:
         return code
 
     @contextmanager
-    def _modifiers_cleared(self) -> Iterator[None]:
+    def _modifiers_cleared(self, mask: int) -> Iterator[None]:
         """Release the modifier keys the user holds and turn Caps Lock off while typing (as
-        ``xdotool --clearmodifiers`` does), and put them back after."""
+        ``xdotool --clearmodifiers`` does), and put them back after; ``mask`` is the state."""
         from Xlib import X
         from Xlib.ext import xtest
 
         display: Any = self._display
-        mask = display.screen().root.query_pointer().mask
         pressed = display.query_keymap()
         held: list[int] = []
         for index, codes in enumerate(display.get_modifier_mapping()):
             if index in _HELD:
                 held += [c for c in codes if c and pressed[c // 8] & (1 << (c % 8))]
-        caps = self._keys.get(_CAPS_LOCK) if mask & _LOCK_MASK else None
+        caps = self._caps_lock if mask & _LOCK_MASK else None
         for code in held:
             xtest.fake_input(display, X.KeyRelease, code)
         if caps is not None:
-            xtest.fake_input(display, X.KeyPress, caps[0])
-            xtest.fake_input(display, X.KeyRelease, caps[0])
+            xtest.fake_input(display, X.KeyPress, caps)
+            xtest.fake_input(display, X.KeyRelease, caps)
         display.sync()
         try:
             yield
         finally:
             if caps is not None:
-                xtest.fake_input(display, X.KeyPress, caps[0])
-                xtest.fake_input(display, X.KeyRelease, caps[0])
+                xtest.fake_input(display, X.KeyPress, caps)
+                xtest.fake_input(display, X.KeyRelease, caps)
             for code in held:
                 xtest.fake_input(display, X.KeyPress, code)
             display.sync()
