@@ -8,11 +8,18 @@ round to the change, by which time the keycode means the next character or nothi
 character is lost (measured under Xvfb: with a receiver that took 150 ms over each change,
 ``xdotool type "Café — 😀 中文 שלום"`` delivered "Caf  ", every non-ASCII character dropped).
 
-Here every spare keycode of the map is a slot. A character keeps its slot while it is in use,
-and a slot is given to a new character only after it has not been pressed for
-:attr:`XTestBackend.reuse_after_s`, the least recently used first: a receiver can fall that far
-behind and still read the character it was sent. :meth:`XTestBackend.close` puts the slots back
-to no symbol once :attr:`XTestBackend.settle_s` have passed since the last one was pressed.
+Here every spare keycode of the map is a slot, and a slot is changed only once the receiver has
+read every key sent before. The receiver says so by answering a ``_NET_WM_PING`` (the window
+manager's "are you alive" message, which Qt, GTK, Chromium and Firefox windows answer as they
+reach it in their queue of events, after the keys before it). So a character keeps its slot
+while it is in use; a slot is given to a new character (least recently used first) after the
+receiver has answered a ping sent after that slot's last press; and :meth:`XTestBackend.close`
+pings once more before it puts the slots back to no symbol. A window that does not answer
+within :attr:`XTestBackend.answer_within_s` gets the time rules instead: a slot rests
+:attr:`XTestBackend.reuse_after_s` before reuse, and the slots go back
+:attr:`XTestBackend.settle_s` after the last press (measured: with only those rules, a receiver
+taking 150 ms over each change on a machine whose two cores were both busy lost every
+character after the first five slots when the slots went back 3 s after typing).
 
 The map is read again before each piece of text, in the layout (XKB group) active then: with a
 second layout where the "a" key types "b", the first version typed "bb" for "ab" (tested).
@@ -20,6 +27,7 @@ second layout where the "a" key types "b", the first version typed "bb" for "ab"
 
 from __future__ import annotations
 
+import select
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -52,9 +60,11 @@ class XTestBackend:
 
     Args:
         delay_ms: Pause after each key (press and release), as ``xdotool``'s default.
-        reuse_after_s: A slot holds its character at least this long after its last press.
-        settle_s: :meth:`close` waits this long after the last slot press before it puts the
-            slots back.
+        reuse_after_s: Without an answer to a ping, a slot holds its character at least this
+            long after its last press.
+        settle_s: Without an answer to a ping, :meth:`close` waits this long after the last
+            slot press before it puts the slots back.
+        answer_within_s: How long to wait for the focused window to answer a ping.
         slots: Use at most this many spare keycodes (default: all of them).
         display: The X display name (default: ``$DISPLAY``).
         sleep, clock: For tests of the timing rules.
@@ -72,6 +82,7 @@ class XTestBackend:
         delay_ms: int = 8,
         reuse_after_s: float = 2.0,
         settle_s: float = 3.0,
+        answer_within_s: float = 10.0,
         slots: int | None = None,
         display: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -88,9 +99,14 @@ class XTestBackend:
         if not self._display.has_extension("XTEST"):
             self._display.close()
             raise TypingError("the X server lacks the XTEST extension that typing needs")
+        self._name = display
         self.delay_ms = delay_ms
         self.reuse_after_s = reuse_after_s
         self.settle_s = settle_s
+        self.answer_within_s = answer_within_s
+        self._watch: Any = None  # a second connection that hears the answers to pings
+        self._read_up_to = float("-inf")  # slot presses before this the receiver has read
+        self.pings: list[bool] = []  # whether each ping was answered (tests, the log)
         self._sleep, self._clock = sleep, clock
         info = self._display.display.info
         self._first, self._count = info.min_keycode, info.max_keycode - info.min_keycode + 1
@@ -129,19 +145,88 @@ class XTestBackend:
         return str(focus) if isinstance(focus, int) else str(focus.id)
 
     def close(self) -> None:
-        """Put the slots back to no symbol, ``settle_s`` after the last was pressed (a receiver
-        that is behind must still find its characters in the map); then close the display."""
+        """Put the slots back to no symbol once the receiver has read every key (or
+        ``settle_s`` after the last slot press, if it does not answer); then close the
+        connections."""
         used = [code for code, sym in self._slots.items() if sym is not None]
-        if used and self._last_slot_press is not None:
-            wait = self._last_slot_press + self.settle_s - self._clock()
-            if wait > 0:
-                self._sleep(wait)
         try:
+            last = self._last_slot_press
+            if used and last is not None and last >= self._read_up_to and not self._receiver_read():
+                wait = last + self.settle_s - self._clock()
+                if wait > 0:
+                    self._sleep(wait)
             for code in used:
                 self._display.change_keyboard_mapping(code, [(0, 0)])
             self._display.sync()
         finally:
             self._display.close()
+            if self._watch is not None:
+                self._watch.close()
+
+    # -- knowing that the receiver has read the keys ----------------------------------------------
+
+    def _receiver_read(self) -> bool:
+        """Ping the client of the focused window; True once it answers (then it has read every
+        key sent before), False if it cannot be pinged or does not answer in time."""
+        if self.pings and not self.pings[-1]:
+            return False  # it did not answer before: the time rules, without waiting again
+        try:
+            answered = self._ping()
+        except Exception:  # the window went away meanwhile (BadWindow), or the connection did
+            answered = False
+        self.pings.append(answered)
+        return answered
+
+    def _ping(self) -> bool:
+        from Xlib import X
+        from Xlib.protocol import event
+
+        asked = self._clock()
+        target = self._pingable_focus()
+        if target is None:
+            return False
+        if self._watch is None:
+            from Xlib.display import Display
+
+            self._watch = Display(self._name)
+            # Answers go to the root window: to those who listen to its children's changes
+            # (the EWMH rule, GTK) or to its own (what Qt sends).
+            mask = X.SubstructureNotifyMask | X.StructureNotifyMask
+            self._watch.screen().root.change_attributes(event_mask=mask)
+            self._watch.sync()
+        watch = self._watch
+        ping, protocols = watch.intern_atom("_NET_WM_PING"), watch.intern_atom("WM_PROTOCOLS")
+        stamp = (int(asked * 1000) & 0x7FFFFFFF) or 1  # tells this ping's answer from others
+        message = event.ClientMessage(
+            window=target, client_type=protocols, data=(32, [ping, stamp, target, 0, 0])
+        )
+        watch.create_resource_object("window", target).send_event(message, event_mask=0)
+        watch.flush()
+        deadline = asked + self.answer_within_s
+        while True:
+            while watch.pending_events():
+                got = watch.next_event()
+                if got.type == X.ClientMessage and got.client_type == protocols:
+                    data = list(got.data[1])
+                    if data[:3] == [ping, stamp, target]:
+                        self._read_up_to = asked
+                        return True
+            left = deadline - self._clock()
+            if left <= 0:
+                return False
+            select.select([watch.fileno()], [], [], min(left, 0.5))
+
+    def _pingable_focus(self) -> int | None:
+        """The focused window, or the nearest window above it that takes ``_NET_WM_PING``."""
+        display: Any = self._display
+        ping = display.intern_atom("_NET_WM_PING")
+        window = display.get_input_focus().focus
+        root = display.screen().root.id
+        while not isinstance(window, int) and window.id != root:
+            if ping in (window.get_wm_protocols() or []):
+                return int(window.id)
+            window = window.query_tree().parent
+        return None
 
     # -- keys ------------------------------------------------------------------------------------
 
@@ -222,7 +307,7 @@ class XTestBackend:
         been pressed for ``reuse_after_s``."""
         code = next(iter(self._slots))
         last = self._used.get(code)
-        if last is not None:
+        if last is not None and last >= self._read_up_to and not self._receiver_read():
             wait = last + self.reuse_after_s - self._clock()
             if wait > 0:
                 self._sleep(wait)
