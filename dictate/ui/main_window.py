@@ -416,6 +416,13 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.about_action)
 
     def _build_status(self) -> None:
+        self.target_label = QLabel()
+        self.target_label.setToolTip(
+            "Where dictated text goes; Dictation > Type into other applications (Ctrl+Shift+T) "
+            "changes it"
+        )
+        self._show_target()
+        self.statusBar().addPermanentWidget(self.target_label)
         self.engine_label = QLabel("Engine: not loaded")
         self.provider_label = QLabel("Punctuation: -")
         self.latency_label = QLabel("")
@@ -513,6 +520,7 @@ class MainWindow(QMainWindow):
     def _apply_settings(self, hotkey_before: str) -> None:
         """Everything shown or held that depends on the settings, after they changed."""
         self.target_action.setChecked(self.settings.target == "apps")
+        self._show_target()
         if self.settings.hotkey != hotkey_before and getattr(self, "_hotkey", None) is not None:
             self.start_global_hotkey()
         self.controller.forget_engine()
@@ -631,8 +639,15 @@ class MainWindow(QMainWindow):
         focused application); takes effect at the next start of dictation."""
         self.settings.target = target
         self.target_action.setChecked(target == "apps")
+        self._show_target()
         self._update_tray()
         self._settings_changed()
+
+    def _show_target(self) -> None:
+        """The status bar says where dictated text goes (the menu's tick alone was easy to
+        miss: the window looked the same either way)."""
+        where = "other applications" if self.settings.target == "apps" else "this window"
+        self.target_label.setText(f"Text goes to: {where}")
 
     def _on_target_toggled(self) -> None:
         self.set_target("apps" if self.target_action.isChecked() else "window")

@@ -4,6 +4,7 @@ records key presses (the real X11 path is tested in tests/test_typing_x11.py).""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -77,6 +78,21 @@ def test_no_backend_says_what_to_install_and_dictation_comes_here(
     assert "this window instead" in window.messages.label.text()
     window.set_target("window")
     assert not window.target_action.isChecked() and window.settings.target == "window"
+
+
+def test_the_status_bar_says_where_dictated_text_goes(window: Any) -> None:
+    """The menu's tick was the only sign of the target: the window looked the same."""
+    from dictate.config import save_settings
+
+    assert window.target_label.text() == "Text goes to: this window"
+    window.target_action.trigger()  # the menu item (Ctrl+Shift+T)
+    assert window.target_label.text() == "Text goes to: other applications"
+    window.set_target("window")
+    assert window.target_label.text() == "Text goes to: this window"
+    saved = dataclasses.replace(window.settings, target="apps")
+    save_settings(saved)  # another process (dictate devices --use, a second window) saved it
+    window.reload_settings()
+    assert window.target_label.text() == "Text goes to: other applications"
 
 
 def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_place(
