@@ -343,3 +343,43 @@ def test_xtest_types_in_the_layout_the_user_has_switched_to(
         backend.close()
     finally:
         user.close()
+
+
+OWN_WINDOW = r"""
+import sys, time
+from PySide6.QtWidgets import QApplication, QPlainTextEdit
+from Xlib import X
+from Xlib.display import Display
+from dictate.output.xtest import XTestBackend
+
+app = QApplication(sys.argv[:1])
+editor = QPlainTextEdit()
+editor.show()
+for _ in range(20):
+    app.processEvents()
+    time.sleep(0.05)
+user = Display()
+user.set_input_focus(int(editor.winId()), X.RevertToParent, X.CurrentTime)
+user.sync()
+backend = XTestBackend(settle_s=0.5)
+backend.type_text("é")
+began = time.monotonic()
+backend.close()  # on the GUI thread, as the window's closing does: it cannot answer a ping
+print(backend.pings, round(time.monotonic() - began, 1))
+"""
+
+
+def test_xtest_does_not_wait_for_its_own_window_to_answer(xserver: XServer) -> None:
+    """Closing the app waits on its GUI thread for typing to end; when the focus is in the
+    app's own window, a ping could only be answered by that blocked thread (the window hung
+    for answer_within_s). The own window is recognised by _NET_WM_PID and gets the time rule."""
+    result = subprocess.run(
+        [sys.executable, "-c", OWN_WINDOW],
+        env=xserver.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    pings, seconds = result.stdout.split("]")
+    assert pings == "[False" and float(seconds) < 2.0  # the 0.5 s settle, not the 10 s wait

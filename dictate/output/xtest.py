@@ -27,6 +27,7 @@ second layout where the "a" key types "b", the first version typed "bb" for "ab"
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections import OrderedDict
@@ -217,13 +218,21 @@ class XTestBackend:
             select.select([watch.fileno()], [], [], min(left, 0.5))
 
     def _pingable_focus(self) -> int | None:
-        """The focused window, or the nearest window above it that takes ``_NET_WM_PING``."""
+        """The focused window, or the nearest window above it that takes ``_NET_WM_PING``;
+        None for a window of this process: its GUI thread may be the one waiting here (the
+        window closing waits for typing to end), and could not answer."""
+        from Xlib import Xatom
+
         display: Any = self._display
         ping = display.intern_atom("_NET_WM_PING")
+        pid = display.intern_atom("_NET_WM_PID")
         window = display.get_input_focus().focus
         root = display.screen().root.id
         while not isinstance(window, int) and window.id != root:
             if ping in (window.get_wm_protocols() or []):
+                owner = window.get_full_property(pid, Xatom.CARDINAL)
+                if owner is not None and list(owner.value)[:1] == [os.getpid()]:
+                    return None
                 return int(window.id)
             window = window.query_tree().parent
         return None
