@@ -27,7 +27,13 @@ import numpy as np
 
 from dictate.audio import SAMPLE_RATE
 from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
-from dictate.audio.devices import InputDevice, find_input_device, sounddevice_module
+from dictate.audio.devices import (
+    InputDevice,
+    find_input_device,
+    sounddevice_module,
+    stream_closed,
+    stream_opened,
+)
 from dictate.audio.resample import Resampler
 from dictate.errors import AudioDeviceError
 
@@ -199,6 +205,7 @@ class MicrophoneSource:
             channels = 1
         except sd.PortAudioError:
             channels = min(2, self.device.channels)
+        stream = None
         try:
             stream = sd.InputStream(
                 device=self.device.index,
@@ -209,8 +216,14 @@ class MicrophoneSource:
                 callback=self._callback,
                 finished_callback=self._finished.set,
             )
+            stream_opened(stream, self.device.name)
             stream.start()
         except (sd.PortAudioError, ValueError) as exc:
+            if stream is not None:
+                # Opened but not started: close it now. Left open, PortAudio closed it at its
+                # next shutdown (a device rescan), and with the sound server gone by then that
+                # close never returned: the window hung (seen once in a test run).
+                self._close(stream)
             raise AudioDeviceError(
                 f"cannot open microphone {self.device.name!r} at {rate:g} Hz: {exc}; choose "
                 "another input device or check that no other program holds it exclusively"
@@ -270,6 +283,8 @@ class MicrophoneSource:
                 stream.close()
         except self._sd.PortAudioError as exc:
             log.warning("closing %s: %s", self.device.name, exc)
+        if stream.closed:
+            stream_closed(stream)
 
     def stop(self) -> None:
         self._stop.set()

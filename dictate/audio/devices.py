@@ -42,12 +42,35 @@ def sounddevice_module() -> ModuleType:
     return sounddevice
 
 
+_open_streams: dict[int, str] = {}
+"""The PortAudio streams this process has open (``id`` -> device name), kept by
+:class:`dictate.audio.capture.MicrophoneSource`."""
+
+
+def stream_opened(stream: object, device: str) -> None:
+    _open_streams[id(stream)] = device
+
+
+def stream_closed(stream: object) -> None:
+    _open_streams.pop(id(stream), None)
+
+
 def refresh_devices() -> None:
     """Make PortAudio list the devices again (it does so only once, when first loaded).
 
     Call it when devices may have come or gone (a headset plugged in, a sound server restarted)
     and no stream is open: PortAudio is shut down and initialised afresh.
+
+    Raises:
+        AudioDeviceError: A stream is still open. Shutting PortAudio down closes it, and the
+            close of a stream whose sound server has gone can wait forever in libpulse (a test
+            run hung so, in a rescan from the window); the list is left as it is instead.
     """
+    if _open_streams:
+        names = ", ".join(sorted(set(_open_streams.values())))
+        raise AudioDeviceError(
+            f"the device list is not read again while a microphone stream is open ({names})"
+        )
     sd = sounddevice_module()
     sd._terminate()
     sd._initialize()

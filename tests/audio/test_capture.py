@@ -278,3 +278,66 @@ def test_a_slow_consumer_drops_blocks_and_counts_them(
     assert source.dropped_blocks > 0
     assert any("dropped" in r.getMessage() for r in caplog.records)
     assert received >= 3  # what fitted in the queue was still delivered
+
+
+def test_a_stream_that_fails_to_start_is_closed() -> None:
+    """PortAudio opened the stream and then failed to start it: the stream must be closed at
+    once. Left open, PortAudio closed it at its next shutdown (a device rescan), and with the
+    sound server gone by then that close never returned. A real start failure cannot be
+    provoked on demand, so the stream here is a stand-in that records what is done to it."""
+    from dictate.audio.devices import InputDevice
+
+    class PortAudioError(Exception):
+        pass
+
+    done: list[str] = []
+
+    class Stream:
+        closed = False
+
+        def __init__(self, **kwargs: object) -> None:
+            done.append("open")
+
+        def start(self) -> None:
+            raise PortAudioError("Error starting stream: Unanticipated host error")
+
+        def stop(self) -> None:
+            done.append("stop")
+
+        def close(self) -> None:
+            done.append("close")
+            self.closed = True
+
+    class FakeSoundDevice:
+        def __init__(self) -> None:
+            self.PortAudioError = PortAudioError
+            self.InputStream = Stream
+
+        def check_input_settings(self, **kwargs: object) -> None:
+            pass
+
+    source = MicrophoneSource.__new__(MicrophoneSource)
+    source._sd = FakeSoundDevice()  # type: ignore[assignment]
+    source.device = InputDevice(0, "Test mic", "ALSA", 1, 16000.0, True)
+    source.block_ms = 30
+    source._finished = threading.Event()
+    with pytest.raises(AudioDeviceError, match="cannot open microphone 'Test mic'"):
+        source._open()
+    assert done == ["open", "stop", "close"]
+    refresh_devices_refuses_only_while_a_stream_is_open()
+
+
+def refresh_devices_refuses_only_while_a_stream_is_open() -> None:
+    """Shutting PortAudio down closes what is still open, and closing a stream whose sound
+    server has gone can wait forever in libpulse: a rescan waits for the streams to close."""
+    from dictate.audio import devices
+
+    assert devices._open_streams == {}  # the failed stream above was closed and forgotten
+    stream = object()
+    devices.stream_opened(stream, "Test mic")
+    try:
+        with pytest.raises(AudioDeviceError, match=r"microphone stream is open \(Test mic\)"):
+            devices.refresh_devices()
+    finally:
+        devices.stream_closed(stream)
+    assert devices._open_streams == {}
