@@ -8,6 +8,7 @@ level: :func:`sounddevice_module` does it on first use and turns the failure int
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from dictate.errors import AudioDeviceError, PortAudioMissing
+
+log = logging.getLogger("dictate.audio")
 
 
 def _install_hint() -> str:
@@ -55,25 +58,23 @@ def stream_closed(stream: object) -> None:
     _open_streams.pop(id(stream), None)
 
 
-def refresh_devices() -> None:
+def refresh_devices() -> bool:
     """Make PortAudio list the devices again (it does so only once, when first loaded).
 
     Call it when devices may have come or gone (a headset plugged in, a sound server restarted)
-    and no stream is open: PortAudio is shut down and initialised afresh.
-
-    Raises:
-        AudioDeviceError: A stream is still open. Shutting PortAudio down closes it, and the
-            close of a stream whose sound server has gone can wait forever in libpulse (a test
-            run hung so, in a rescan from the window); the list is left as it is instead.
+    and no stream is open: PortAudio is shut down and initialised afresh. While a stream of ours
+    is still open the list is left as it is (logged; returns False): shutting PortAudio down
+    closes that stream, and the close of a stream whose sound server has gone can wait forever
+    in libpulse (a test run hung so, in a rescan from the window).
     """
     if _open_streams:
         names = ", ".join(sorted(set(_open_streams.values())))
-        raise AudioDeviceError(
-            f"the device list is not read again while a microphone stream is open ({names})"
-        )
+        log.warning("the device list is not read again while a stream is open (%s)", names)
+        return False
     sd = sounddevice_module()
     sd._terminate()
     sd._initialize()
+    return True
 
 
 PULSE_PREFIX = "pulse:"
