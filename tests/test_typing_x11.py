@@ -383,3 +383,15 @@ def test_xtest_does_not_wait_for_its_own_window_to_answer(xserver: XServer) -> N
     assert result.returncode == 0, result.stderr
     pings, seconds = result.stdout.split("]")
     assert pings == "[False" and float(seconds) < 2.0  # the 0.5 s settle, not the 10 s wait
+
+
+def test_xtest_close_after_the_x_server_has_gone_does_not_raise(
+    xserver: XServer, receiver: Receiver
+) -> None:
+    """What was typed has been sent; a failed clean-up must not hide the run's own outcome."""
+    backend = XTestBackend(settle_s=0.1, answer_within_s=1.0, display=xserver.display)
+    backend.type_text("é")
+    assert receiver.wait_for("é") == "é"
+    receiver.close()
+    xserver.stop()
+    backend.close()

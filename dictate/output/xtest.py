@@ -27,6 +27,8 @@ second layout where the "a" key types "b", the first version typed "bb" for "ab"
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import select
 import time
@@ -36,6 +38,8 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["XTestBackend", "keysym_of"]
+
+log = logging.getLogger("dictate.typing")
 
 _LOCK_MASK = 1 << 1
 # The modifiers a held key would add to what is typed: Shift, Control, Mod1 (Alt), Mod4 (Super),
@@ -159,10 +163,13 @@ class XTestBackend:
             for code in used:
                 self._display.change_keyboard_mapping(code, [(0, 0)])
             self._display.sync()
+        except Exception as exc:  # the X connection broke: what was typed has been sent
+            log.warning("xtest could not put its spare keycodes back: %s", exc)
         finally:
-            self._display.close()
-            if self._watch is not None:
-                self._watch.close()
+            for display in (self._display, self._watch):
+                if display is not None:
+                    with contextlib.suppress(Exception):
+                        display.close()
 
     # -- knowing that the receiver has read the keys ----------------------------------------------
 
