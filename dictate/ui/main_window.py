@@ -337,8 +337,7 @@ class MainWindow(QMainWindow):
         self.target_action = self._action(
             "&Type into other applications", "Ctrl+Shift+T", self._on_target_toggled
         )
-        self.target_action.setCheckable(True)
-        self.target_action.setChecked(self.settings.target == "apps")
+        self.target_action.setCheckable(True)  # ticked by _show_target
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Dictation")
@@ -519,7 +518,6 @@ class MainWindow(QMainWindow):
 
     def _apply_settings(self, hotkey_before: str) -> None:
         """Everything shown or held that depends on the settings, after they changed."""
-        self.target_action.setChecked(self.settings.target == "apps")
         self._show_target()
         if self.settings.hotkey != hotkey_before and getattr(self, "_hotkey", None) is not None:
             self.start_global_hotkey()
@@ -638,15 +636,16 @@ class MainWindow(QMainWindow):
         """Where finalized text goes: "window" (the editor) or "apps" (typed into the
         focused application); takes effect at the next start of dictation."""
         self.settings.target = target
-        self.target_action.setChecked(target == "apps")
         self._show_target()
         self._update_tray()
         self._settings_changed()
 
     def _show_target(self) -> None:
-        """The status bar says where dictated text goes (the menu's tick alone was easy to
-        miss: the window looked the same either way)."""
-        where = "other applications" if self.settings.target == "apps" else "this window"
+        """The menu's tick and the status bar say where dictated text goes (the tick alone was
+        easy to miss: the window looked the same either way)."""
+        apps = self.settings.target == "apps"
+        self.target_action.setChecked(apps)
+        where = "other applications" if apps else "this window"
         self.target_label.setText(f"Text goes to: {where}")
 
     def _on_target_toggled(self) -> None:
