@@ -22,6 +22,10 @@ from dictate.paths import APP_NAME
 
 log = logging.getLogger("dictate.config")
 
+COMMIT_AFTER_MS = 1000
+"""Default silence before a commit (measured: README, "Commit on pause")."""
+COMMIT_AFTER_RANGE = (300, 10_000)
+
 
 def settings_path() -> Path:
     """Where settings are stored (``$DICTATE_CONFIG`` overrides it)."""
@@ -45,6 +49,9 @@ class Settings:
     """Installed model name or a path; None = the best installed model."""
     silence_ms: int = 500
     max_segment_s: float = 40.0
+    commit_after_ms: int | None = COMMIT_AFTER_MS
+    """Silence after which the words not yet final are committed (typed, or made real text),
+    in ms; None: never (only the next sentence or Stop finalizes them). See the README."""
     mode: str = "streaming"
     min_right_words: int = 4
     font_family: str | None = None
@@ -70,6 +77,9 @@ class Settings:
     other applications."""
     overlay_position: list[int] | None = None
     """Where the overlay was last put (x, y of its top-left corner); None = bottom centre."""
+    feedback_sounds: bool = False
+    """A short sound when dictation starts and stops and when text was typed into another
+    application."""
     hotkey: str = "Ctrl+Alt+D"
     """The global shortcut that starts and stops dictation from any application ("" = none);
     X11 and Windows only (elsewhere bind `dictate toggle` in the desktop's settings)."""
@@ -136,6 +146,8 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "engine": lambda v: v in (None, "vosk", "sphinx"),
     "vosk_model": _text_or_none,
     "silence_ms": _int_in(100, 3000),
+    "commit_after_ms": lambda v: v is None or _int_in(*COMMIT_AFTER_RANGE)(v),
+    "feedback_sounds": lambda v: isinstance(v, bool),
     "max_segment_s": lambda v: (
         isinstance(v, (int, float))
         and not isinstance(v, bool)

@@ -85,6 +85,9 @@ class TextStage:
         """The punctuator failed in this run: words go on unpunctuated until :meth:`finish`."""
         self._held = ""  # unpunctuated words not final yet (commands on)
         self._opening = ""  # opening marks said before the next unpunctuated word
+        self._bare_end = False
+        """The text committed last (at a pause) ends in a word with no mark after it: a mark
+        said next ("comma", "period") goes right after it."""
 
     def segment(
         self,
@@ -123,8 +126,36 @@ class TextStage:
                 return
             self._emit_update(update, segment)
 
+    def commit(self, segment: int) -> None:
+        """The speaker paused (no speech for the commit time): finalize everything pending,
+        without forcing a sentence end; dictation goes on and the next words continue an open
+        sentence. Commands, written forms and replacements apply as at :meth:`finish`."""
+        if self.punctuator is None or self.raw_mode:
+            self._finalize_held(segment, committed=True)
+            return
+        commit = getattr(self.punctuator, "commit", None)
+        if commit is None:
+            return
+        try:
+            update = commit()
+        except Exception as exc:
+            self._failed(exc, segment)
+            self._finalize_held(segment, committed=True)
+            return
+        self._emit_update(update, segment, committed=True)
+
+    def preview(self, words: Sequence[str]) -> tuple[str, str]:
+        """The pending text and the partial ``words`` punctuated together, in their written
+        form, for display only; nothing changes (see :meth:`StreamingPunctuator.preview`)."""
+        preview = getattr(self.punctuator, "preview", None)
+        if preview is None or self.raw_mode:
+            return self._write(self._held), " ".join(words)
+        pending, partial = preview(list(words))
+        return self._write(pending.text), self._write(partial.text)
+
     def finish(self, segment: int) -> None:
         """The run ended: finalize everything pending, and be ready for the next run."""
+        self._bare_end = False
         if self.punctuator is None or self.raw_mode:
             self._finalize_held(segment)
             self._opening = ""
@@ -148,6 +179,7 @@ class TextStage:
         """Carry out a command that is not punctuation (the punctuator is working)."""
         assert self.punctuator is not None
         target = ""
+        self._bare_end = False
         if command.kind in (NEW_LINE, NEW_PARAGRAPH):
             # The break goes after the pending words: finalize them first (a paragraph closes
             # the sentence; a line break keeps it as said, e.g. in a list).
@@ -179,9 +211,12 @@ class TextStage:
                     self._opening += piece.mark
                 elif self._held:
                     self._held += piece.mark
+                else:
+                    self._attach_mark(piece.mark, segment)
                 continue
             else:
                 target = ""
+                self._bare_end = False
                 if piece.kind == SCRATCH:
                     target = "pending" if self._held else "sentence"
                     self._held = ""
@@ -203,12 +238,20 @@ class TextStage:
         else:
             self._finalize_held(segment)
 
-    def _finalize_held(self, segment: int) -> None:
+    def _attach_mark(self, mark: str, segment: int) -> None:
+        """Without punctuation: a mark said after a pause committed the words it belongs to
+        goes right after them (where they end in a bare word)."""
+        if self._bare_end and mark not in OPENING_MARKS:
+            self._bare_end = False
+            self.emit(Finalized(self.now(), segment, [mark], False, "", None, True))
+
+    def _finalize_held(self, segment: int, committed: bool = False) -> None:
         if self._held:
             text, self._held = self._held, ""
             written = self._write(text)
             spoken = [text] if written != text else None
             self.emit(Finalized(self.now(), segment, [written], False, "", spoken))
+            self._bare_end = committed and written[-1:].isalnum()
 
     def _write(self, text: str) -> str:
         """The written form of ``text``; as punctuated if the writer fails (never lose words)."""
@@ -220,14 +263,24 @@ class TextStage:
             log.exception("written forms failed on %r; keeping the text as punctuated", text)
             return text
 
-    def _emit_update(self, update: Update, segment: int) -> None:
+    def _emit_update(self, update: Update, segment: int, committed: bool = False) -> None:
         said_pending = update.pending_text
         pending = self._write(said_pending)
+        said = [s.text for s in update.finalized]
+        sentences = [self._write(s) for s in said]
+        if update.closes:
+            # The mark after words a pause committed open: appended to them, never changed.
+            # Until the sentences below are taken out, they are pending too.
+            rest = " ".join(filter(None, [*sentences, pending]))
+            self.emit(Finalized(self.now(), segment, [update.closes], True, rest, None, True))
         if update.finalized:
-            said = [s.text for s in update.finalized]
-            sentences = [self._write(s) for s in said]
             spoken = said if said != sentences else None
-            self.emit(Finalized(self.now(), segment, sentences, True, pending, spoken))
+            self.emit(
+                Finalized(
+                    self.now(), segment, sentences, True, pending, spoken, update.continues,
+                    committed,
+                )
+            )  # fmt: skip
         spoken_pending = said_pending if said_pending != pending else None
         self.emit(Pending(self.now(), segment, pending, spoken_pending))
 

@@ -47,6 +47,17 @@ class Partial(Event):
 
 
 @dataclass(frozen=True)
+class Live(Event):
+    """The words being spoken (segment ``segment``, still open) punctuated together with the
+    pending words: show ``pending`` and ``partial`` in place of the last :class:`Pending` text
+    and :class:`Partial` words until the next of either. Nothing here is final."""
+
+    segment: int
+    pending: str
+    partial: str
+
+
+@dataclass(frozen=True)
 class Segment(Event):
     """A segment ended: its final words with source times."""
 
@@ -86,6 +97,13 @@ class Finalized(Event):
     events can never repeat words. None if not known."""
     spoken: list[str] | None = None
     """The sentences before written forms and replacements; None when they are the same."""
+    continues: bool = False
+    """The first sentence goes on with the text finalized before it, which a pause committed
+    open (no sentence end): join it as the same sentence, keeping its first word's case (a
+    text that begins with a mark, "," or ".", is that mark said after the pause: attach it)."""
+    committed: bool = False
+    """Finalized because the speaker paused for the commit time (not because the next
+    sentence began, nor at Stop); the last sentence may be open."""
 
     @property
     def text(self) -> str:

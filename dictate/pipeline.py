@@ -9,11 +9,23 @@ Two worker threads in this process:
   Runtime) and written forms, emitting finalized sentences, the pending text and commands.
 
 They are joined by an unbounded queue of segments (a segment is a few dozen words), so a slow
-punctuator never stalls audio capture. :meth:`Pipeline.stop` stops the source; what it had
-already captured is still segmented, recognised and punctuated, and the punctuator is flushed,
-before :class:`Finished` is emitted: nothing spoken before Stop is lost. Errors (a lost device,
-a failing punctuator) become :class:`Error` events; words recognised before them are kept, and
-if the punctuator fails, later words still arrive, unpunctuated.
+punctuator never stalls audio capture.
+
+**Commit on pause.** When no speech has been heard for ``commit_after`` seconds of source time
+after a segment ended, the audio thread queues a commit behind that segment: the punctuation
+thread finalizes everything pending with the model's decision for a stream end, without forcing
+a full stop (:meth:`TextStage.commit`). Dictation goes on.
+
+**Live punctuation.** The audio thread keeps only the latest partial result in a slot; when the
+punctuation thread has nothing queued, it punctuates the pending words together with those
+partial words (at most once per ``live_interval`` seconds) and emits a :class:`Live` event. It
+never falls behind: old partial results are overwritten, not queued.
+
+:meth:`Pipeline.stop` stops the source; what it had already captured is still segmented,
+recognised and punctuated, and the punctuator is flushed, before :class:`Finished` is emitted:
+nothing spoken before Stop is lost. Errors (a lost device, a failing punctuator) become
+:class:`Error` events; words recognised before them are kept, and if the punctuator fails, later
+words still arrive, unpunctuated.
 
 Callbacks run on the worker threads; a GUI must hand them over to its own thread.
 """
@@ -50,6 +62,7 @@ from dictate.events import (
     Finalized,
     Finished,
     Level,
+    Live,
     Partial,
     Pending,
     Segment,
@@ -57,7 +70,8 @@ from dictate.events import (
 )
 
 __all__ = [
-    "Command", "Error", "Event", "Finalized", "Finished", "Level", "Partial", "Pending", "Pipeline",
+    "Command", "Error", "Event", "Finalized", "Finished", "Level", "Live", "Partial", "Pending",
+    "Pipeline",
     "Punctuator", "Segment", "SpeechStart", "final_text",
 ]  # fmt: skip
 
@@ -76,6 +90,11 @@ class _Job:
 
 
 _END = None  # the audio thread's last job
+_COMMIT = "commit"  # the speaker paused for the commit time
+_WAKE = "wake"  # a new partial result is in the live slot
+
+LIVE_INTERVAL = 0.25
+"""Seconds between two live punctuations of the words being spoken (each is one model call)."""
 
 
 class Pipeline:
@@ -90,6 +109,9 @@ class Pipeline:
         commands: Recognise voice commands and spoken punctuation (:mod:`dictate.commands`).
         writer: Turns punctuated text into its written form (numbers, dates, replacements);
             applied to every finalized sentence and the pending text. None: as punctuated.
+        commit_after: Seconds of silence after which everything pending is committed; None:
+            never (only the next sentence or Stop finalizes).
+        live: Punctuate the words being spoken as they are recognised (:class:`Live`).
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -105,8 +127,16 @@ class Pipeline:
         *,
         commands: bool = False,
         writer: Callable[[str], str] | None = None,
+        commit_after: float | None = None,
+        live: bool = True,
+        live_interval: float = LIVE_INTERVAL,
     ) -> None:
+        if commit_after is not None and not commit_after > 0:
+            raise ValueError(f"commit_after must be positive seconds or None, not {commit_after}")
         self.engine = engine
+        self.commit_after = commit_after
+        self.live = live and punctuator is not None and hasattr(punctuator, "preview")
+        self.live_interval = live_interval
         self.punctuator = punctuator
         self.text = TextStage(
             punctuator,
@@ -120,7 +150,7 @@ class Pipeline:
         self.segmenter = Segmenter(segmenter_options, vad)
         self._recognizer = engine.recognizer()
         self._source: AudioSource | None = None
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._jobs: queue.Queue[_Job | str | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._started = 0.0
         self._stop_requested = threading.Event()
@@ -134,6 +164,12 @@ class Pipeline:
         """The open segment's last partial words."""
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
+        self._commit_due: float | None = None
+        """Source time at which pending words are committed unless speech comes first."""
+        self._live_lock = threading.Lock()
+        self._live_words: tuple[int, list[str]] | None = None
+        """The latest partial result (segment, words) not yet punctuated live."""
+        self._live_queued = False
 
     # -- control -----------------------------------------------------------------------------
 
@@ -151,6 +187,8 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._need_start, self._open_start, self._partial = False, None, []
+        self._commit_due = None
+        self._live_words, self._live_queued = None, False
         self.segmenter.reset()
         self._started = time.monotonic()
         self._threads = [
@@ -200,6 +238,7 @@ class Pipeline:
                     self._emit(Level(self._now(), level_dbfs(np.concatenate(level_samples))))
                     level_samples, level_count = [], 0
                 self._segment_events(self.segmenter.process(block.samples))
+                self._check_commit()
         except DictateError as exc:
             self._end_reason = "error"
             self._emit(Error(self._now(), str(exc), fatal=True))
@@ -221,10 +260,18 @@ class Pipeline:
             self._end_reason = "stopped"
         self._jobs.put(_END)
 
+    def _check_commit(self) -> None:
+        """Queue a commit once the speaker has been silent for the commit time."""
+        due = self._commit_due
+        if due is not None and not self.segmenter.in_speech and self.segmenter.time >= due:
+            self._commit_due = None
+            self._jobs.put(_COMMIT)
+
     def _segment_events(self, events: list[Any]) -> None:
         for event in events:
             if isinstance(event, SpeechStarted):
                 self._segments += 1
+                self._commit_due = None
                 self._emit(SpeechStart(self._now(), self._segments, event.time))
                 self._need_start = True
             elif isinstance(event, SegmentAudio):
@@ -236,8 +283,25 @@ class Pipeline:
                 if words is not None:
                     self._partial = list(words)
                     self._emit(Partial(self._now(), self._segments, words))
+                    self._offer_live(self._segments, list(words))
             elif isinstance(event, SegmentEnded):
                 self._finish_segment(event)
+                if self.commit_after is not None:
+                    # From the end of speech (the segment's end), not from when the segmenter
+                    # noticed the silence; a commit time shorter than the segmenter's silence
+                    # commits right after the segment.
+                    self._commit_due = event.end + self.commit_after
+
+    def _offer_live(self, segment: int, words: list[str]) -> None:
+        """Put the latest partial words in the live slot and wake the punctuation thread."""
+        if not self.live:
+            return
+        with self._live_lock:
+            self._live_words = (segment, words)
+            wake = not self._live_queued
+            self._live_queued = True
+        if wake:
+            self._jobs.put(_WAKE)
 
     def _finish_segment(self, event: SegmentEnded) -> None:
         self._open_start = None
@@ -263,6 +327,21 @@ class Pipeline:
         )
         self._jobs.put(_Job(self._segments, list(words), self._now(), event.pauses))
 
+    def _punctuate_live(self, done_segment: int) -> None:
+        """Punctuate the latest partial words with the pending words (a :class:`Live` event),
+        unless their segment has been punctuated in full since."""
+        with self._live_lock:
+            live, self._live_words = self._live_words, None
+        if live is None or live[0] <= done_segment or self.text.raw_mode:
+            return
+        segment, words = live
+        try:
+            pending, partial = self.text.preview(words)
+        except Exception:  # the live view is a courtesy: the segment's words still come
+            log.exception("live punctuation failed")
+            return
+        self._emit(Live(self._now(), segment, pending, partial))
+
     def _partial_words(self, start: float, end: float) -> list[Word]:
         """The last partial result as words; the recogniser gave no times, so each word gets
         the segment's span."""
@@ -281,11 +360,36 @@ class Pipeline:
         self._close_segment(SegmentEnded(start, max(start, end), "error"), words)
 
     def _punct_loop(self) -> None:
+        last_live = -1e9
+        done_segment = 0  # the last segment whose words were punctuated
         try:
             while True:
-                job = self._jobs.get()
+                timeout = None
+                if self._live_words is not None:
+                    timeout = max(0.0, last_live + self.live_interval - time.monotonic())
+                try:
+                    if timeout is None:
+                        job = self._jobs.get()
+                    elif timeout > 0:
+                        job = self._jobs.get(timeout=timeout)
+                    else:
+                        job = self._jobs.get_nowait()
+                except queue.Empty:
+                    if self._live_words is not None:
+                        self._punctuate_live(done_segment)
+                        last_live = time.monotonic()
+                    continue
                 if job is _END:
                     break
+                if job == _WAKE:
+                    with self._live_lock:
+                        self._live_queued = False
+                    continue
+                if job == _COMMIT:
+                    self.text.commit(done_segment)
+                    continue
+                assert isinstance(job, _Job)
+                done_segment = job.segment
                 self.text.segment(job.segment, job.words, job.pauses)
             self.text.finish(self._segments)
         finally:

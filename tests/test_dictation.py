@@ -4,6 +4,7 @@ the EventDocument the command line uses (the window applies the same events to i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from fake_tagger import FakeTagger
@@ -280,7 +281,7 @@ class _FailsFrom(FakeTagger):
 
 
 def _run_failing(
-    tagger: _FailsFrom, segments: list[list[Word]], **options: int
+    tagger: _FailsFrom, segments: list[list[Word]], **options: Any
 ) -> tuple[str, list[Event]]:
     events: list[Event] = []
     document = EventDocument()

@@ -38,6 +38,7 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     from dictate.dictation import TextStage
     from dictate.editing.replay import EventDocument
+    from dictate.editing.text import separator
     from dictate.events import Event, Finalized
     from dictate.punctuation.decoder import make_punctuator
     from dictate.writing.writer import make_writer
@@ -54,7 +55,7 @@ def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
         if document is not None:
             document.apply(event)
         elif isinstance(event, Finalized) and event.text:
-            stdout.write((" " if written else "") + event.text)
+            stdout.write((separator(event.text) if written else "") + event.text)
             stdout.flush()  # a live pipe sees each sentence as soon as it is final
             written = True
 

@@ -29,6 +29,7 @@ def cmd_transcribe(
 ) -> int:
     from dictate.audio.capture import FileSource, MicrophoneSource
     from dictate.editing.replay import EventDocument
+    from dictate.editing.text import separator
     from dictate.events import Command, Error, Event, Finalized, Level
     from dictate.pipeline import Pipeline
 
@@ -109,7 +110,7 @@ def cmd_transcribe(
                 # printed whole at the end.
                 document.apply(event)
             elif isinstance(event, Finalized) and event.text:
-                stdout.write((" " if written else "") + event.text)
+                stdout.write((separator(event.text) if written else "") + event.text)
                 stdout.flush()
                 written = True
 
@@ -120,7 +121,7 @@ def cmd_transcribe(
         assert typist is not None
         try:
             if isinstance(event, Finalized) and event.sentences:
-                typist.sentences(event.sentences)
+                typist.sentences(event.sentences, continues=event.continues)
             elif isinstance(event, Command) and event.kind in ("new_line", "new_paragraph"):
                 typist.new_line(paragraph=event.kind == "new_paragraph")
             elif isinstance(event, Command) and event.kind == "scratch":
@@ -131,7 +132,22 @@ def cmd_transcribe(
             typing_errors.append(str(exc))
             err.write(f"dictate: warning: typing failed: {exc}\n")
 
-    pipeline = Pipeline(engine, punctuator, on_event, seg_options, commands=commands, writer=writer)
+    if args.commit_after is None:
+        from dictate.config import load_settings
+
+        commit_ms = load_settings().commit_after_ms
+    else:
+        commit_ms = None if args.commit_after == "never" else args.commit_after
+    pipeline = Pipeline(
+        engine,
+        punctuator,
+        on_event,
+        seg_options,
+        commands=commands,
+        writer=writer,
+        commit_after=None if commit_ms is None else commit_ms / 1000,
+        live=args.json,
+    )
     pipeline.start(source)
     if args.mic:
         err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
@@ -179,6 +195,24 @@ def cmd_transcribe(
     return 2 if fatal or typing_errors else 0
 
 
+def commit_after_ms(text: str) -> int | str:
+    """``--commit-after``: milliseconds in the settings' range, or "never"."""
+    from dictate.config import COMMIT_AFTER_RANGE
+
+    if text.strip().lower() == "never":
+        return "never"
+    low, high = COMMIT_AFTER_RANGE
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of milliseconds or 'never'"
+        ) from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{value} ms is not between {low} and {high} (or 'never')")
+    return value
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -207,6 +241,13 @@ def register(commands: Any) -> None:
     )
     transcribe.add_argument(
         "--realtime", action="store_true", help="feed the file at real-time speed"
+    )
+    transcribe.add_argument(
+        "--commit-after",
+        type=commit_after_ms,
+        metavar="MS",
+        help="commit the words not yet final after MS ms of silence, 300 to 10000, or 'never' "
+        "(default: the setting, 1000 unless changed)",
     )
     transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
     transcribe.add_argument(

@@ -272,10 +272,13 @@ class DictationBuffer:
         if self.pending and self.journal is not None:
             self._write(self.journal.pending, self.pending, self.point)
 
-    def finalize(self, sentences: str | list[str], pending: str | None = None) -> Change | None:
+    def finalize(
+        self, sentences: str | list[str], pending: str | None = None, continues: bool = False
+    ) -> Change | None:
         """Insert finalized sentences at the dictation point; the pending words become
         ``pending`` (None: the old pending words less the finalized ones) in the same journal
-        record, so a crash can never show the sentence twice."""
+        record, so a crash can never show the sentence twice. ``continues``: they go on with
+        a sentence a pause committed open (their first word's case is kept)."""
         if isinstance(sentences, str):
             sentences = [sentences] if sentences else []
         sentences = [normalize_newlines(s) for s in sentences if s]
@@ -286,7 +289,7 @@ class DictationBuffer:
             self.set_pending(new_pending)
             return None
         pos = self._before_typed_word(self.point)
-        adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:])
+        adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:], keep_case=continues)
         # The point (the user's cursor) stays after a word being typed; else after the sentence.
         point = self.point + len(adjusted)
         if self.journal is not None:

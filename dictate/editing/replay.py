@@ -24,7 +24,7 @@ class EventDocument:
         """Apply one event; events other than these three change nothing."""
         buffer = self.buffer
         if isinstance(event, Finalized):
-            buffer.finalize(event.sentences, event.pending)
+            buffer.finalize(event.sentences, event.pending, event.continues)
         elif isinstance(event, Pending):
             buffer.set_pending(event.text)
         elif isinstance(event, Command):

@@ -16,22 +16,39 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\u2029", "\n")
 
 
-def fit_to_context(text: str, before: str, after: str) -> str:
+CLOSING_MARKS = ",.;:?!)]}\u201d\u2019\u2026"
+"""Marks that attach to the word before them: dictated text that begins with one (a mark said
+after a pause committed the words) gets no space before it."""
+
+
+def separator(text: str) -> str:
+    """What goes between text already written and dictated ``text`` appended to it in plain
+    output: a space, or nothing before a mark said after a pause."""
+    return "" if text[:1] and text[0] in CLOSING_MARKS else " "
+
+
+def fit_to_context(text: str, before: str, after: str, *, keep_case: bool = False) -> str:
     """Adjust dictated ``text`` for insertion between ``before`` and ``after``.
 
     A space is added where it joins a word, and the first letter is capitalised only where a
     sentence begins (document start, after a line break or a sentence end); mid-sentence the
     punctuator's sentence-initial capital is lowered unless the word is "I" or all capitals.
+    ``keep_case``: the text goes on with a sentence committed open, and the punctuator already
+    cased its first word as mid-sentence ("Paris" stays). Text that begins with a closing mark
+    is attached to the word before it.
     """
     if not text:
         return text
+    if text[0] in CLOSING_MARKS and before and not before[-1].isspace():
+        return text + (" " if after and not after[0].isspace() else "")
     stripped = before.rstrip(" \t")
     at_sentence_start = not stripped or stripped.endswith(("\n", *SENTENCE_END))
     first = text.split(" ", 1)[0]
     if at_sentence_start:
         text = text[0].upper() + text[1:]
     elif (
-        first[:1].isupper()
+        not keep_case
+        and first[:1].isupper()
         and not first.isupper()
         and first not in ("I", "I'm", "I'll", "I've", "I'd")
     ):

@@ -15,6 +15,7 @@ from dictate.evaluation.metrics import (
 )
 from dictate.evaluation.readers import Reference
 from dictate.punctuation.decoder import Punctuator, Span
+from dictate.punctuation.labels import MARK_TAG
 
 
 @dataclass
@@ -33,15 +34,34 @@ class DecodeRun:
     cased: list[str] = field(default_factory=list)
     delays: list[int] = field(default_factory=list)
     update_seconds: list[float] = field(default_factory=list)
+    commits: int = 0
+    """How many times the speaker's pause committed the pending words."""
 
 
-def run_decoder(punctuator: Punctuator, segments: Sequence[Sequence[str]]) -> DecodeRun:
-    """Feed every segment, then flush, collecting the finalized sentences."""
+def run_decoder(
+    punctuator: Punctuator,
+    segments: Sequence[Sequence[str]],
+    pauses: Sequence[float] | None = None,
+    commit_after: float | None = None,
+) -> DecodeRun:
+    """Feed every segment, then flush, collecting the finalized sentences.
+
+    With ``pauses`` (seconds of silence after each segment) and ``commit_after`` (seconds; None
+    is "never"), the decoder commits what is pending after every segment followed by a pause
+    at least that long, as the pipeline does when the speaker pauses.
+    """
+    if pauses is not None and len(pauses) != len(segments):
+        raise ValueError(f"{len(pauses)} pauses for {len(segments)} segments")
+    commits = commit_after is not None and pauses is not None
+    commit = getattr(punctuator, "commit", None)
     run = DecodeRun()
     segment_of_word: list[int] = []
     current = 0
 
-    def collect(sentences: Sequence[Span]) -> None:
+    def collect(sentences: Sequence[Span], closes: str = "") -> None:
+        if closes in MARK_TAG and run.tags:
+            # A mark appended to words a commit left open.
+            run.tags[-1] = MARK_TAG[closes]
         for sentence in sentences:
             run.tags.extend(sentence.tags)
             run.cased.extend(sentence.cased)
@@ -52,9 +72,16 @@ def run_decoder(punctuator: Punctuator, segments: Sequence[Sequence[str]]) -> De
         started = time.perf_counter()
         update = punctuator.feed(segment)
         run.update_seconds.append(time.perf_counter() - started)
-        collect(update.finalized)
+        collect(update.finalized, update.closes)
+        if commits and commit is not None and pauses[current] >= commit_after:  # type: ignore[index,operator]
+            started = time.perf_counter()
+            done = commit()
+            run.update_seconds.append(time.perf_counter() - started)
+            run.commits += 1
+            collect(done.finalized, done.closes)
     started = time.perf_counter()
-    collect(punctuator.flush().finalized)
+    flushed = punctuator.flush()
+    collect(flushed.finalized, flushed.closes)
     run.update_seconds.append(time.perf_counter() - started)
     return run
 

@@ -585,16 +585,17 @@ class Typist:
         self.context = context if context is not None else TypingContext()
         self._last = ""  # what the last call typed, for "scratch that"
 
-    def sentences(self, sentences: list[str]) -> str:
+    def sentences(self, sentences: list[str], continues: bool = False) -> str:
         """Type finalized sentences; returns exactly what was typed (with a joining space and
-        the first letter's case fitted to what this Typist typed before in the same window)."""
+        the first letter's case fitted to what this Typist typed before in the same window;
+        ``continues``: they go on with a sentence committed open, whose case is kept)."""
         text = " ".join(s for s in sentences if s)
         if not text:
             return ""
         window = self.backend.focused_window()
         if window is None or window != self.context.window:
             self.context.tail = ""  # another window: what is before its cursor is unknown
-        adjusted = fit_to_context(text, self.context.tail, "")
+        adjusted = fit_to_context(text, self.context.tail, "", keep_case=continues)
         type_into(self.backend, adjusted)
         self.context.window = window
         self.context.tail = (self.context.tail + adjusted)[-200:]
@@ -661,7 +662,8 @@ class TypingQueue:
         self._thread.start()
 
     def submit(self, kind: str, arg: Any = None) -> None:
-        """Queue ``("sentences", [...])``, ``("new_line", paragraph)`` or ``("scratch", None)``."""
+        """Queue ``("sentences", [...])``, ``("continued", [...])`` (sentences that go on with
+        one a pause committed open), ``("new_line", paragraph)`` or ``("scratch", None)``."""
         self._queue.put((kind, arg))
 
     def _loop(self) -> None:
@@ -681,8 +683,8 @@ class TypingQueue:
                 continue
             kind, arg = item
             try:
-                if kind == "sentences":
-                    self.typist.sentences(arg)
+                if kind in ("sentences", "continued"):
+                    self.typist.sentences(arg, continues=kind == "continued")
                 elif kind == "new_line":
                     self.typist.new_line(paragraph=bool(arg))
                 else:

@@ -28,9 +28,12 @@ from dictate.punctuation.labels import (
     MARK_TAG,
     PERIOD,
     PERIOD_INDEX,
+    PUNCT_MARK,
+    PUNCT_TAGS,
     QUESTION,
     QUESTION_INDEX,
     SENTENCE_END,
+    O,
 )
 from dictate.punctuation.model import FloatArray, Tagging
 from dictate.punctuation.render import case_words, join_text
@@ -86,12 +89,21 @@ class Update:
 
     Attributes:
         finalized: Sentences finalized by this call, in order; each is emitted exactly once and
-            never changes afterwards. Every one ends in PERIOD or QUESTION.
+            never changes afterwards. Every one ends in PERIOD or QUESTION, except the last
+            one of a :meth:`StreamingPunctuator.commit` or of a flush without ``close``,
+            which may be left open.
         pending: All words not yet finalized, as currently punctuated; may change next time.
+        continues: The first finalized span goes on with a sentence an earlier commit left
+            open (its first word is cased as mid-sentence; no capital is to be added).
+        closes: A mark to append, before the finalized spans, to the text a commit left open
+            and bare: decided once the next words gave the model right context, or said by the
+            user ("comma", "period") after the pause. "" for none.
     """
 
     finalized: tuple[Span, ...] = ()
     pending: Span = EMPTY_SPAN
+    continues: bool = False
+    closes: str = ""
 
     @property
     def finalized_text(self) -> str:
@@ -116,12 +128,24 @@ class StreamingOptions:
             the most probable boundary (the paper's 40 s rule, counted in words).
         max_pending_tokens: Cap on the pending buffer in model tokens; None means whatever fits
             one model window beside the left context.
+        commit_end: At a commit (the speaker paused), the last word ends a sentence when the
+            model's probability of a sentence end there reaches this; otherwise it is left
+            bare, and its mark is decided (and appended) once the next words give the model
+            right context. The model's own tag at the end of its input is no guide: it was
+            trained on text that ends with sentences, and puts a full stop after "i went to
+            the" with 0.97.
+        commit_probes: Words tried one at a time as the next word, to give the model some
+            right context at a commit; the sentence-end probability is their mean. Empty: the
+            probability at the end of the input. (Defaults tuned on dev2012 with the
+            simulator: README, "Commit on pause".)
     """
 
     min_right_words: int = 4
     left_context_words: int = 10
     max_pending_words: int = 60
     max_pending_tokens: int | None = None
+    commit_end: float = 0.7
+    commit_probes: tuple[str, ...] = ("the", "and", "i", "so")
 
     def __post_init__(self) -> None:
         if self.min_right_words < 1:
@@ -132,6 +156,8 @@ class StreamingOptions:
             raise ValueError("max_pending_words must be larger than min_right_words")
         if self.max_pending_tokens is not None and self.max_pending_tokens < 1:
             raise ValueError("max_pending_tokens must be positive")
+        if not 0.0 <= self.commit_end <= 1.0:
+            raise ValueError("commit_end must be between 0 and 1")
 
 
 def _end_tag(probs: FloatArray) -> str:
@@ -230,12 +256,24 @@ class StreamingPunctuator:
         self._forced: list[_Forced | None] = []
         self._open = ""  # opening marks said before the next word
         self._pending_span = EMPTY_SPAN
+        self._continues = False
+        self._revisable: FloatArray | None = None
+        """After a commit that ended on a bare word (no mark): the model's probabilities there
+        at the commit. Its mark is decided again, and appended, once right context came."""
+        self._closes = ""
+        self._revisit: FloatArray | None = None
         self._lock = threading.Lock()
 
     @property
     def pending(self) -> Span:
         """The pending words as last punctuated."""
         return self._pending_span
+
+    @property
+    def continues(self) -> bool:
+        """Whether the finalized text ends inside a sentence (a commit left it open): the next
+        words go on with that sentence."""
+        return self._continues
 
     def feed(self, words: Sequence[str], cases: Sequence[str | None] | None = None) -> Update:
         """Add one recogniser segment.
@@ -250,6 +288,7 @@ class StreamingPunctuator:
         words, cases = _clean_cased(words, cases)
         finalized: list[Span] = []
         with self._lock:
+            continues = self._continues
             if not words:
                 return Update((), self._pending_span)
             # A huge segment is decoded in pieces so one step never tags more than a bounded
@@ -268,7 +307,14 @@ class StreamingPunctuator:
                             forced.before, self._open = self._open, ""
                         self._forced.append(forced)
                     finalized.extend(self._decode(final=False))
-            return Update(tuple(finalized), self._pending_span)
+            return self._update(finalized, continues)
+
+    def _update(self, finalized: Sequence[Span], continues: bool) -> Update:
+        """The update of one call; takes the mark a revisit decided."""
+        closes, self._closes = self._closes, ""
+        if MARK_TAG.get(closes) in SENTENCE_END:
+            continues = False  # the open sentence ended with the mark appended
+        return Update(tuple(finalized), self._pending_span, continues and bool(finalized), closes)
 
     @contextlib.contextmanager
     def _restored_on_failure(self) -> Iterator[None]:
@@ -282,11 +328,17 @@ class StreamingPunctuator:
             copy.deepcopy(self._forced),
             self._open,
             self._pending_span,
+            self._continues,
+            self._revisable,
         )
         try:
             yield
         except BaseException:
-            left, self._pending, self._forced, self._open, self._pending_span = saved
+            (
+                left, self._pending, self._forced, self._open, self._pending_span,
+                self._continues, self._revisable,
+            ) = saved  # fmt: skip
+            self._closes = ""
             self._left.clear()
             self._left.extend(left)
             raise
@@ -304,14 +356,20 @@ class StreamingPunctuator:
                 self._open += mark
                 return Update((), self._pending_span)
             if not self._pending:
-                return Update((), self._pending_span)
+                if self._revisable is None or mark not in MARK_TAG:
+                    return Update((), self._pending_span)
+                # Said after a pause committed the words it belongs to: append it there.
+                self._revisable = None
+                self._continues = MARK_TAG[mark] not in SENTENCE_END
+                return Update((), self._pending_span, closes=mark)
+            continues = self._continues
             with self._restored_on_failure():
                 forced = self._forced[-1] or _Forced()
                 self._forced[-1] = forced
                 forced.after += mark
                 if mark in MARK_TAG:
                     forced.tag = MARK_TAG[mark]
-                return Update(tuple(self._decode(final=False)), self._pending_span)
+                return self._update(self._decode(final=False), continues)
 
     def flush(self, close: bool = True) -> Update:
         """Finalize everything pending (dictation stopped, or a line break was said).
@@ -320,9 +378,56 @@ class StreamingPunctuator:
             close: End the last sentence with a mark if it has none (a line break does not).
         """
         with self._lock, self._restored_on_failure():
-            finalized = self._decode(final=True, close=close) if self._pending else []
+            continues = self._continues
+            if self._pending:
+                finalized = self._decode(final=True, close=close)
+            else:
+                finalized = []
+                if close and self._revisable is not None:
+                    # Stop after a commit left a sentence open: it ends here.
+                    self._closes = PUNCT_MARK[_end_tag(self._revisable)]
+                self._revisable = None
             self._open = ""
-            return Update(tuple(finalized), EMPTY_SPAN)
+            # A paragraph or the end of a run starts the next text afresh.
+            self._continues = False
+            self._pending_span = EMPTY_SPAN
+            return self._update(finalized, continues)
+
+    def commit(self) -> Update:
+        """The speaker paused: finalize everything pending with the model's decision for the
+        end of the stream, without forcing a sentence end (dictation goes on).
+
+        Where the model puts no sentence end on the last word, the last sentence is finalized
+        open (:attr:`continues` becomes True): the next words go on with it, cased as
+        mid-sentence, with the committed words as their left context. Opening marks said
+        before the next word are kept for it.
+        """
+        with self._lock, self._restored_on_failure():
+            continues = self._continues
+            if not self._pending:
+                return Update((), self._pending_span)
+            finalized = self._decode(final=True, close=False, commit=True)
+            return self._update(finalized, continues)
+
+    def preview(self, words: Sequence[str]) -> tuple[Span, Span]:
+        """The pending words and ``words`` (the live words of the phrase being spoken)
+        punctuated together, without changing any state: (pending, live) as they would be
+        shown now. Nothing is finalized; the next :meth:`feed` decides afresh."""
+        live = _clean(words)
+        with self._lock:
+            if not live:
+                return self._pending_span, EMPTY_SPAN
+            pending = self._pending + live
+            forced = list(self._forced) + [None] * len(live)
+            if self._open:
+                forced[len(self._pending)] = _Forced(before=self._open)
+            tags, case_tags, _ = self._tags(list(self._left), pending, forced)
+            cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
+            k = len(self._pending)
+            return (
+                _span(pending[:k], tags[:k], cased[:k], forced[:k]),
+                _span(pending[k:], tags[k:], cased[k:], forced[k:]),
+            )
 
     def drop_pending(self) -> Span:
         """Forget the pending words ("scratch that"), keeping the left context; returns them."""
@@ -338,6 +443,9 @@ class StreamingPunctuator:
             self._left.clear()
             self._pending, self._forced, self._open = [], [], ""
             self._pending_span = EMPTY_SPAN
+            self._continues = False
+            self._revisable = None
+            self._closes = ""
 
     def _over_cap(self, left: list[str], pending: list[str], cut: int) -> bool:
         """Whether the pending words after ``cut`` exceed the cap in words or tokens."""
@@ -351,13 +459,16 @@ class StreamingPunctuator:
         next_left = (left + pending[:cut])[-keep:] if keep else []
         return self.tagger.count_tokens(next_left + rest) > self.tagger.window_tokens
 
-    def _decode(self, *, final: bool, close: bool = True) -> list[Span]:
-        """Tag the window, choose where to cut, move finalized sentences out of pending."""
-        left = list(self._left)
-        pending = self._pending
-        forced = self._forced
+    def _tags(
+        self, left: list[str], pending: list[str], forced: Sequence[_Forced | None]
+    ) -> tuple[list[str], list[str] | None, FloatArray]:
+        """Tag ``pending`` after ``left``, with what the user said overriding the model:
+        punctuation tags, casing tags (None: the model has no casing head) and probabilities."""
         n = len(pending)
-        tagging = self.tagger.tag(left + pending).slice(len(left), len(left) + n)
+        full = self.tagger.tag(left + pending)
+        if self._revisable is not None and left:
+            self._revisit = full.punct_probs[len(left) - 1]
+        tagging = full.slice(len(left), len(left) + n)
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
         case_tags = tagging.case_tags()
@@ -381,7 +492,36 @@ class StreamingPunctuator:
             if f.case is not None:
                 case_tags = case_tags if case_tags is not None else [LOWER] * n
                 case_tags[j] = f.case
+        return tags, case_tags, probs
 
+    def stream_end_probability(self, left: list[str], words: list[str]) -> float:
+        """How likely the last of ``words`` (after ``left``) ends a sentence, for a commit."""
+        n = len(left) + len(words)
+        probes = self.options.commit_probes
+        if not probes:
+            p = self.tagger.tag(left + words).punct_probs[n - 1]
+            return float(p[PERIOD_INDEX] + p[QUESTION_INDEX])
+        total = 0.0
+        for probe in probes:
+            p = self.tagger.tag([*left, *words, probe]).punct_probs[n - 1]
+            total += float(p[PERIOD_INDEX] + p[QUESTION_INDEX])
+        return total / len(probes)
+
+    def _decode(self, *, final: bool, close: bool = True, commit: bool = False) -> list[Span]:
+        """Tag the window, choose where to cut, move finalized sentences out of pending."""
+        left = list(self._left)
+        pending = self._pending
+        forced = self._forced
+        n = len(pending)
+        self._revisit = None
+        tags, case_tags, probs = self._tags(left, pending, forced)
+        if commit and (forced[-1] is None or forced[-1].tag is None):
+            # The model's tag at the end of its input is no decision (see commit_end).
+            if self.stream_end_probability(left, pending) >= self.options.commit_end:
+                tags[-1] = _end_tag(probs[-1])
+            else:
+                # No mark at all: which one belongs there is decided once right context came.
+                tags[-1] = O
         if final:
             cut = n
             if (
@@ -400,8 +540,22 @@ class StreamingPunctuator:
             cut = trusted[-1] + 1 if trusted else 0
             cut = self._enforce_cap(left, pending, probs, tags, cut)
 
-        cased = case_words(pending, tags, case_tags, sentence_start=True)
+        if self._revisit is not None and (final or cut or n >= self.options.min_right_words):
+            # The words a commit left open have right context now (or words after them are
+            # being finalized): append the mark the model puts after them, if any.
+            tag = PUNCT_TAGS[int(np.argmax(self._revisit))]
+            self._closes = PUNCT_MARK[tag]
+            self._revisable = None
+            if tag in SENTENCE_END:
+                self._continues = False
+        cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
         done = _spans(pending[:cut], tags[:cut], cased[:cut], forced[:cut])
+        if cut:
+            self._continues = tags[cut - 1] not in SENTENCE_END
+        if commit:
+            last = forced[-1]
+            bare = tags[-1] == O and (last is None or not (last.tag or last.after))
+            self._revisable = probs[-1] if bare else None
         self._left.extend(pending[:cut])
         self._pending = pending[cut:]
         self._forced = forced[cut:]
@@ -467,6 +621,10 @@ class SegmentPunctuator:
         return Update()
 
     def flush(self, close: bool = True) -> Update:
+        """Nothing is ever pending."""
+        return Update()
+
+    def commit(self) -> Update:
         """Nothing is ever pending."""
         return Update()
 

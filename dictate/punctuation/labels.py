@@ -31,5 +31,7 @@ ALL_CAPS = "ALL_CAPS"
 #: Casing tags in the canonical column order.
 CASE_TAGS: tuple[str, ...] = (LOWER, CAPITALIZED, ALL_CAPS)
 
+O_INDEX = PUNCT_TAGS.index(O)
+COMMA_INDEX = PUNCT_TAGS.index(COMMA)
 PERIOD_INDEX = PUNCT_TAGS.index(PERIOD)
 QUESTION_INDEX = PUNCT_TAGS.index(QUESTION)

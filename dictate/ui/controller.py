@@ -25,7 +25,8 @@ log = logging.getLogger("dictate.ui")
 
 #: Settings a run takes when it starts and keeps to its end.
 RUN_SETTINGS = (
-    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "mode",
+    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "commit_after_ms",
+    "mode",
     "min_right_words", "written_forms", "voice_commands", "replacements", "target",
     "typing_backend", "clipboard_fallback",
 )  # fmt: skip
@@ -136,7 +137,7 @@ class DictationController(QObject):
 
         key = (
             s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
-            s.written_forms, s.voice_commands, repr(s.replacements),
+            s.commit_after_ms, s.written_forms, s.voice_commands, repr(s.replacements),
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
@@ -168,6 +169,7 @@ class DictationController(QObject):
             options,
             commands=s.voice_commands and not off,
             writer=None if off else make_writer(s.written_forms, s.replacements),
+            commit_after=None if s.commit_after_ms is None else s.commit_after_ms / 1000,
         )
         self._cache["key"] = key
         self.loaded.emit(Loaded(engine.label, model.provider, off))

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dictate.config import Settings
+from dictate.config import COMMIT_AFTER_MS, COMMIT_AFTER_RANGE, Settings
 from dictate.errors import DictateError, DownloadCancelled, as_sentence
 from dictate.ui.hotkey import HotkeyError, parse_shortcut
 from dictate.writing.replacements import parse_replacements
@@ -96,6 +96,20 @@ class SettingsDialog(QDialog):
         self.silence.setSingleStep(50)
         self.silence.setSuffix(" ms")
         self.silence.setValue(settings.silence_ms)
+        self.commit = QCheckBox("&Commit the words after a pause of")
+        self.commit.setChecked(settings.commit_after_ms is not None)
+        self.commit_after = QSpinBox()
+        self.commit_after.setRange(*COMMIT_AFTER_RANGE)
+        self.commit_after.setSingleStep(100)
+        self.commit_after.setSuffix(" ms")
+        self.commit_after.setValue(settings.commit_after_ms or COMMIT_AFTER_MS)
+        self.commit_after.setEnabled(self.commit.isChecked())
+        self.commit.toggled.connect(self.commit_after.setEnabled)
+        self.commit.setToolTip(
+            "After this much silence the greyed words become text (or are typed into the other "
+            "application) without waiting for the next sentence. Shorter is faster; the "
+            "punctuation of a sentence you pause inside is then decided with less context."
+        )
         self.max_segment = QDoubleSpinBox()
         self.max_segment.setRange(2.0, 120.0)
         self.max_segment.setSuffix(" s")
@@ -113,22 +127,29 @@ class SettingsDialog(QDialog):
         self.font_size = QSpinBox()
         self.font_size.setRange(6, 72)
         self.font_size.setValue(settings.font_size)
-        for box in (self.silence, self.max_segment, self.right_words, self.font_size):
+        for box in (
+            self.silence, self.commit_after, self.max_segment, self.right_words, self.font_size
+        ):  # fmt: skip
             # A number out of range becomes the nearest allowed one, not the old value again.
             box.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
             box.setToolTip(f"{box.minimum():g} to {box.maximum():g}")
-        for label, widget in (
+        rows: list[tuple[str | QCheckBox, QWidget]] = [
             ("&Microphone", self.device),
             ("Speech &engine", self.engine),
             ("&Silence that ends a segment", self.silence),
+            (self.commit, self.commit_after),
             ("Ma&ximum segment", self.max_segment),
             ("P&unctuation mode", self.mode),
             ("Words after a sentence &before it is final", self.right_words),
             ("Editor &font", self.font_family),
             ("Font si&ze", self.font_size),
-        ):
-            widget.setAccessibleName(label.replace("&", ""))
-            form.addRow(label, widget)
+        ]
+        for row_label, widget in rows:
+            if isinstance(row_label, QCheckBox):
+                widget.setAccessibleName("Pause before the words are committed")
+            else:
+                widget.setAccessibleName(row_label.replace("&", ""))
+            form.addRow(row_label, widget)
         self.written_forms = QCheckBox("Write &numbers, dates and money as digits ($25, 9:30 a.m.)")
         self.written_forms.setChecked(settings.written_forms)
         self.voice_commands = QCheckBox(
@@ -160,6 +181,12 @@ class SettingsDialog(QDialog):
         self.show_overlay = QCheckBox("Sho&w the overlay while typing into other applications")
         self.show_overlay.setChecked(settings.show_overlay)
         form.addRow(self.show_overlay)
+        self.feedback_sounds = QCheckBox(
+            "Play a short soun&d when dictation starts and stops, and when text is typed "
+            "into another application"
+        )
+        self.feedback_sounds.setChecked(settings.feedback_sounds)
+        form.addRow(self.feedback_sounds)
         self.hotkey = QKeySequenceEdit(QKeySequence(settings.hotkey))
         self.hotkey.setMaximumSequenceLength(1)
         self.hotkey.setClearButtonEnabled(True)
@@ -285,6 +312,7 @@ class SettingsDialog(QDialog):
         settings.engine, settings.vosk_model = self.engine.currentData()
         settings.silence_ms = self.silence.value()
         settings.max_segment_s = self.max_segment.value()
+        settings.commit_after_ms = self.commit_after.value() if self.commit.isChecked() else None
         settings.mode = self.mode.currentData()
         settings.min_right_words = self.right_words.value()
         settings.font_family = self.font_family.currentFont().family()
@@ -296,6 +324,7 @@ class SettingsDialog(QDialog):
         settings.typing_backend = self.backend.currentData()
         settings.clipboard_fallback = self.clipboard_fallback.isChecked()
         settings.show_overlay = self.show_overlay.isChecked()
+        settings.feedback_sounds = self.feedback_sounds.isChecked()
         settings.hotkey = self._hotkey_text()
 
 

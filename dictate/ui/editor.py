@@ -341,12 +341,14 @@ class DictationEditor(QPlainTextEdit):
         self._rebuild()
         self.set_selection(len(self.buffer.text))
 
-    def insert_final(self, sentences: str | list[str], pending: str | None = None) -> None:
+    def insert_final(
+        self, sentences: str | list[str], pending: str | None = None, continues: bool = False
+    ) -> None:
         """Insert finalized sentences at the dictation point (journaled before they appear);
         the pending words become ``pending`` (see :meth:`DictationBuffer.finalize`)."""
         self._settle()
         old = self.buffer.point
-        change = self.buffer.finalize(sentences, pending)
+        change = self.buffer.finalize(sentences, pending, continues)
         self._after_pipeline_change(change, old)
 
     def set_dictation(self, pending: str | None = None, partial: str | None = None) -> None:

@@ -695,8 +695,8 @@ class MainWindow(QMainWindow):
         if self._typing_closed is queue:  # drained here: closing must not bring it in again
             self._typing_closed = None
         for kind, arg in queue.drain():
-            if kind == "sentences":
-                self.editor.insert_final(arg, "")
+            if kind in ("sentences", "continued"):
+                self.editor.insert_final(arg, "", kind == "continued")
             elif kind == "new_line":
                 self.editor.insert_break(paragraph=bool(arg))
         self.messages.show_message(
@@ -810,9 +810,10 @@ class MainWindow(QMainWindow):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
             if self._typist is not None:
-                self._typist.submit("sentences", event.sentences)
+                kind = "continued" if event.continues else "sentences"
+                self._typist.submit(kind, event.sentences)
             else:
-                self.editor.insert_final(event.sentences, event.pending)
+                self.editor.insert_final(event.sentences, event.pending, event.continues)
         elif isinstance(event, Command):
             self._on_command(event)
         elif isinstance(event, Pending):
@@ -1123,8 +1124,8 @@ class MainWindow(QMainWindow):
         if queue is None:
             return
         for kind, arg in queue.drain():
-            if kind == "sentences":
-                self.editor.insert_final(arg, "")
+            if kind in ("sentences", "continued"):
+                self.editor.insert_final(arg, "", kind == "continued")
             elif kind == "new_line":
                 self.editor.insert_break(paragraph=bool(arg))
 

@@ -13,6 +13,7 @@ import threading
 import tracemalloc
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_tagger import FakeTagger
@@ -147,7 +148,7 @@ def test_empty_words_are_ignored() -> None:
         {"max_pending_tokens": 0},
     ],
 )
-def test_bad_options(bad: dict[str, int]) -> None:
+def test_bad_options(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         StreamingOptions(**bad)
 

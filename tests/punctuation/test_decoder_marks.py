@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fake_tagger import FakeTagger
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +18,7 @@ from dictate.punctuation.decoder import (
 )
 
 
-def decoder(**options: int) -> StreamingPunctuator:
+def decoder(**options: Any) -> StreamingPunctuator:
     return StreamingPunctuator(FakeTagger(window_end_period=False), StreamingOptions(**options))
 
 
