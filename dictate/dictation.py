@@ -30,12 +30,24 @@ from dictate.commands import (
     Words,
     split_commands,
 )
-from dictate.events import Command, Error, Event, Finalized, Pending
+from dictate.events import Command, Error, Event, Finalized, Live, Pending
 from dictate.punctuation.decoder import Update
 from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
 from dictate.punctuation.labels import CAPITALIZED
 
 log = logging.getLogger("dictate.dictation")
+
+
+def live_partial(live: Live | None, segment: int, words: Sequence[str]) -> str:
+    """The partial words to show: as the last :class:`Live` event punctuated them where they
+    are still the words it punctuated, then any newer words as recognised."""
+    said = list(words)
+    if live is None or live.segment != segment or not live.words or not live.partial:
+        return " ".join(said)
+    known = len(live.words)
+    if said[:known] != live.words:
+        return " ".join(said)
+    return " ".join([live.partial, *said[known:]])
 
 
 class Punctuator(Protocol):

@@ -55,6 +55,8 @@ class Live(Event):
     segment: int
     pending: str
     partial: str
+    words: list[str] | None = None
+    """The partial words as recognised that ``partial`` punctuates."""
 
 
 @dataclass(frozen=True)

@@ -340,7 +340,7 @@ class Pipeline:
         except Exception:  # the live view is a courtesy: the segment's words still come
             log.exception("live punctuation failed")
             return
-        self._emit(Live(self._now(), segment, pending, partial))
+        self._emit(Live(self._now(), segment, pending, partial, words))
 
     def _partial_words(self, start: float, end: float) -> list[Word]:
         """The last partial result as words; the recogniser gave no times, so each word gets

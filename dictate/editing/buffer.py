@@ -87,6 +87,9 @@ class DictationBuffer:
         self.text = ""
         self.point = 0
         self.pending = ""
+        self.pending_shown: str | None = None
+        """The pending words as live punctuation last showed them with the words being
+        spoken (display only, never journaled); None: as :attr:`pending`."""
         self.partial = ""
         self.path: str | None = None
         self.journal_error: OSError | None = None
@@ -104,7 +107,8 @@ class DictationBuffer:
         """The region as shown: pieces of ("text", "pending" | "partial" | "space")."""
         before, after = self.text[: self.point], self.text[self.point :]
         parts: list[tuple[str, str]] = []
-        for piece, kind in ((self.pending, "pending"), (self.partial, "partial")):
+        pending = self.pending if self.pending_shown is None else self.pending_shown
+        for piece, kind in ((pending, "pending"), (self.partial, "partial")):
             if not piece:
                 continue
             if parts:
@@ -297,6 +301,7 @@ class DictationBuffer:
         change = self._apply(_Op(pos, "", adjusted, "dictation", self.clock()), record=True)
         self.point = point
         self.pending = new_pending
+        self.pending_shown = None
         self._push_spans(pos, adjusted, sentences)
         return change
 
@@ -331,15 +336,19 @@ class DictationBuffer:
     def set_pending(self, text: str) -> None:
         """The pending words (punctuated, may still change) are now ``text``."""
         text = normalize_newlines(text)
+        self.pending_shown = None
         if text == self.pending:
             return
         self.pending = text
         if self.journal is not None:
             self._write(self.journal.pending, text, self.point)
 
-    def set_partial(self, text: str) -> None:
-        """The words of the segment being spoken (not journaled: they are not final yet)."""
+    def set_partial(self, text: str, pending_shown: str | None = None) -> None:
+        """The words of the segment being spoken (not journaled: they are not final yet);
+        ``pending_shown``: the pending words as punctuated with them (display only)."""
         self.partial = normalize_newlines(text)
+        if pending_shown is not None:
+            self.pending_shown = normalize_newlines(pending_shown)
 
     def clear_dictation(self) -> None:
         self.set_partial("")

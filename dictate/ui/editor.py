@@ -351,14 +351,16 @@ class DictationEditor(QPlainTextEdit):
         change = self.buffer.finalize(sentences, pending, continues)
         self._after_pipeline_change(change, old)
 
-    def set_dictation(self, pending: str | None = None, partial: str | None = None) -> None:
+    def set_dictation(
+        self, pending: str | None = None, partial: str | None = None, live: str | None = None
+    ) -> None:
         """Show the pending text and/or the live partial words (greyed, replaced in place). A
         click waiting for the double-click interval keeps waiting: these updates come many
         times a second while the user speaks, and need no new dictation point."""
         if pending is not None:
             self.buffer.set_pending(pending)
         if partial is not None:
-            self.buffer.set_partial(partial)
+            self.buffer.set_partial(partial, live)
         self._after_pipeline_change(None, self.buffer.point)
 
     def clear_dictation(self) -> None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import Settings, save_settings
+from dictate.dictation import live_partial
 from dictate.errors import AudioError, DictateError, ModelError, as_sentence
 from dictate.events import (
     Command,
@@ -40,6 +41,7 @@ from dictate.events import (
     Finalized,
     Finished,
     Level,
+    Live,
     Partial,
     Pending,
     Segment,
@@ -227,6 +229,7 @@ class MainWindow(QMainWindow):
         self._segment_closed: dict[int, float] = {}
         self._partial_segment = 0
         self._shown_segment = 0
+        self._live: Live | None = None  # the last live punctuation of the words being spoken
         self._typist: Any = None  # types finalized text into other applications ("apps" target)
         self._typing_closed: Any = None  # the last run's queue, closed, maybe still typing
         self._typing_context: Any = None  # what was typed last, and where (all runs)
@@ -805,7 +808,15 @@ class MainWindow(QMainWindow):
             # this document's (nor its journal's).
             if event.segment > self._shown_segment and self._typist is None:
                 self._partial_segment = event.segment
-                self.editor.set_dictation(partial=" ".join(event.words))
+                text = live_partial(self._live, event.segment, event.words)
+                self.editor.set_dictation(partial=text)
+        elif isinstance(event, Live):
+            # The words being spoken, punctuated with the pending words (display only).
+            if event.segment > self._shown_segment:
+                self._live = event
+                if self._typist is None:
+                    self._partial_segment = event.segment
+                    self.editor.set_dictation(partial=event.partial, live=event.pending)
         elif isinstance(event, Segment):
             self._segment_closed[event.segment] = time.monotonic()
         elif isinstance(event, Finalized):
@@ -842,6 +853,7 @@ class MainWindow(QMainWindow):
             self.editor.clear_dictation()
             self.level.setValue(-60)
             self._partial_segment = self._shown_segment = 0
+            self._live = None
             self._segment_closed.clear()
             if event.dropped_blocks:
                 self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
