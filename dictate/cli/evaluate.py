@@ -77,7 +77,7 @@ def _streaming_runs(
     model: Any, reference: Any, args: argparse.Namespace, options: Any
 ) -> list[dict[str, Any]]:
     """For each seed: simulated segments, baseline and streaming scores (``eval streaming``)."""
-    from dictate.evaluation.simulate import simulate_segments
+    from dictate.evaluation.simulate import PauseModel, simulate_pauses, simulate_segments
     from dictate.evaluation.streaming import run_decoder, score
     from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
 
@@ -95,15 +95,47 @@ def _streaming_runs(
         except ValueError as exc:
             raise InputError(f"bad simulation option: {exc}") from exc
         entry: dict[str, Any] = {"seed": seed, "segments": len(segments)}
-        for name, punctuator in (
-            ("baseline", SegmentPunctuator(model)),
-            ("streaming", StreamingPunctuator(model, options)),
-        ):
-            run = run_decoder(punctuator, segments)
+        pauses = None
+        commit_times = getattr(args, "commit_after", None) or []
+        if commit_times:
+            try:
+                pause_model = PauseModel(end_median=args.pause_end, mid_median=args.pause_mid)
+            except ValueError as exc:
+                raise InputError(f"bad simulation option: {exc}") from exc
+            pauses = simulate_pauses(segments, reference.tags, seed=seed, model=pause_model)
+        systems: list[tuple[str, Any, float | None]] = [
+            ("baseline", SegmentPunctuator(model), None),
+            ("streaming", StreamingPunctuator(model, options), None),
+        ]
+        systems += [
+            (_commit_name(ms), StreamingPunctuator(model, options), ms / 1000)
+            for ms in commit_times
+            if ms is not None
+        ]
+        for name, punctuator, commit_after in systems:
+            run = run_decoder(punctuator, segments, pauses, commit_after)
             entry[name] = score(reference, run.tags, run.cased)
             entry[name]["mean_delay_segments"] = statistics.fmean(run.delays) if run.delays else 0.0
+            entry[name]["commits"] = run.commits
         runs.append(entry)
     return runs
+
+
+def _commit_name(ms: int) -> str:
+    return f"commit {ms / 1000:g} s"
+
+
+def _commit_ms(text: str) -> int | None:
+    """``--commit-after``: milliseconds, or "never" (the streaming column)."""
+    if text.strip().lower() == "never":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not milliseconds or 'never'") from None
+    if not 1 <= value <= 600_000:
+        raise argparse.ArgumentTypeError(f"{value} ms is out of range (1 to 600000)")
+    return value
 
 
 def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -117,7 +149,13 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
         "file": args.file,
         "words": len(reference.words),
         "provider": model.provider,
-        "simulation": {"p_end": args.p_end, "p_mid": args.p_mid, "max_words": args.max_words},
+        "simulation": {
+            "p_end": args.p_end,
+            "p_mid": args.p_mid,
+            "max_words": args.max_words,
+            "pause_end": args.pause_end,
+            "pause_mid": args.pause_mid,
+        },
         "decoder": {
             "min_right_words": options.min_right_words,
             "left_context_words": options.left_context_words,
@@ -134,23 +172,37 @@ def cmd_eval_streaming(args: argparse.Namespace, stdout: TextIO) -> int:
         f"{model.provider}; segments cut with p_end={args.p_end}, p_mid={args.p_mid}, "
         f"max_words={args.max_words}\n"
     )
+    names = ["baseline", "streaming"] + [
+        _commit_name(ms) for ms in args.commit_after or [] if ms is not None
+    ]
     for entry in runs:
         stdout.write(f"\nseed {entry['seed']}: {entry['segments']:,} segments\n")
-        stdout.write(
-            _format_scores({"baseline": entry["baseline"], "streaming": entry["streaming"]}) + "\n"
-        )
+        stdout.write(_format_scores({n: entry[n] for n in names}) + "\n")
         stdout.write(
             f"{'mean delay (segments)':<24}"
-            f"{entry['baseline']['mean_delay_segments']:>12.2f}"
-            f"{entry['streaming']['mean_delay_segments']:>12.2f}\n"
+            + "".join(f"{entry[n]['mean_delay_segments']:>12.2f}" for n in names)
+            + "\n"
         )
+        if len(names) > 2:
+            stdout.write(f"{'commits':<24}" + "".join(f"{entry[n]['commits']:>12}" for n in names))
+            stdout.write("\n")
     if len(runs) > 1:
-        f05 = {n: [r[n]["segmentation"]["f0.5"] for r in runs] for n in ("baseline", "streaming")}
-        stdout.write(
-            f"\nsegmentation F0.5 over {len(runs)} seeds, median: baseline "
-            f"{_percent(statistics.median(f05['baseline'])).strip()}, streaming "
-            f"{_percent(statistics.median(f05['streaming'])).strip()}\n"
-        )
+        stdout.write(f"\nmedian over {len(runs)} seeds:\n{'':<24}")
+        stdout.write("".join(f"{n:>12}" for n in names) + "\n")
+        for label, keys in (
+            ("punctuation F1", ("punctuation", "OVERALL", "f1")),
+            ("segmentation F0.5", ("segmentation", "f0.5")),
+        ):
+            cells = []
+            for n in names:
+                values = []
+                for run in runs:
+                    value: Any = run[n]
+                    for key in keys:
+                        value = value[key]
+                    values.append(value)
+                cells.append(_percent(statistics.median(values)))
+            stdout.write(f"{label:<24}" + "".join(f"{c:>12}" for c in cells) + "\n")
     return 0
 
 
@@ -267,6 +319,29 @@ def register(commands: Any) -> None:
     )
     eval_stream.add_argument("file", metavar="FILE")
     _add_simulation_args(eval_stream)
+    eval_stream.add_argument(
+        "--commit-after",
+        type=_commit_ms,
+        action="append",
+        metavar="MS",
+        help="also score the streaming decoder committing at every pause of at least MS ms "
+        "(pauses drawn as --pause-end/--pause-mid say); repeat for several",
+    )
+    eval_stream.add_argument(
+        "--pause-end",
+        type=float,
+        default=0.8,
+        metavar="S",
+        help="median of the simulated pause after a sentence end, beyond the segmenter's 0.5 s "
+        "(default 0.8)",
+    )
+    eval_stream.add_argument(
+        "--pause-mid",
+        type=float,
+        default=0.4,
+        metavar="S",
+        help="median of the simulated pause inside a sentence, beyond 0.5 s (default 0.4)",
+    )
     eval_stream.set_defaults(func=lambda args, io: cmd_eval_streaming(args, io.stdout))
     eval_registers = eval_kinds.add_parser(
         "registers",
