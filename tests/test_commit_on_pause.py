@@ -421,3 +421,53 @@ def test_transcribe_refuses_a_bad_commit_time(value: str, capsys: Any) -> None:
         cli_run(["transcribe", "x.wav", "--commit-after", value], stdout=io.StringIO())
     assert exit_info.value.code == 2
     assert "--commit-after" in capsys.readouterr().err
+
+
+def test_a_mark_for_committed_words_is_dropped_once_the_dictation_point_left_them() -> None:
+    buffer = DictationBuffer()
+    buffer.finalize(["Dear John"])
+    buffer.replace(len(buffer.text), len(buffer.text), " PS")  # the user typed after them
+    assert buffer.finalize([","], "", continues=True) is None
+    assert buffer.text == "Dear John PS"
+    buffer = DictationBuffer()
+    buffer.finalize(["Dear John"])
+    buffer.move_point(0)
+    assert buffer.finalize([","], "", continues=True) is None
+    assert buffer.text == "Dear John"
+
+
+def test_scratch_that_takes_an_appended_mark_with_its_words() -> None:
+    buffer = DictationBuffer()
+    buffer.finalize(["We left."])
+    buffer.finalize(["See you"])
+    buffer.finalize(["?"], continues=True)
+    assert buffer.text == "We left. See you?"
+    buffer.scratch("sentence")
+    assert buffer.text == "We left."
+
+
+class Wayland(Recorder):
+    """A backend that types but cannot tell which window has the focus."""
+
+    def focused_window(self) -> str | None:
+        return None
+
+
+def test_a_typing_backend_that_cannot_tell_the_window_keeps_joining_pieces() -> None:
+    """Before, each piece started afresh there: "We left.Then it rained."."""
+    backend = Wayland()
+    typist = Typist(backend)  # type: ignore[arg-type]
+    typist.sentences(["We left."])
+    typist.sentences(["Then it"])
+    typist.sentences(["rained"], continues=True)
+    typist.sentences(["."], continues=True)
+    assert backend.text == "We left. Then it rained."
+
+
+def test_a_mark_is_not_typed_into_another_window() -> None:
+    backend = Recorder()
+    typist = Typist(backend)  # type: ignore[arg-type]
+    typist.sentences(["Dear John"])
+    backend.focused_window = lambda: "w2"  # type: ignore[method-assign]
+    assert typist.sentences([","], continues=True) == ""
+    assert backend.text == "Dear John"

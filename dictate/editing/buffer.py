@@ -31,7 +31,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dictate.editing.text import fit_to_context, normalize_newlines, word_end, word_start
+from dictate.editing.text import (
+    CLOSING_MARKS,
+    fit_to_context,
+    normalize_newlines,
+    word_end,
+    word_start,
+)
 from dictate.journal import Journal
 
 TYPING_GROUP_SECONDS = 1.0
@@ -289,10 +295,15 @@ class DictationBuffer:
         joined = " ".join(sentences)
         new_pending = remaining_pending(self.pending, joined) if pending is None else pending
         new_pending = normalize_newlines(new_pending)
+        pos = self._before_typed_word(self.point) if joined else self.point
+        mark = continues and joined[:1] in CLOSING_MARKS
+        if mark and (not self._dictated or self._dictated[-1][1] != pos):
+            # A mark for the words a pause committed, but the dictation point has left them
+            # (moved, or the user typed after them): it would land elsewhere. Dropped.
+            joined = ""
         if not joined:
             self.set_pending(new_pending)
             return None
-        pos = self._before_typed_word(self.point)
         adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:], keep_case=continues)
         # The point (the user's cursor) stays after a word being typed; else after the sentence.
         point = self.point + len(adjusted)
@@ -302,7 +313,10 @@ class DictationBuffer:
         self.point = point
         self.pending = new_pending
         self.pending_shown = None
-        self._push_spans(pos, adjusted, sentences)
+        if mark:
+            self._dictated[-1][1] += len(adjusted)  # "scratch that" takes the words with it
+        else:
+            self._push_spans(pos, adjusted, sentences)
         return change
 
     def _before_typed_word(self, point: int) -> int:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from dictate.editing.text import fit_to_context, joins_previous
+from dictate.editing.text import CLOSING_MARKS, fit_to_context, joins_previous
 from dictate.errors import DictateError
 
 BACKENDS = ("xtest", "xdotool", "wtype", "dotool", "ydotool", "sendinput", "quartz", "clipboard")
@@ -593,8 +593,15 @@ class Typist:
         if not text:
             return ""
         window = self.backend.focused_window()
-        if window is None or window != self.context.window:
+        # Where a backend that types cannot tell the window (Wayland), the user is taken to
+        # stay where they were: each piece used to start afresh there, with no joining space
+        # ("We left.Then it rained."), and commit on pause types in more pieces. Clipboard
+        # pieces are pasted one by one, each as a whole.
+        unknown = window is None and not self.backend.takes_back
+        if unknown or (window is not None and window != self.context.window):
             self.context.tail = ""  # another window: what is before its cursor is unknown
+            if continues and text[0] in CLOSING_MARKS:
+                return ""  # the mark belongs after words typed into the other window
         adjusted = fit_to_context(text, self.context.tail, "", keep_case=continues)
         type_into(self.backend, adjusted)
         self.context.window = window
