@@ -219,6 +219,47 @@ class BufferMachine(RuleBasedStateMachine):
         self.point += len(adjusted)
         assert self.buffer.pending == pending
 
+    @rule(pending=st.sampled_from(["", "and then"]), case=st.sampled_from(["Paris", "paris"]))
+    def continued(self, pending: str, case: str) -> None:
+        """Words that go on with a sentence a pause committed open: their case is kept."""
+        self.events += 1
+        event = self.events
+        sentence = f"{case} mk{event:04d}x on"
+        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
+        at = word_start(self.model_text(), self.point) if typing_here else self.point
+        text = self.model_text()
+        adjusted = fit_to_context(sentence, text[:at], text[at:], keep_case=True)
+        self.record()
+        self.last_typing = None
+        self.buffer.finalize([sentence], pending, continues=True)
+        self.model_replace(at, at, [(ch, event) for ch in adjusted])
+        self.event_length[event] = len(adjusted)
+        self.point += len(adjusted)
+        assert self.buffer.pending == pending
+
+    @rule(mark=st.sampled_from([",", ".", "?"]))
+    def mark_after_commit(self, mark: str) -> None:
+        """A mark for the words a pause committed: right after them while the dictation point
+        is still there, else dropped (it would land elsewhere)."""
+        span = self.buffer.last_dictated
+        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
+        text = self.model_text()
+        at = word_start(text, self.point) if typing_here else self.point
+        before = self.buffer.text
+        self.buffer.finalize([mark], self.buffer.pending, continues=True)
+        if span is None or span[1] != at:
+            assert self.buffer.text == before
+            return
+        adjusted = fit_to_context(mark, text[:at], text[at:])
+        owner = self.text[at - 1][1] if at else None
+        assert isinstance(owner, int), "a mark attached to text no finalized event put there"
+        self.record()
+        self.last_typing = None
+        self.model_replace(at, at, [(ch, owner) for ch in adjusted])
+        self.event_length[owner] += len(adjusted)
+        self.point += len(adjusted)
+        assert self.buffer.last_dictated == (span[0], span[1] + len(adjusted))
+
     @rule(text=st.sampled_from(["", "pq one", "pq one, two", "pq 😀 three?", "pq שלום"]))
     def pending(self, text: str) -> None:
         self.buffer.set_pending(text)

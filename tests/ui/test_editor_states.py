@@ -350,6 +350,32 @@ class EditorMachine(RuleBasedStateMachine):
         self.editor.set_dictation(partial=text)
         self.changed(self.before)
 
+    @rule(
+        live=st.sampled_from(["pq one,", "pq 😀 two.", "", "pq שלום"]),
+        text=st.sampled_from(["pz", "Pz 中文, pz."]),
+    )
+    def live_punctuation(self, live: str, text: str) -> None:
+        """The words being spoken punctuated with the pending ones: shown, never text."""
+        self.before = self.editor.text
+        pending = self.editor.pending_text
+        self.editor.set_dictation(partial=text, live=live)
+        assert self.editor.pending_text == pending  # display only: the journal keeps these
+        self.changed(self.before)
+
+    @rule(mark=st.sampled_from([",", "?"]))
+    def mark_after_commit(self, mark: str) -> None:
+        """A mark for the words a pause committed open: right after them, if the dictation
+        point is still there; never anywhere else."""
+        text = self.before = self.editor.text
+        span = self.editor.buffer.last_dictated
+        self.editor.insert_final([mark], self.editor.pending_text, True)
+        if self.editor.text == text:
+            self.changed(text)
+            return
+        assert span is not None
+        at = span[1]
+        self.changed(text[:at] + fit_to_context(mark, text[:at], text[at:]) + text[at:])
+
     # -- voice commands (the window's handling of Command events) -------------------------
 
     @rule(paragraph=st.booleans())
