@@ -22,7 +22,7 @@ from dictate.paths import APP_NAME
 
 log = logging.getLogger("dictate.config")
 
-COMMIT_AFTER_MS = 1000
+COMMIT_AFTER_MS = 1500
 """Default silence before a commit (measured: README, "Commit on pause")."""
 COMMIT_AFTER_RANGE = (300, 10_000)
 

@@ -471,3 +471,48 @@ def test_a_mark_is_not_typed_into_another_window() -> None:
     backend.focused_window = lambda: "w2"  # type: ignore[method-assign]
     assert typist.sentences([","], continues=True) == ""
     assert backend.text == "Dear John"
+
+
+# -- the shipped model (the README's examples) -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped_model() -> Any:
+    from dictate.punctuation.model import load_punctuation_model
+
+    return load_punctuation_model()
+
+
+@pytest.mark.parametrize(
+    ("said", "at_pause", "final"),
+    [
+        (["i went to the", "|", "shop"], "I went to the", "I went to the shop."),
+        (
+            ["my sister lives in paris", "|", "she works as a nurse"],
+            "My sister lives in Paris",
+            "My sister lives in Paris. She works as a nurse.",
+        ),
+        (
+            ["so the thing is", "|", "we need more money"],
+            "So the thing is",
+            "So the thing is, we need more money.",
+        ),
+        (["see you tomorrow", "|", "bye"], "See you tomorrow.", "See you tomorrow. Bye."),
+        (["dear john", "|", "comma", "thank you"], "Dear John", "Dear John, thank you."),
+    ],
+)
+def test_commit_on_pause_with_the_shipped_model(
+    shipped_model: Any, said: list[str], at_pause: str, final: str
+) -> None:
+    doc = EventDocument()
+    text = TextStage(StreamingPunctuator(shipped_model), doc.apply, commands=True)
+    seen = ""
+    for number, part in enumerate(said, 1):
+        if part == "|":
+            text.commit(number)
+            seen = doc.text
+        else:
+            text.segment(number, part.split())
+    text.finish(len(said))
+    assert seen == at_pause
+    assert doc.text == final

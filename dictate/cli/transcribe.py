@@ -247,7 +247,7 @@ def register(commands: Any) -> None:
         type=commit_after_ms,
         metavar="MS",
         help="commit the words not yet final after MS ms of silence, 300 to 10000, or 'never' "
-        "(default: the setting, 1000 unless changed)",
+        "(default: the setting, 1500 unless changed)",
     )
     transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
     transcribe.add_argument(

@@ -472,6 +472,19 @@ class StreamingPunctuator:
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
         case_tags = tagging.case_tags()
+        if (
+            self._continues
+            and left
+            and n
+            and case_tags is not None
+            and case_tags[0] == CAPITALIZED
+            and (forced[0] is None or forced[0].case is None)
+            and PUNCT_TAGS[int(np.argmax(full.punct_probs[len(left) - 1]))] in SENTENCE_END
+        ):
+            # These words go on with a sentence committed open ("Dear John" + "comma" said
+            # after the pause): the capital the model gives a sentence start it sees after the
+            # committed words is not one.
+            case_tags[0] = LOWER
         for j, f in enumerate(forced):
             if f is None:
                 continue
