@@ -54,6 +54,7 @@ from dictate.audio import SAMPLE_RATE
 from dictate.audio.capture import AudioSource
 from dictate.audio.resample import level_dbfs
 from dictate.dictation import Punctuator, TextStage
+from dictate.editing.text import separator
 from dictate.errors import DictateError
 from dictate.events import (
     Command,
@@ -400,5 +401,10 @@ class Pipeline:
 
 
 def final_text(events: list[Event]) -> str:
-    """The dictated text of a finished run: its finalized sentences joined."""
-    return " ".join(e.text for e in events if isinstance(e, Finalized) and e.text)
+    """The dictated text of a finished run: its finalized sentences joined (a mark appended
+    after words a pause committed joins them without a space)."""
+    text = ""
+    for event in events:
+        if isinstance(event, Finalized) and event.text:
+            text += (separator(event.text) if text else "") + event.text
+    return text

@@ -516,3 +516,14 @@ def test_commit_on_pause_with_the_shipped_model(
     text.finish(len(said))
     assert seen == at_pause
     assert doc.text == final
+
+
+def test_final_text_joins_an_appended_mark_without_a_space() -> None:
+    from dictate.pipeline import final_text
+
+    events: list[Event] = [
+        Finalized(0.0, 1, ["Dear John"], committed=True),
+        Finalized(0.0, 2, [","], continues=True),
+        Finalized(0.0, 2, ["thank you."], continues=True),
+    ]
+    assert final_text(events) == "Dear John, thank you."
