@@ -179,7 +179,25 @@ def test_eval_streaming_compares_both_decoders(tiny_model_dir: Path, tmp_path: P
         assert baseline["mean_delay_segments"] == 0
         assert streaming["mean_delay_segments"] > 0
     text = run_text(args)
-    assert "segmentation F0.5 over 2 seeds" in text
+    assert "median over 2 seeds" in text and "segmentation F0.5" in text
+
+
+def test_eval_streaming_scores_commit_times(tiny_model_dir: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text(CASED * 20)
+    args = ["eval", "streaming", str(ref), "--model", str(tiny_model_dir), "--seed", "1"]
+    args += "--commit-after 500 --commit-after 3000 --commit-after never --json".split()
+    result = json.loads(run_text(args))
+    entry = result["runs"][0]
+    short, long = entry["commit 0.5 s"], entry["commit 3 s"]
+    assert short["commits"] == entry["segments"]  # every simulated pause is at least 0.5 s
+    assert 0 <= long["commits"] < short["commits"]
+    assert entry["streaming"]["commits"] == 0
+    assert result["simulation"]["pause_end"] == 0.8
+    text = run_text(args[:-1])
+    assert "commit 0.5 s" in text and "commits" in text
+    bad = dictate("eval", "streaming", str(ref), "--commit-after", "soon")
+    assert bad.returncode == 2 and b"--commit-after" in bad.stderr
 
 
 def test_eval_unreadable_file(tiny_model_dir: Path, tmp_path: Path) -> None:
