@@ -1,4 +1,5 @@
-"""``dictate bench punctuator|pipeline|gui|editor``: the benchmarks, printed or as JSON."""
+"""``dictate bench punctuator|pipeline|gui|editor|latency``: the benchmarks, printed or as
+JSON."""
 
 from __future__ import annotations
 
@@ -107,6 +108,33 @@ def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
     return 0
 
 
+def cmd_bench_latency(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from dictate.audio.capture import FileSource
+    from dictate.bench.latency import bench_latency, format_latency
+
+    audio = Path(args.audio) if args.audio else None
+    if audio is not None:
+        FileSource(audio)  # a bad file fails here, with one line
+    result = bench_latency(
+        audio,
+        args.engine,
+        args.model,
+        args.commit_after,
+        sentences=args.sentences,
+        gap_ms=args.gap_ms,
+        block_ms=args.block_ms,
+        runs=args.runs,
+        typed=args.typed,
+        progress=lambda line: stderr.write(f"dictate: {line}\n"),
+    )
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+    else:
+        stdout.write(format_latency(result) + "\n")
+    return 0
+
+
 def register(commands: Any) -> None:
     bench = commands.add_parser("bench", help="measure speed")
     bench_kinds = bench.add_subparsers(dest="bench_kind", metavar="KIND", required=True)
@@ -191,6 +219,67 @@ def register(commands: Any) -> None:
         "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
     )
     gui.add_argument("--json", action="store_true", help="print JSON")
+    from dictate.bench.latency import SENTENCES
+    from dictate.config import COMMIT_AFTER_MS, COMMIT_AFTER_RANGE
+
+    latency = bench_kinds.add_parser(
+        "latency",
+        help="end of speech -> partial, punctuated, final text shown and typed (commit on pause)",
+        description="Plays a recording at real-time speed through the window's own dictation "
+        "path (Silero VAD, the recogniser, the punctuation model, commit on pause; offscreen) "
+        "and prints, per sentence, the milliseconds from its end of speech to its last partial "
+        "words, its punctuated pending words and its final text shown in the window, and its "
+        "text typed into another application (a second run, on an X display only); also the "
+        "time from each partial result to the window showing it. Medians, 95th percentiles "
+        "and the targets. By default the recording is made with espeak-ng: --sentences "
+        "sentences, each followed by a silence longer than the commit time.",
+    )
+    latency.add_argument("--audio", metavar="FILE", help="recording to play (WAV, FLAC, ...)")
+    latency.add_argument(
+        "--engine",
+        choices=("vosk", "sphinx"),
+        help="recogniser (default: Vosk if a model is installed, else the bundled PocketSphinx)",
+    )
+    latency.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")
+    latency.add_argument(
+        "--commit-after",
+        type=bounded(int, *COMMIT_AFTER_RANGE),
+        default=COMMIT_AFTER_MS,
+        metavar="MS",
+        help=f"silence after which pending words are committed (default {COMMIT_AFTER_MS})",
+    )
+    latency.add_argument(
+        "--sentences",
+        type=bounded(int, 1, len(SENTENCES)),
+        default=6,
+        metavar="N",
+        help="sentences in the generated recording (default 6)",
+    )
+    latency.add_argument(
+        "--gap-ms",
+        type=bounded(int, 500, 60_000),
+        metavar="MS",
+        help="silence after each generated sentence (default: 3000, or the commit time + 2000 "
+        "if that is longer)",
+    )
+    latency.add_argument(
+        "--block-ms",
+        type=bounded(int, 10, 500),
+        default=30,
+        metavar="MS",
+        help="audio block length, as the microphone's (default 30)",
+    )
+    latency.add_argument(
+        "--runs", type=bounded(int, 1, 100), default=1, metavar="N", help="runs (default 1)"
+    )
+    latency.add_argument(
+        "--no-typed",
+        dest="typed",
+        action="store_false",
+        help="skip the run that types into another application (done only on an X display)",
+    )
+    latency.add_argument("--json", action="store_true", help="print JSON")
+    latency.set_defaults(func=lambda args, io: cmd_bench_latency(args, io.stdout, io.err))
     for name, command in (
         ("pipeline", cmd_bench_pipeline),
         ("gui", cmd_bench_gui),
