@@ -150,6 +150,32 @@ def test_settings_round_trip(tmp_path: Path, qtbot) -> None:  # type: ignore[no-
     assert keep.read_text() == '{"silence_ms": 900,}'
 
 
+def test_settings_commit_time_and_sounds(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from dictate.ui.dialogs import SettingsDialog
+
+    path = tmp_path / "settings.json"
+    settings = Settings()
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert dialog.commit.isChecked() and dialog.commit_after.value() == 1500
+    assert (dialog.commit_after.minimum(), dialog.commit_after.maximum()) == (300, 10_000)
+    dialog.commit_after.setValue(700)
+    dialog.feedback_sounds.setChecked(True)
+    dialog.apply_to(settings)
+    save_settings(settings, path)
+    assert (load_settings(path).commit_after_ms, load_settings(path).feedback_sounds) == (700, True)
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.commit.setChecked(False)  # "never"
+    assert not dialog.commit_after.isEnabled()
+    dialog.apply_to(settings)
+    save_settings(settings, path)
+    assert load_settings(path).commit_after_ms is None
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert not dialog.commit.isChecked()
+
+
 @pytest.fixture
 def model_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """The catalogue's recommended model, served from 127.0.0.1 (404 once state["fail"])."""
