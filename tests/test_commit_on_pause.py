@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from fake_tagger import FakeTagger
+from recorder import Recorder
 
 from dictate.asr.engine import Word
 from dictate.audio import SAMPLE_RATE
@@ -374,25 +375,9 @@ def test_separator_for_plain_output() -> None:
     assert separator("") == " "
 
 
-class Recorder:
-    """A typing backend that appends what it is asked to type to a string."""
-
-    name = "recorder"
-    takes_back = True
-
-    def __init__(self) -> None:
-        self.text = ""
-
-    def type_text(self, text: str) -> None:
-        self.text += text
-
-    def focused_window(self) -> str | None:
-        return "w1"
-
-
 def test_the_typist_continues_an_open_sentence_and_attaches_a_mark() -> None:
     backend = Recorder()
-    typist = Typist(backend)  # type: ignore[arg-type]
+    typist = Typist(backend)
     typist.sentences(["I flew to"])
     typist.sentences(["Paris"], continues=True)
     typist.sentences([","], continues=True)
@@ -456,7 +441,7 @@ class Wayland(Recorder):
 def test_a_typing_backend_that_cannot_tell_the_window_keeps_joining_pieces() -> None:
     """Before, each piece started afresh there: "We left.Then it rained."."""
     backend = Wayland()
-    typist = Typist(backend)  # type: ignore[arg-type]
+    typist = Typist(backend)
     typist.sentences(["We left."])
     typist.sentences(["Then it"])
     typist.sentences(["rained"], continues=True)
@@ -466,9 +451,9 @@ def test_a_typing_backend_that_cannot_tell_the_window_keeps_joining_pieces() -> 
 
 def test_a_mark_is_not_typed_into_another_window() -> None:
     backend = Recorder()
-    typist = Typist(backend)  # type: ignore[arg-type]
+    typist = Typist(backend)
     typist.sentences(["Dear John"])
-    backend.focused_window = lambda: "w2"  # type: ignore[method-assign]
+    backend.focused_window = lambda: "another"  # type: ignore[method-assign]
     assert typist.sentences([","], continues=True) == ""
     assert backend.text == "Dear John"
 

@@ -647,6 +647,8 @@ class TypingQueue:
         typist: Does the typing.
         on_failed: Called (on the typing thread) with the first :class:`TypingError`.
         on_scratched: Called (on the typing thread) with :meth:`Typist.scratch`'s result.
+        on_typed: Called (on the typing thread) with the text once it has been typed (the
+            overlay and the feedback sound say that words went out).
     """
 
     def __init__(
@@ -655,6 +657,7 @@ class TypingQueue:
         on_failed: Callable[[TypingError], None],
         on_scratched: Callable[[str], None],
         after: TypingQueue | None = None,
+        on_typed: Callable[[str], None] | None = None,
     ) -> None:
         import queue
         import threading
@@ -663,6 +666,7 @@ class TypingQueue:
         self.typist = typist
         self._on_failed = on_failed
         self._on_scratched = on_scratched
+        self._on_typed = on_typed
         self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self._undone: list[tuple[str, Any]] = []  # the failed call and those after it
         self._thread = threading.Thread(target=self._loop, name="dictate-typing", daemon=True)
@@ -691,7 +695,9 @@ class TypingQueue:
             kind, arg = item
             try:
                 if kind in ("sentences", "continued"):
-                    self.typist.sentences(arg, continues=kind == "continued")
+                    typed = self.typist.sentences(arg, continues=kind == "continued")
+                    if typed and self._on_typed is not None:
+                        self._on_typed(typed)
                 elif kind == "new_line":
                     self.typist.new_line(paragraph=bool(arg))
                 else:

@@ -157,6 +157,7 @@ class _TypingSignals(QObject):
 
     failed = Signal(object)
     scratched = Signal(str)
+    typed = Signal(str)
 
 
 MAX_OPEN_BYTES = 32 * 2**20
@@ -234,6 +235,8 @@ class MainWindow(QMainWindow):
         self._typing_closed: Any = None  # the last run's queue, closed, maybe still typing
         self._typing_context: Any = None  # what was typed last, and where (all runs)
         self.overlay: Any = None  # shown while typing into other applications
+        self._sounds: Any = None  # the feedback sounds (dictate.output.sounds), once needed
+        self._start_sound = ""  # "due" once listening, "played" at the first level; "" idle
         self._document_dialogs = 0  # >0 while a dialog decides the document's fate
         self.setWindowTitle("dictate")
         self.resize(900, 640)
@@ -265,6 +268,8 @@ class MainWindow(QMainWindow):
         self.controller.loaded.connect(self._on_loaded)
         self.controller.failed.connect(self._on_start_failed)
         self.controller.stateChanged.connect(self._on_state)
+        self.controller.stateChanged.connect(self._sound_on_state)
+        self.controller.pipelineEvent.connect(self._sound_on_event)  # after handle_event
 
         self._build_actions()
         self._build_toolbar()
@@ -684,11 +689,49 @@ class MainWindow(QMainWindow):
         signals = _TypingSignals(self)
         # The previous run's queue may still be typing its last sentences: this one waits.
         earlier = self._typing_closed
-        queue = TypingQueue(typist, signals.failed.emit, signals.scratched.emit, after=earlier)
+        queue = TypingQueue(
+            typist,
+            signals.failed.emit,
+            signals.scratched.emit,
+            after=earlier,
+            on_typed=signals.typed.emit,
+        )
         self._typing_closed = None
         signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
         signals.scratched.connect(self._on_scratched)
+        signals.typed.connect(lambda text: self._on_typed(queue, text))
         return queue
+
+    # -- feedback: the overlay's "✓ Committed" and the sounds (Settings: feedback_sounds) ------
+
+    def _on_typed(self, queue: Any, text: str) -> None:
+        """``queue`` typed ``text`` into another application: say so, for a moment."""
+        if queue is self._typist and self.overlay is not None and self.overlay.isVisible():
+            clipboard = queue.typist.backend.name == "clipboard"
+            self.overlay.show_committed("On the clipboard" if clipboard else "Committed")
+        self._play_sound("committed")
+
+    def _sound_on_state(self, state: str) -> None:
+        if state == "listening":
+            self._start_sound = "due"  # played when the first input level shows audio coming
+
+    def _sound_on_event(self, event: Event) -> None:
+        if isinstance(event, Level) and self._start_sound == "due":
+            self._start_sound = "played"
+            self._play_sound("start")
+        elif isinstance(event, Finished) and self._start_sound:
+            self._start_sound = ""
+            self._play_sound("stop")
+
+    def _play_sound(self, name: str) -> None:
+        """Play the feedback sound ``name`` if the settings say so; never blocks or raises."""
+        if not self.settings.feedback_sounds:
+            return
+        if self._sounds is None:
+            from dictate.output.sounds import FeedbackSounds
+
+            self._sounds = FeedbackSounds()
+        self._sounds.play(name)
 
     def _on_typing_failed(self, queue: Any, exc: Exception) -> None:
         """Typing failed: what was not typed, and everything after it, comes into this
@@ -881,7 +924,11 @@ class MainWindow(QMainWindow):
         if isinstance(event, Level):
             overlay.set_level(event.dbfs)
         elif isinstance(event, Partial):
-            overlay.set_partial(" ".join(event.words))
+            overlay.set_partial(live_partial(self._live, event.segment, event.words))
+        elif isinstance(event, Live):
+            if event.segment > self._shown_segment:  # as handle_event: not a stale one
+                overlay.set_pending(event.pending)
+                overlay.set_partial(event.partial)
         elif isinstance(event, Pending):
             overlay.set_pending(event.text)
             overlay.set_partial("")

@@ -1,9 +1,10 @@
 """The dictation overlay: a small always-on-top window shown while dictating into other apps.
 
 It shows the input level, the words not yet final (greyed) and the words still being
-recognised (lighter, italic), elided from the start so the newest words stay visible. It never
-takes the keyboard focus: the keystrokes that dictation types must reach the application the
-user is typing into, so the window asks the window system not to be focused
+recognised (lighter, italic), elided from the start so the newest words stay visible, and for a
+moment "✓ Committed" when words were typed into the other application (:meth:`show_committed`).
+It never takes the keyboard focus: the keystrokes that dictation types must reach the application
+the user is typing into, so the window asks the window system not to be focused
 (``WindowDoesNotAcceptFocus``, which on X11 sets the ``WM_HINTS`` input field to False and on
 Windows ``WS_EX_NOACTIVATE``), is shown without activation, and nothing in it accepts focus. It
 can still be dragged with the mouse; :attr:`DictationOverlay.moved` says where it was put.
@@ -21,10 +22,11 @@ import html
 import math
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
     QProgressBar,
     QVBoxLayout,
@@ -49,6 +51,11 @@ PENDING_MIX = 0.45
 """How far the pending words' colour moves from the text colour towards the background (the
 same greys as the editor's dictation region)."""
 PARTIAL_MIX = 0.6
+COMMITTED_MS = 1200
+"""How long "✓ Committed" stays on the state line after words went out."""
+COMMITTED_TEXT = "Committed"
+STATE_SPACING = 6
+"""Pixels between the state and "✓ Committed"."""
 
 
 def elide_start(
@@ -141,6 +148,13 @@ class DictationOverlay(QWidget):
         self.frame.setFrameShape(QFrame.Shape.Box)  # drawn in the palette's text colour
         self.status = QLabel("")
         self._state = ""  # shown elided to the overlay's width (_show_state)
+        # "✓ Committed", briefly, at the right end of the state line (show_committed).
+        self.committed = QLabel()
+        self.committed.setAccessibleName("Committed")
+        self.committed.hide()
+        self._committed_timer = QTimer(self)
+        self._committed_timer.setSingleShot(True)
+        self._committed_timer.timeout.connect(self.hide_committed)
         self.level = QProgressBar()
         self.level.setRange(LEVEL_MIN_DB, 0)
         self.level.setValue(LEVEL_MIN_DB)
@@ -158,7 +172,12 @@ class DictationOverlay(QWidget):
         inner = QVBoxLayout(self.frame)
         inner.setContentsMargins(8, 6, 8, 6)
         inner.setSpacing(4)
-        inner.addWidget(self.status)
+        state_line = QHBoxLayout()
+        state_line.setContentsMargins(0, 0, 0, 0)
+        state_line.setSpacing(STATE_SPACING)
+        state_line.addWidget(self.status)
+        state_line.addWidget(self.committed)
+        inner.addLayout(state_line)
         inner.addWidget(self.level)
         inner.addWidget(self.words)
         outer = QVBoxLayout(self)
@@ -213,10 +232,34 @@ class DictationOverlay(QWidget):
         return self._state
 
     def clear(self) -> None:
-        """No words and a silent level (the state line is kept)."""
+        """No words, a silent level and no "✓ Committed" (the state line is kept)."""
         self._pending = self._partial = ""
         self.level.setValue(LEVEL_MIN_DB)
+        self.hide_committed()
         self._render()
+
+    def show_committed(self, text: str = COMMITTED_TEXT, ms: int | None = None) -> None:
+        """Show "✓ ``text``" at the end of the state line for ``ms`` milliseconds
+        (:data:`COMMITTED_MS`; again from the start if it is shown): words went out to the
+        other application."""
+        shown = f"\N{CHECK MARK} {text}"
+        if shown != self.committed.text() or self.committed.isHidden():
+            self.committed.setText(shown)
+            self.committed.setAccessibleName(text)
+            self.committed.show()
+            self._show_state()  # the state line makes room
+        self._committed_timer.start(COMMITTED_MS if ms is None else ms)
+
+    def hide_committed(self) -> None:
+        """Take "✓ Committed" away (it goes by itself after a moment)."""
+        self._committed_timer.stop()
+        if not self.committed.isHidden():
+            self.committed.hide()
+            self._show_state()
+
+    def committed_shown(self) -> str:
+        """The text of "✓ Committed" while it is shown ("Committed"), else ""."""
+        return "" if self.committed.isHidden() else self.committed.accessibleName()
 
     def shown_words(self) -> tuple[str, str]:
         """The pending and partial words as shown (elided from the start to fit)."""
@@ -254,19 +297,34 @@ class DictationOverlay(QWidget):
         back = palette.color(QPalette.ColorRole.Window)
         self.pending_color = _mix(text, back, PENDING_MIX)
         self.partial_color = _mix(text, back, PARTIAL_MIX)
+        # A badge in the palette's selection colours: it stands out in any theme, high
+        # contrast too, and reads at a glance from the corner of an eye.
+        highlight = palette.color(QPalette.ColorRole.Highlight).name()
+        highlighted = palette.color(QPalette.ColorRole.HighlightedText).name()
+        self.committed.setStyleSheet(
+            f"QLabel {{ color: {highlighted}; background-color: {highlight};"
+            " border-radius: 3px; padding: 0px 5px; font-weight: bold; }"
+        )
 
     def _update_size(self) -> None:
         metrics = QFontMetrics(self.words.font())
         self._text_width = metrics.averageCharWidth() * LINE_CHARS
         self._text_height = metrics.lineSpacing() * LINES
         self.words.setFixedSize(self._text_width, self._text_height)
+        committed = not self.committed.isHidden()
+        self.committed.hide()  # the size is the overlay's without it, which only takes room
         self.status.setFixedWidth(self._text_width)
         self.setFixedSize(self.sizeHint())
+        self.committed.setVisible(committed)
         self._show_state()
 
     def _show_state(self) -> None:
+        width = self._text_width
+        if not self.committed.isHidden():
+            width -= self.committed.sizeHint().width() + STATE_SPACING
+        self.status.setFixedWidth(max(0, width))
         metrics = QFontMetrics(self.status.font())
-        shown = metrics.elidedText(self._state, Qt.TextElideMode.ElideRight, self._text_width)
+        shown = metrics.elidedText(self._state, Qt.TextElideMode.ElideRight, width)
         self.status.setText(shown)
         self.status.setToolTip(self._state if shown != self._state else "")
         self.status.setAccessibleName(self._state)  # the whole state, even where elided

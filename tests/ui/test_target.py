@@ -8,32 +8,10 @@ import dataclasses
 from typing import Any
 
 import pytest
+from recorder import Recorder
 
 from dictate.events import Command, Finalized, Pending
-from dictate.output.typing import TypingError, Typist
-
-
-class Recorder:
-    name = "recorder"
-    takes_back = True
-
-    def __init__(self, fail: bool = False) -> None:
-        self.text = ""
-        self.fail = fail
-
-    def type_text(self, text: str) -> None:
-        if self.fail:
-            raise TypingError("xdotool could not type: no display")
-        self.text += text
-
-    def press_return(self, count: int = 1) -> None:
-        self.text += "\n" * count
-
-    def backspace(self, count: int) -> None:
-        self.text = self.text[:-count]
-
-    def focused_window(self) -> str | None:
-        return "w"
+from dictate.output.typing import Typist
 
 
 def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) -> None:
