@@ -26,6 +26,7 @@ from dictate.commands import (
     OPENING_MARKS,
     SCRATCH,
     STOP,
+    UNDO,
     Piece,
     Words,
     split_commands,
@@ -199,6 +200,11 @@ class TextStage:
         elif command.kind == SCRATCH:
             dropped = self.punctuator.drop_pending()
             target = "pending" if len(dropped) else "sentence"
+        if target == "sentence" or command.kind == UNDO:
+            # The words a pause committed (if those are what goes) take their open sentence.
+            forget = getattr(self.punctuator, "forget_commit", None)
+            if forget is not None:
+                forget()
         self.emit(Command(self.now(), segment, command.kind, command.spoken, target))
         if command.kind == SCRATCH and target == "pending":
             self.emit(Pending(self.now(), segment, ""))

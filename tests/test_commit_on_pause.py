@@ -512,3 +512,40 @@ def test_final_text_joins_an_appended_mark_without_a_space() -> None:
         Finalized(0.0, 2, ["thank you."], continues=True),
     ]
     assert final_text(events) == "Dear John, thank you."
+
+
+def test_after_scratching_committed_words_no_mark_lands_on_the_sentence_before() -> None:
+    """ "scratch that" took the committed words back: the mark decided later (or said) belonged
+    to them, and must not land after the sentence before ("We left.,")."""
+    text, events = stage()
+    text.segment(1, "we left stop".split())
+    text.segment(2, "i went to the".split())
+    text.commit(2)
+    text.segment(3, "scratch that".split())
+    text.segment(4, ["comma"])
+    text.segment(5, "hello there friends".split())
+    text.finish(5)
+    assert document(events) == "We left stop. Hello there friends."
+
+
+def test_after_undoing_committed_words_the_next_words_begin_a_sentence() -> None:
+    text, events = stage()
+    text.segment(1, "we left stop".split())
+    text.segment(2, "i went to the".split())
+    text.commit(2)
+    text.segment(3, "undo that".split())
+    text.segment(4, "hello there friends".split())
+    text.finish(4)
+    assert document(events) == "We left stop. Hello there friends."
+
+
+def test_a_mark_never_doubles_one_at_the_end_of_committed_words() -> None:
+    buffer = DictationBuffer()
+    buffer.finalize(["It starts at 9 a.m."])
+    assert buffer.finalize(["."], "", continues=True) is None
+    assert buffer.text == "It starts at 9 a.m."
+    backend = Recorder()
+    typist = Typist(backend)
+    typist.sentences(["It starts at 9 a.m."])
+    assert typist.sentences(["."], continues=True) == ""
+    assert backend.text == "It starts at 9 a.m."

@@ -297,9 +297,14 @@ class DictationBuffer:
         new_pending = normalize_newlines(new_pending)
         pos = self._before_typed_word(self.point) if joined else self.point
         mark = continues and joined[:1] in CLOSING_MARKS
-        if mark and (not self._dictated or self._dictated[-1][1] != pos):
+        if mark and (
+            not self._dictated
+            or self._dictated[-1][1] != pos
+            or not self.text[pos - 1 : pos].isalnum()
+        ):
             # A mark for the words a pause committed, but the dictation point has left them
-            # (moved, or the user typed after them): it would land elsewhere. Dropped.
+            # (moved, the user typed after them, they were taken back) or they end in a mark
+            # already: it would land elsewhere, or double one. Dropped.
             joined = ""
         if not joined:
             self.set_pending(new_pending)

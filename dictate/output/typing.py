@@ -602,6 +602,8 @@ class Typist:
             self.context.tail = ""  # another window: what is before its cursor is unknown
             if continues and text[0] in CLOSING_MARKS:
                 return ""  # the mark belongs after words typed into the other window
+        if continues and text[0] in CLOSING_MARKS and not self.context.tail[-1:].isalnum():
+            return ""  # nothing typed here to attach it to, or a mark there already
         adjusted = fit_to_context(text, self.context.tail, "", keep_case=continues)
         type_into(self.backend, adjusted)
         self.context.window = window

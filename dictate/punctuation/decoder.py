@@ -429,6 +429,13 @@ class StreamingPunctuator:
                 _span(pending[k:], tags[k:], cased[k:], forced[k:]),
             )
 
+    def forget_commit(self) -> None:
+        """The words a pause committed were taken back ("scratch that", "undo that"): no mark
+        is appended after them, and the next words begin a sentence."""
+        with self._lock:
+            self._revisable = None
+            self._continues = False
+
     def drop_pending(self) -> Span:
         """Forget the pending words ("scratch that"), keeping the left context; returns them."""
         with self._lock:

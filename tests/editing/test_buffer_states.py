@@ -240,14 +240,15 @@ class BufferMachine(RuleBasedStateMachine):
     @rule(mark=st.sampled_from([",", ".", "?"]))
     def mark_after_commit(self, mark: str) -> None:
         """A mark for the words a pause committed: right after them while the dictation point
-        is still there, else dropped (it would land elsewhere)."""
+        is still there and they end in a word, else dropped (it would land elsewhere, or
+        double a mark)."""
         span = self.buffer.last_dictated
         typing_here = self.last_typing is not None and self.last_typing[0] == self.point
         text = self.model_text()
         at = word_start(text, self.point) if typing_here else self.point
         before = self.buffer.text
         self.buffer.finalize([mark], self.buffer.pending, continues=True)
-        if span is None or span[1] != at:
+        if span is None or span[1] != at or not text[at - 1 : at].isalnum():
             assert self.buffer.text == before
             return
         adjusted = fit_to_context(mark, text[:at], text[at:])
