@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from pulse import PulseServer, need
-from xserver import Receiver, XServer
+from xserver import Receiver, XServer, end_process
 
 from dictate.control import ADDRESS_ENV
 from dictate.journal import Recovered, replay
@@ -158,13 +158,7 @@ class App:
 
     def close(self) -> None:
         """End the app (quitting with unsaved text would ask whether to save it first)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+        end_process(self.process)
         shutil.rmtree(self.socket_dir, ignore_errors=True)
 
 

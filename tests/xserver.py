@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from pulse import need
 
@@ -49,6 +50,18 @@ changed()
 print(int(edit.winId()), flush=True)
 app.exec()
 """
+
+
+def end_process(process: subprocess.Popen[Any] | None) -> None:
+    """Terminate ``process`` if it runs; kill it if it does not end within 10 s."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
 
 
 class XServer:
@@ -83,13 +96,7 @@ class XServer:
         return self
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+        end_process(self.process)
 
     def __exit__(
         self,

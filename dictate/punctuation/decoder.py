@@ -261,7 +261,6 @@ class StreamingPunctuator:
         """After a commit that ended on a bare word (no mark): the model's probabilities there
         at the commit. Its mark is decided again, and appended, once right context came."""
         self._closes = ""
-        self._revisit: FloatArray | None = None
         self._lock = threading.Lock()
 
     @property
@@ -421,7 +420,7 @@ class StreamingPunctuator:
             forced = list(self._forced) + [None] * len(live)
             if self._open:
                 forced[len(self._pending)] = _Forced(before=self._open)
-            tags, case_tags, _ = self._tags(list(self._left), pending, forced)
+            tags, case_tags, _, _ = self._tags(list(self._left), pending, forced)
             cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
             k = len(self._pending)
             return (
@@ -468,25 +467,25 @@ class StreamingPunctuator:
 
     def _tags(
         self, left: list[str], pending: list[str], forced: Sequence[_Forced | None]
-    ) -> tuple[list[str], list[str] | None, FloatArray]:
+    ) -> tuple[list[str], list[str] | None, FloatArray, FloatArray | None]:
         """Tag ``pending`` after ``left``, with what the user said overriding the model:
-        punctuation tags, casing tags (None: the model has no casing head) and probabilities."""
+        punctuation tags, casing tags (None: the model has no casing head), probabilities, and
+        the probabilities at the last left-context word (None without left context)."""
         n = len(pending)
         full = self.tagger.tag(left + pending)
-        if self._revisable is not None and left:
-            self._revisit = full.punct_probs[len(left) - 1]
+        before = full.punct_probs[len(left) - 1] if left else None
         tagging = full.slice(len(left), len(left) + n)
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
         case_tags = tagging.case_tags()
         if (
             self._continues
-            and left
+            and before is not None
             and n
             and case_tags is not None
             and case_tags[0] == CAPITALIZED
             and (forced[0] is None or forced[0].case is None)
-            and PUNCT_TAGS[int(np.argmax(full.punct_probs[len(left) - 1]))] in SENTENCE_END
+            and PUNCT_TAGS[int(np.argmax(before))] in SENTENCE_END
         ):
             # These words go on with a sentence committed open ("Dear John" + "comma" said
             # after the pause): the capital the model gives a sentence start it sees after the
@@ -512,7 +511,7 @@ class StreamingPunctuator:
             if f.case is not None:
                 case_tags = case_tags if case_tags is not None else [LOWER] * n
                 case_tags[j] = f.case
-        return tags, case_tags, probs
+        return tags, case_tags, probs, before
 
     def stream_end_probability(self, left: list[str], words: list[str]) -> float:
         """How likely the last of ``words`` (after ``left``) ends a sentence, for a commit."""
@@ -533,8 +532,9 @@ class StreamingPunctuator:
         pending = self._pending
         forced = self._forced
         n = len(pending)
-        self._revisit = None
-        tags, case_tags, probs = self._tags(left, pending, forced)
+        tags, case_tags, probs, before = self._tags(left, pending, forced)
+        # The words a commit left open and bare: their mark, now that they have right context.
+        revisit = before if self._revisable is not None else None
         if commit and (forced[-1] is None or forced[-1].tag is None):
             # The model's tag at the end of its input is no decision (see commit_end).
             if self.stream_end_probability(left, pending) >= self.options.commit_end:
@@ -560,10 +560,10 @@ class StreamingPunctuator:
             cut = trusted[-1] + 1 if trusted else 0
             cut = self._enforce_cap(left, pending, probs, tags, cut)
 
-        if self._revisit is not None and (final or cut or n >= self.options.min_right_words):
+        if revisit is not None and (final or cut or n >= self.options.min_right_words):
             # The words a commit left open have right context now (or words after them are
             # being finalized): append the mark the model puts after them, if any.
-            tag = PUNCT_TAGS[int(np.argmax(self._revisit))]
+            tag = PUNCT_TAGS[int(np.argmax(revisit))]
             self._closes = PUNCT_MARK[tag]
             self._revisable = None
             if tag in SENTENCE_END:
