@@ -27,7 +27,7 @@ from dictate.config import Settings
 from dictate.dictation import TextStage, live_partial
 from dictate.editing.buffer import DictationBuffer
 from dictate.editing.replay import EventDocument
-from dictate.editing.text import fit_to_context, separator
+from dictate.editing.text import fit_to_context, separator, takes_mark
 from dictate.events import Event, Finalized, Live, Partial, Pending, SpeechStart
 from dictate.output.typing import Typist
 from dictate.pipeline import Pipeline
@@ -549,3 +549,34 @@ def test_a_mark_never_doubles_one_at_the_end_of_committed_words() -> None:
     typist.sentences(["It starts at 9 a.m."])
     assert typist.sentences(["."], continues=True) == ""
     assert backend.text == "It starts at 9 a.m."
+
+
+@pytest.mark.parametrize(
+    ("before", "takes"),
+    [("word", True), ("25%", True), ("rained 😀", True), ("a.m.", False), ("x ", False),
+     ("", False), ("Hi,", False), ("end\n", False)],
+)  # fmt: skip
+def test_which_text_a_mark_after_a_pause_may_follow(before: str, takes: bool) -> None:
+    assert takes_mark(before) is takes
+
+
+def test_the_wtype_backend_waits_for_the_keymap_before_its_first_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a headless sway the first key of every wtype call was lost ("abc" arrived as "bc"):
+    each piece commit on pause types lost its joining space. wtype is told to wait first."""
+    from dictate.output import typing as typing_module
+
+    calls: list[list[str]] = []
+
+    def run(argv: list[str], name: str) -> str:
+        calls.append(list(argv))
+        return ""
+
+    monkeypatch.setattr(typing_module, "_run", run)
+    backend = typing_module.WtypeBackend()
+    backend.type_text("abc")
+    backend.press_return(1)
+    backend.backspace(2)
+    assert all(call[:3] == ["wtype", "-s", "50"] for call in calls), calls
+    assert calls[0][-2:] == ["--", "abc"]

@@ -35,6 +35,7 @@ from dictate.editing.text import (
     CLOSING_MARKS,
     fit_to_context,
     normalize_newlines,
+    takes_mark,
     word_end,
     word_start,
 )
@@ -298,9 +299,7 @@ class DictationBuffer:
         pos = self._before_typed_word(self.point) if joined else self.point
         mark = continues and joined[:1] in CLOSING_MARKS
         if mark and (
-            not self._dictated
-            or self._dictated[-1][1] != pos
-            or not self.text[pos - 1 : pos].isalnum()
+            not self._dictated or self._dictated[-1][1] != pos or not takes_mark(self.text[:pos])
         ):
             # A mark for the words a pause committed, but the dictation point has left them
             # (moved, the user typed after them, they were taken back) or they end in a mark

@@ -21,6 +21,14 @@ CLOSING_MARKS = ",.;:?!)]}\u201d\u2019\u2026"
 after a pause committed the words) gets no space before it."""
 
 
+def takes_mark(before: str) -> bool:
+    """Whether a mark said or decided after words a pause committed can go right after
+    ``before`` (what precedes it): after a word or a symbol, never after a space, nothing, or a
+    mark already there ("9 a.m." + "." would double it)."""
+    last = before[-1:]
+    return bool(last) and not last.isspace() and last not in CLOSING_MARKS
+
+
 def separator(text: str) -> str:
     """What goes between text already written and dictated ``text`` appended to it in plain
     output: a space, or nothing before a mark said after a pause."""

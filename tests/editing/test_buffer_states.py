@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
-from dictate.editing.text import fit_to_context, word_start
+from dictate.editing.text import fit_to_context, takes_mark, word_start
 from dictate.journal import Journal, replay
 
 EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))
@@ -248,7 +248,7 @@ class BufferMachine(RuleBasedStateMachine):
         at = word_start(text, self.point) if typing_here else self.point
         before = self.buffer.text
         self.buffer.finalize([mark], self.buffer.pending, continues=True)
-        if span is None or span[1] != at or not text[at - 1 : at].isalnum():
+        if span is None or span[1] != at or not takes_mark(text[:at]):
             assert self.buffer.text == before
             return
         adjusted = fit_to_context(mark, text[:at], text[at:])
