@@ -1,9 +1,17 @@
-"""The one way dictate writes a whole file: atomically, durably, with normal permissions.
+"""The one way dictate writes a whole file: atomically, durably, with normal permissions; and
+how it makes and reads its own files: private, and checked before they are parsed.
 
 :func:`atomic_write` writes a temporary file beside the target, fsyncs it, renames it over the
 target and fsyncs the folder, so a reader (or the next start after a crash) sees either the old
 file or the new one, never half of each. On any failure the temporary file is removed and the
 exception propagates: the caller decides what to tell the user, and the old file is untouched.
+
+The app's own files hold what the user said (the journal, the log, copies of damaged journals)
+or how they work (the settings): :func:`private_dir` and ``private=True`` make them readable by
+this user only (folders 0700, files 0600), whatever the umask. :func:`read_regular` reads a file
+only if it is a regular file of a sane size (a FIFO would hang the read, ``/dev/zero`` would
+fill the memory), and :func:`check_json_depth` refuses JSON nested too deep for the parser
+(a 100,000-deep array crashes it with a RecursionError).
 """
 
 from __future__ import annotations
@@ -12,9 +20,12 @@ import codecs
 import contextlib
 import errno
 import os
+import re
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def _umask() -> int:
@@ -23,12 +34,19 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write(path: Path, data: bytes, *, keep_read_only: bool = True) -> None:
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def atomic_write(
+    path: Path, data: bytes, *, keep_read_only: bool = True, private: bool = False
+) -> None:
     """Replace ``path`` with ``data``.
 
     A new file gets the permissions any program would give it (0666 less the umask; the
-    temporary file's private 0600 is not kept); an existing file keeps its permissions. A
-    symbolic link is followed: the file it points to is replaced, and the link stays.
+    temporary file's private 0600 is not kept); an existing file keeps its permissions. With
+    ``private`` (the app's own files) it is 0600 either way. A symbolic link is followed: the
+    file it points to is replaced, and the link stays.
 
     Raises:
         PermissionError: ``path`` exists and is read-only (unless ``keep_read_only`` is False:
@@ -46,6 +64,8 @@ def atomic_write(path: Path, data: bytes, *, keep_read_only: bool = True) -> Non
     else:
         if keep_read_only and (not mode & 0o222 or not os.access(path, os.W_OK)):
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+    if private:
+        mode = PRIVATE_FILE
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -62,9 +82,127 @@ def atomic_write(path: Path, data: bytes, *, keep_read_only: bool = True) -> Non
     fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, private: bool = False) -> None:
     """:func:`atomic_write` of ``text`` as UTF-8."""
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8"), private=private)
+
+
+def private_dir(path: Path) -> Path:
+    """Make the app's own folder ``path`` (and missing parents, as ``mkdir -p`` would) and make
+    ``path`` itself 0700 if this user owns it: a folder made by an older version (0755) is
+    closed too. Parents that existed are left as they are (they are the user's).
+
+    Raises:
+        OSError: The folder cannot be made.
+    """
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    if os.name == "posix":
+        info = path.stat()
+        if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) != PRIVATE_DIR:
+            with contextlib.suppress(OSError):  # a read-only filesystem: nothing to close
+                os.chmod(path, PRIVATE_DIR)
+    return path
+
+
+def make_private(path: Path) -> None:
+    """Make an existing file of the app's 0600 (an older version left it 0644); a file that is
+    not there, or not this user's, is left alone."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        info = os.stat(path)
+        if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+
+
+def open_private(path: Path, mode: str = "ab") -> Any:
+    """Open the app's own file ``path`` for appending (``"ab"``, ``"a"``): created 0600, and
+    made 0600 if it was not."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, PRIVATE_FILE)
+    try:
+        if os.name == "posix":
+            info = os.fstat(fd)
+            if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+                os.fchmod(fd, PRIVATE_FILE)
+        if "b" in mode:
+            return os.fdopen(fd, mode)
+        return os.fdopen(fd, mode, encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class UnreadableFile(ValueError):
+    """A file that must not be read as it is: not a regular file, too big, or nested too deep.
+    ``str()`` says what it is, in words for a message."""
+
+
+def describe_file_type(mode: int) -> str:
+    """What a non-regular file is, in words (``stat.S_IFMT`` of ``mode``)."""
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((words for test, words in kinds if test(mode)), "not a regular file")
+
+
+def read_regular(path: Path, limit: int | None) -> bytes:
+    """The bytes of ``path``, only if it is a regular file (a symbolic link to one is followed)
+    of at most ``limit`` bytes (None: any size).
+
+    It is opened without blocking, so a named pipe is refused instead of waiting for a writer,
+    and checked after opening (the file read is the file checked); a file that grows past
+    ``limit`` while it is read is refused too.
+
+    Raises:
+        FileNotFoundError: There is no such file.
+        UnreadableFile: It is not a regular file, or bigger than ``limit``.
+        OSError: It cannot be read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{path} is {describe_file_type(info.st_mode)}, not a file")
+        if limit is not None and info.st_size > limit:
+            raise UnreadableFile(
+                f"{path} is {info.st_size:,} bytes, more than the {limit:,} it may have"
+            )
+        data = fh.read() if limit is None else fh.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise UnreadableFile(f"{path} grew past the {limit:,} bytes it may have")
+    return data
+
+
+_JSON_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+
+def json_depth(text: str) -> int:
+    """How deeply ``text`` (JSON) nests arrays and objects, counted without parsing it: the
+    strings are taken out first (brackets in them do not count), then the brackets counted."""
+    deepest = depth = 0
+    for char in _JSON_STRINGS.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def check_json_depth(text: str, limit: int, what: Path | str) -> None:
+    """Refuse JSON that nests deeper than ``limit`` before it is parsed.
+
+    Raises:
+        UnreadableFile: It does; ``what`` (a file, a record) is named in the message.
+    """
+    depth = json_depth(text)
+    if depth > limit:
+        raise UnreadableFile(f"{what} nests {depth:,} levels deep (at most {limit} are allowed)")
 
 
 def fsync_dir(directory: Path) -> None:

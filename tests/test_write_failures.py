@@ -294,13 +294,15 @@ def test_ctrl_s_over_a_read_only_file_keeps_it_and_the_text(
 def test_the_journal_is_rewritten_even_when_a_strict_umask_made_it_read_only(
     tmp_path: Path,
 ) -> None:
-    """The read-only guard is for the user's documents: under umask 0277 the journal itself is
-    created 0400, and its next rewrite (File > New) must still work."""
+    """The read-only guard is for the user's documents: under umask 0277 the journal used to be
+    created 0400 (now it is 0600, private and writable, whatever the umask), and a journal left
+    read-only by an older version must still be rewritten (File > New)."""
     old = os.umask(0o277)
     try:
         journal = Journal(tmp_path / "j.jsonl")
         journal.reset("first")
-        assert (tmp_path / "j.jsonl").stat().st_mode & 0o777 == 0o400
+        assert (tmp_path / "j.jsonl").stat().st_mode & 0o777 == 0o600
+        os.chmod(tmp_path / "j.jsonl", 0o400)
         journal.reset("second")
     finally:
         os.umask(old)
