@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dictate.fileio import atomic_write_text
+from dictate.fileio import (
+    UnreadableFile,
+    atomic_write,
+    atomic_write_text,
+    check_json_depth,
+    make_private,
+    private_dir,
+    read_regular,
+)
 from dictate.paths import APP_NAME
 
 log = logging.getLogger("dictate.config")
@@ -192,33 +200,62 @@ def _replacement(r: Any) -> bool:
     )
 
 
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""Far more than any settings file (a few hundred replacements are a few kilobytes)."""
+MAX_SETTINGS_DEPTH = 8
+"""The settings nest three levels (the replacements); deeper is not a settings file."""
+
+
 def load_settings(path: Path | None = None) -> Settings:
-    """The saved settings, or defaults if there are none or the file is unreadable."""
+    """The saved settings, or defaults if there are none or the file is unreadable.
+
+    The file is checked before it is parsed: a regular file (a named pipe would hang the
+    start, ``/dev/zero`` fill the memory), of at most :data:`MAX_SETTINGS_BYTES`, nested at most
+    :data:`MAX_SETTINGS_DEPTH` deep (a deeper one crashes the JSON parser).
+    """
     path = path or settings_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        return Settings.from_dict(data)
+        raw = read_regular(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return Settings()
-    except (OSError, ValueError, TypeError) as exc:
-        log.warning("ignoring unreadable settings file %s (%s); using defaults", path, exc)
-        settings = Settings()
+    except UnreadableFile as exc:  # not a settings file: nothing to keep a copy of
+        return _defaults(path, f"{exc}; put a settings file there or delete it")
+    except OSError as exc:
+        return _defaults(path, f"the file could not be read ({exc.strerror or exc})")
+    try:
+        text = raw.decode("utf-8")
+        check_json_depth(text, MAX_SETTINGS_DEPTH, path)
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        settings = Settings.from_dict(data)
+    except (ValueError, TypeError, RecursionError) as exc:
         # The next change of a setting writes the file afresh: keep the user's copy first.
         keep = path.with_name(path.name + ".unreadable")
         try:
-            keep.write_bytes(path.read_bytes())
+            atomic_write(keep, raw, private=True)
             kept = f"the file is kept as {keep}"
         except OSError as copy_error:
             kept = f"it could not be copied aside ({copy_error.strerror or copy_error})"
-        settings.problems.append(f"all of them, the file could not be read ({exc}); {kept}")
-        return settings
+        return _defaults(path, f"the file could not be read ({exc}); {kept}")
+    make_private(path)  # written 0644 by versions before 0.3
+    return settings
+
+
+def _defaults(path: Path, why: str) -> Settings:
+    log.warning("ignoring settings file %s (%s); using defaults", path, why)
+    settings = Settings()
+    settings.problems.append(f"all of them, {why}")
+    return settings
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
-    """Write the settings atomically (temporary file in the same directory, then rename)."""
+    """Write the settings atomically (temporary file in the same directory, then rename),
+    readable by this user only, in a folder that is this user's only."""
     path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(settings.to_dict(), indent=2) + "\n")
+    if path == settings_path() and not os.environ.get("DICTATE_CONFIG"):
+        private_dir(path.parent)  # the app's own folder (not one a user pointed it at)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(settings.to_dict(), indent=2) + "\n", private=True)
     return path

@@ -31,6 +31,7 @@ from dictate.commands import (
     Words,
     split_commands,
 )
+from dictate.errors import log_failure
 from dictate.events import Command, Error, Event, Finalized, Live, Pending
 from dictate.punctuation.decoder import Update
 from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
@@ -278,7 +279,7 @@ class TextStage:
         try:
             return self.writer(text)
         except Exception:
-            log.exception("written forms failed on %r; keeping the text as punctuated", text)
+            log_failure(log, "written forms failed; keeping the text as punctuated")
             return text
 
     def _emit_update(self, update: Update, segment: int, committed: bool = False) -> None:
@@ -306,7 +307,7 @@ class TextStage:
         """Go on raw: the punctuator's pending words (it leaves them as they were before the
         failed call) become the raw words held, so what follows is added after them and
         nothing is lost, repeated or reordered."""
-        log.exception("punctuator failed")
+        log_failure(log, "punctuator failed")
         assert self.punctuator is not None
         self.raw_mode = True
         self.emit(

@@ -55,7 +55,7 @@ from dictate.audio.capture import AudioSource
 from dictate.audio.resample import level_dbfs
 from dictate.dictation import Punctuator, TextStage
 from dictate.editing.text import separator
-from dictate.errors import DictateError
+from dictate.errors import DictateError, log_failure
 from dictate.events import (
     Command,
     Error,
@@ -223,7 +223,7 @@ class Pipeline:
         try:
             self.on_event(event)
         except Exception:  # a broken listener must not kill the pipeline
-            log.exception("event listener failed on %s", type(event).__name__)
+            log_failure(log, "event listener failed on %s", type(event).__name__)
 
     def _audio_loop(self) -> None:
         source = self._source
@@ -339,7 +339,7 @@ class Pipeline:
         try:
             pending, partial = self.text.preview(words)
         except Exception:  # the live view is a courtesy: the segment's words still come
-            log.exception("live punctuation failed")
+            log_failure(log, "live punctuation failed")
             return
         self._emit(Live(self._now(), segment, pending, partial, words))
 

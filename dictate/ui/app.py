@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import json
 import logging
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
 
-from dictate.journal import Recovered
+from dictate.journal import LOST, Recovered
 
 if TYPE_CHECKING:
     from dictate.ui.instance import DataFolderClaim
@@ -73,37 +74,114 @@ def application() -> object:
     return app
 
 
+KEEP_COPIES_DAYS = 30
+"""Copies of damaged journals and of text not recovered are deleted after this many days."""
+
+
 def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
-    """What the recovery question says, including how much of a damaged journal was lost."""
+    """What the recovery question says, including what of a damaged journal could not be read."""
     words = len(recovered.full_text.split())
     message = (
         "dictate did not close normally last time. Recover the text you had "
         f"({words} word{'s' if words != 1 else ''})?"
     )
     if recovered.damaged:
-        n = recovered.unread_records
-        message += (
-            f"\n\nThe autosave journal is damaged ({recovered.problem}): the last {n} "
-            f"change{'s' if n != 1 else ''} in it ({recovered.unread_bytes:,} of "
-            f"{recovered.total_bytes:,} bytes) could not be read, so the text offered is the "
-            "text as it was before them."
-        )
+        message += f"\n\nThe autosave journal is damaged ({recovered.problem})."
+        if recovered.salvaged_records or recovered.missing_chars:
+            n = recovered.salvaged_records
+            message += (
+                f" {n} damaged piece{'s' if n != 1 else ''} of the saved text "
+                f"{'were' if n != 1 else 'was'} read around the damage"
+            )
+            if recovered.missing_chars:
+                message += (
+                    f"; {recovered.missing_chars:,} character"
+                    f"{'s' if recovered.missing_chars != 1 else ''} could not be read"
+                )
+            message += f", and characters that could not be read are shown as {LOST}."
+        if recovered.unread_records:
+            n = recovered.unread_records
+            message += (
+                f" The last {n} change{'s' if n != 1 else ''} in it "
+                f"({recovered.unread_bytes:,} of {recovered.total_bytes:,} bytes) could not be "
+                "read, so the text offered is the text as it was before them."
+            )
         if kept is not None:
             message += f" The damaged journal is kept as {kept}."
     return message
 
 
+def _stamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+def _keep(folder: Path, name: str, data: bytes) -> Path:
+    """Write ``data`` as a new private file ``name`` in ``folder``, never over another one (a
+    second copy in the same second gets a number)."""
+    from dictate.fileio import PRIVATE_FILE, fsync_dir, private_dir
+
+    private_dir(folder)
+    stem, dot, suffix = name.partition(".")
+    for n in range(1000):
+        candidate = folder / (name if n == 0 else f"{stem}-{n}{dot}{suffix}")
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                candidate.unlink()
+            raise
+        fsync_dir(folder)
+        return candidate
+    raise FileExistsError(f"too many copies named {name} in {folder}")
+
+
+def copies_folder(journal: Path) -> Path:
+    """Where copies of damaged journals and of text not recovered are kept (beside it)."""
+    return journal.parent / "kept"
+
+
 def keep_damaged_journal(path: Path, recovered: Recovered | None) -> Path | None:
-    """Copy a damaged journal aside before it is rewritten (None if intact or not copied)."""
+    """Copy a damaged journal aside before it is rewritten, with the time in its name (a later
+    damaged start never overwrites it); None if intact or not copied."""
     if recovered is None or not recovered.damaged:
         return None
-    kept = path.with_name(path.name + ".damaged")
     try:
-        shutil.copyfile(path, kept)
-    except OSError as exc:
+        from dictate.fileio import read_regular
+
+        return _keep(copies_folder(path), f"damaged-{_stamp()}.jsonl", read_regular(path, None))
+    except (OSError, ValueError) as exc:
         log.warning("could not keep a copy of the damaged journal %s: %s", path, exc)
         return None
-    return kept
+
+
+def keep_declined_text(path: Path, recovered: Recovered) -> Path:
+    """Keep the text the user chose not to recover ("No"), so that answer loses nothing.
+
+    Raises:
+        OSError: It could not be written.
+    """
+    return _keep(
+        copies_folder(path), f"not-recovered-{_stamp()}.txt", recovered.full_text.encode("utf-8")
+    )
+
+
+def clean_up_copies(journal: Path, days: float = KEEP_COPIES_DAYS) -> None:
+    """Delete the copies kept beside the journal that are older than ``days``."""
+    folder = copies_folder(journal)
+    limit = time.time() - days * 86400
+    with contextlib.suppress(OSError):  # none yet, or the data folder is unusable (said later)
+        for copy in folder.iterdir():
+            with contextlib.suppress(OSError):
+                if copy.is_file() and copy.stat().st_mtime < limit:
+                    copy.unlink()
+                    log.info("deleted %s, kept for %s days", copy, days)
 
 
 def ask_to_recover(parent: object, recovered: Recovered, kept: Path | None = None) -> bool:
@@ -122,17 +200,52 @@ def open_document_at_start(
     window: MainWindow,
     recovered: Recovered | None,
     ask: Callable[[object, Recovered], bool] = ask_to_recover,
+    kept: Path | None = None,
 ) -> bool:
-    """Offer to recover an unfinished document; returns whether it was recovered."""
-    unfinished = recovered is not None and not recovered.closed and recovered.full_text.strip()
-    if unfinished and recovered is not None and ask(window, recovered):
-        path = Path(recovered.path) if recovered.path else None
-        window.load_text(recovered.full_text, path)
-        window.modified = True
-        window._update_title()
+    """Offer to recover an unfinished document; returns whether it was recovered.
+
+    The question comes whenever the journal held text that was not closed normally, and when it
+    was damaged (then its last state is unknown: the text read is offered, or, if none could
+    be read, the window says so and where the damaged journal is kept). "No" keeps a copy of
+    the text it leaves, and the window says where.
+    """
+    if recovered is None or (recovered.closed and not recovered.damaged):
+        window.load_text("", None)
+        return False
+    if not recovered.full_text.strip():
+        window.load_text("", None)
+        if recovered.damaged:
+            where = f" It is kept as {kept}." if kept else ""
+            window.messages.add_message(
+                f"The autosave journal was damaged ({recovered.problem}) and no text could be "
+                f"read from it.{where}"
+            )
+        return False
+    if ask(window, recovered):
+        _load_recovered(window, recovered)
+        return True
+    try:
+        copy = keep_declined_text(window.journal.path, recovered)
+    except OSError as exc:
+        # Starting empty now would rewrite the journal, the only other place the text is.
+        log.error("cannot keep the text that was not recovered: %s", exc)
+        _load_recovered(window, recovered)
+        window.messages.add_message(
+            f"The text you did not recover could not be kept aside ({exc.strerror or exc}), so "
+            "it is in the window after all: delete it yourself if you do not want it."
+        )
         return True
     window.load_text("", None)
+    window.messages.add_message(
+        f"The text you did not recover is kept in {copy} for {KEEP_COPIES_DAYS} days."
+    )
     return False
+
+
+def _load_recovered(window: MainWindow, recovered: Recovered) -> None:
+    window.load_text(recovered.full_text, Path(recovered.path) if recovered.path else None)
+    window.modified = True
+    window._update_title()
 
 
 def log_to_file() -> Path | None:
@@ -143,14 +256,28 @@ def log_to_file() -> Path | None:
 
     from platformdirs import user_log_path
 
+    from dictate.fileio import make_private, open_private, private_dir
     from dictate.paths import APP_NAME
+
+    class PrivateRotatingFileHandler(RotatingFileHandler):
+        """Log files readable by this user only (a new one after each rotation too)."""
+
+        def _open(self) -> Any:
+            return open_private(Path(self.baseFilename), "a")
+
+        def doRollover(self) -> None:
+            super().doRollover()
+            for n in range(1, self.backupCount + 1):
+                make_private(Path(f"{self.baseFilename}.{n}"))
 
     folder = Path(user_log_path(APP_NAME, appauthor=False))
     logfile = folder / "dictate.log"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(logfile, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
-        crash = (folder / "crash.log").open("a", encoding="utf-8")
+        private_dir(folder)
+        handler = PrivateRotatingFileHandler(
+            logfile, maxBytes=1_000_000, backupCount=2, encoding="utf-8"
+        )
+        crash = open_private(folder / "crash.log", "a")
     except OSError as exc:
         log.warning("cannot write the log file %s: %s", logfile, exc)
         return None
@@ -171,20 +298,37 @@ def log_to_file() -> Path | None:
 _open_files: list[object] = []
 
 
+def _log_unexpected(what: str, kind: type[BaseException], exc: object, tb: object) -> None:
+    """An unexpected exception, logged without its message (it may quote the user's words: the
+    log holds nothing they said); the window's dialog shows the message to the user."""
+    from dictate.errors import log_failure
+
+    if not isinstance(exc, BaseException):
+        log.error("%s: %s", what, kind.__name__)
+        return
+    try:
+        raise exc.with_traceback(cast(TracebackType | None, tb))
+    except BaseException:
+        log_failure(log, what)
+
+
 def install_excepthook(logfile: Path | None) -> None:
     """An unexpected exception is logged with its traceback and shown once in a dialog; the
     window goes on (the text is in the editor and the journal)."""
     shown: list[bool] = []
 
     def hook(kind: type[BaseException], exc: BaseException, tb: object) -> None:
-        log.critical("unexpected error", exc_info=(kind, exc, tb))  # type: ignore[arg-type]
+        _log_unexpected("unexpected error", kind, exc, tb)
         if shown or issubclass(kind, KeyboardInterrupt):
             return
-        shown.append(True)
         from PySide6.QtWidgets import QApplication, QMessageBox
 
-        if QApplication.instance() is None:
-            return
+        if (
+            QApplication.instance() is None
+            or threading.current_thread() is not threading.main_thread()
+        ):
+            return  # a dialog is built on the GUI thread only (PySide calls this on any thread)
+        shown.append(True)
         where = f" Details are in {logfile}." if logfile else ""
         QMessageBox.critical(
             None,
@@ -194,11 +338,8 @@ def install_excepthook(logfile: Path | None) -> None:
         )
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:
-        log.critical(
-            "unexpected error in thread %s",
-            args.thread.name if args.thread else "?",
-            exc_info=(args.exc_type, args.exc_value, args.exc_traceback),  # type: ignore[arg-type]
-        )
+        where = f"unexpected error in thread {args.thread.name if args.thread else '?'}"
+        _log_unexpected(where, args.exc_type, args.exc_value, args.exc_traceback)
 
     sys.excepthook = hook
     threading.excepthook = thread_hook
@@ -215,14 +356,23 @@ def start_window() -> MainWindow:
 
     settings = load_settings()
     path = default_journal_path()
+    unreadable = None
     try:
         recovered = replay(path)
-    except OSError as exc:  # a directory, unreadable...: the window says so when it writes
+    except OSError as exc:  # a folder, a pipe, unreadable...
         log.error("cannot read the journal %s: %s", path, exc)
-        recovered = None
+        recovered, unreadable = None, exc
     kept = keep_damaged_journal(path, recovered)
+    clean_up_copies(path)
     window = MainWindow(settings, Journal(path))
-    open_document_at_start(window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept))
+    open_document_at_start(
+        window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept), kept
+    )
+    if unreadable is not None:
+        window.messages.add_message(
+            f"The autosave journal {path} could not be read ({unreadable.strerror or unreadable}),"
+            " so no text could be recovered from it."
+        )
     if settings.problems:
         window.messages.add_message(
             f"Some settings in {settings_path()} were not valid and use their defaults: "

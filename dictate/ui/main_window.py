@@ -206,6 +206,24 @@ def _save_advice(exc: OSError) -> str:
     return "choose another place with Save As."
 
 
+def _autosave_advice(exc: OSError) -> str:
+    """What a user can do about an autosave that fails, by its cause (a read-only folder is not
+    helped by freeing space)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space, or save your text elsewhere with Save As."
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            "the folder may not be written (read-only, or its permissions changed): make it "
+            "writable, or save your text elsewhere with Save As."
+        )
+    if exc.errno in (errno.ENOENT, errno.ESTALE, errno.ENODEV, errno.EIO):
+        return (
+            "the folder or its disk went away: connect it again, or save your text elsewhere "
+            "with Save As."
+        )
+    return "save your text elsewhere with Save As."
+
+
 class MainWindow(QMainWindow):
     """The dictation window.
 
@@ -243,6 +261,7 @@ class MainWindow(QMainWindow):
 
         self.editor = DictationEditor(journal)
         self.editor.journalStateChanged.connect(self._on_journal_state)
+        self._journal_vanished = False
         self._retry_timer = QTimer(self)
         self._retry_timer.setInterval(JOURNAL_RETRY_MS)
         self._retry_timer.timeout.connect(self.retry_journal)
@@ -1127,9 +1146,20 @@ class MainWindow(QMainWindow):
         if error is None:
             self._retry_timer.stop()
             self.statusBar().showMessage("Autosave works again.", 5000)
+            if self._journal_vanished:
+                self._journal_vanished = False
+                self.messages.add_message(
+                    f"The autosave folder {self.journal.path.parent} was removed while dictate "
+                    "ran; it was made again, with all of your text in it."
+                )
         else:
             log.error("cannot write the journal %s: %s", self.journal.path, error)
             self._retry_timer.start()
+            if error.errno in (errno.ENOENT, errno.ESTALE):
+                # The file was deleted or replaced: made again at once (after the change being
+                # made is applied: the rewrite holds it), not in a few seconds.
+                self._journal_vanished = True
+                QTimer.singleShot(0, self, self.retry_journal)
         self._show_write_problem()
 
     def retry_journal(self) -> bool:
@@ -1144,8 +1174,8 @@ class MainWindow(QMainWindow):
             problems.append(
                 f"Autosave failed: cannot write {self.journal.path} "
                 f"({error.strerror or error}). Everything you dictate and type is kept while "
-                "dictate runs, and autosave is retried every few seconds; free some space, or "
-                "save your text elsewhere with Save As."
+                "dictate runs, and autosave is retried every few seconds; "
+                + _autosave_advice(error)
             )
         if self._save_error:
             problems.append(self._save_error)

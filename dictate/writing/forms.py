@@ -63,6 +63,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dictate.errors import log_failure
+
 __all__ = ["VOCABULARY", "WrittenOptions", "written"]
 
 log = logging.getLogger(__name__)
@@ -1323,5 +1325,5 @@ def written(text: str, options: WrittenOptions | None = None) -> str:
     try:
         return _rewrite(text, options or _DEFAULT)
     except Exception:  # a bug must never lose the user's dictation
-        log.exception("written forms failed; text left as dictated")
+        log_failure(log, "written forms failed; text left as dictated")
         return text

@@ -112,7 +112,7 @@ def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much
     assert kept is not None and kept.read_bytes() == path.read_bytes()
     message = recovery_message(recovered, kept)
     assert "6 words" in message and "damaged" in message
-    assert f"the last {recovered.unread_records} changes" in message and str(kept) in message
+    assert f"The last {recovered.unread_records} changes" in message and str(kept) in message
     assert recovered.unread_records == 3
 
     fresh = MainWindow(Settings(engine="sphinx"), Journal(path), False)
