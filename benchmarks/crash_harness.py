@@ -3,6 +3,7 @@ key presses (emoji included), restart it through the app's own recovery path, an
 recovered text with what was shown before the kill.
 
     python benchmarks/crash_harness.py --kills 100 [--seeds 20] [--steps 250] [--jobs 2]
+        [--fault none|damage-first|remove-data]
 
 For each seed, a reference run of the window plays a deterministic script of steps to the end and
 reports, after every step, the text as shown (the real text with the pending words where they are
@@ -13,6 +14,17 @@ random moment; the window is started again on its journal (``replay`` and
 text shown after the last step that was reported, or after the step in flight (its journal record
 may be on disk before its report). Sentences are counted by their unique markers: lost,
 duplicated and reordered sentences are reported, and must all be 0.
+
+Two faults can be added to each kill (``--fault``):
+
+* ``damage-first``: the window starts on a document of about 40,000 characters (as after a
+  recovery or Open, the journal's first records hold all of it), and after the kill one random
+  byte of the first record's text is changed before the restart. The recovery question must still
+  come, and the text must be the one shown with at most a few characters changed where the byte
+  was (``close``), the same length;
+* ``remove-data``: the journal's folder is deleted while the window runs, some time before the
+  kill; the window must notice at its next write and make it again with all the text, so the
+  recovered text is exact as without a fault.
 
 The window runs offscreen (``QT_QPA_PLATFORM=offscreen``); key presses are real QKeyEvents sent
 to the editor, mouse clicks real QMouseEvents, and pipeline events go through
@@ -26,6 +38,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -107,7 +120,13 @@ def _shown(window: Any) -> str:
     return Recovered(buffer.text, buffer.pending, None, False, buffer.point).full_text
 
 
-def child_run(journal: Path, seed: int, steps: int, interval_ms: int) -> int:
+INITIAL = "".join(f"Initial i{n:04d}x {WORDS[n % len(WORDS)]} here. " for n in range(1200))
+"""The document the ``damage-first`` runs start on: a snapshot of three pieces."""
+
+
+def child_run(
+    journal: Path, seed: int, steps: int, interval_ms: int, initial: str = "", remove_at: int = -1
+) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QPoint, Qt, QTimer
     from PySide6.QtGui import QKeyEvent
@@ -121,7 +140,7 @@ def child_run(journal: Path, seed: int, steps: int, interval_ms: int) -> int:
 
     app = QApplication([])
     window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(journal), False)
-    window.load_text("", None)
+    window.load_text(initial, None)
     window.resize(640, 400)
     window.show()
     editor = window.editor
@@ -143,6 +162,8 @@ def child_run(journal: Path, seed: int, steps: int, interval_ms: int) -> int:
             timer.stop()
             app.exit(0)  # quit() would close the window first
             return
+        if index == remove_at:  # as a user or a cleaner would, behind the window's back
+            shutil.rmtree(journal.parent)
         step = plan[index]
         kind = step["do"]
         if kind == "type":
@@ -199,11 +220,18 @@ def child_recover(journal: Path) -> int:
     app = QApplication([])
     recovered = replay(journal)
     window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(journal), False)
-    asked = open_document_at_start(window, recovered, lambda parent, rec: True)
+    asked: list[bool] = []
+
+    def ask(parent: object, rec: object) -> bool:
+        asked.append(True)
+        return True
+
+    loaded = open_document_at_start(window, recovered, ask)
     print(
         json.dumps(
             {
-                "recovered": asked,
+                "recovered": loaded,
+                "asked": bool(asked),
                 "text": window.editor.text,
                 "damaged": bool(recovered and recovered.damaged),
             }
@@ -223,8 +251,8 @@ def _child(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "child", *args]
 
 
-def _states(lines: list[str]) -> dict[int, str]:
-    states = {0: ""}
+def _states(lines: list[str], initial: str = "") -> dict[int, str]:
+    states = {0: initial}
     for line in lines:
         try:
             record = json.loads(line)
@@ -245,34 +273,86 @@ class Outcome:
     duplicated: int
     reordered: int
     damaged: bool
+    asked: bool = True
+    close: bool = False
+    """Not exact, but the same length with at most :data:`CLOSE` characters changed."""
+    changed_chars: int = 0
     detail: str = ""
     markers: list[str] = field(default_factory=list)
 
 
-def reference(seed: int, steps: int, interval_ms: int) -> dict[int, str]:
+CLOSE = 4
+
+
+def _initial(fault: str) -> str:
+    return INITIAL if fault == "damage-first" else ""
+
+
+def _remove_at(seed: int, steps: int) -> int:
+    """The step before which a ``remove-data`` run deletes its journal's folder (the same in
+    the reference run: the window's message about it moves the text, and clicks land by pixel)."""
+    return random.Random(seed).randrange(10, steps - 40)
+
+
+def _run_args(fault: str, seed: int, steps: int) -> list[str]:
+    if fault == "damage-first":
+        return ["--initial"]
+    if fault == "remove-data":
+        return ["--remove-at", str(_remove_at(seed, steps))]
+    return []
+
+
+def reference(seed: int, steps: int, interval_ms: int, fault: str = "none") -> dict[int, str]:
     with tempfile.TemporaryDirectory(prefix="dictate-crash-ref-") as tmp:
         done = subprocess.run(
             _child(
-                "run", str(Path(tmp) / "journal.jsonl"), str(seed), str(steps), str(interval_ms)
+                "run",
+                str(Path(tmp) / "journal.jsonl"),
+                str(seed),
+                str(steps),
+                str(interval_ms),
+                *_run_args(fault, seed, steps),
             ),
             capture_output=True,
             text=True,
             timeout=300,
             check=True,
         )
-    states = _states(done.stdout.splitlines())
+    states = _states(done.stdout.splitlines(), _initial(fault))
     if max(states) != steps:
         raise RuntimeError(f"reference run of seed {seed} stopped at step {max(states)}")
     return states
 
 
+def damage_first_record(journal: Path, rng: random.Random) -> None:
+    """Change one random byte of the text in the journal's first record (not its line end)."""
+    raw = bytearray(journal.read_bytes())
+    start = raw.index(b'"text":"') + len(b'"text":"')
+    end = raw.index(b"\n") - 2  # before the closing '"}'
+    at = rng.randrange(start, end)
+    raw[at] = rng.choice([b for b in range(256) if b not in (raw[at], 10)])
+    journal.write_bytes(bytes(raw))
+
+
 def one_kill(
-    seed: int, steps: int, interval_ms: int, ref: dict[int, str], rng: random.Random
+    seed: int,
+    steps: int,
+    interval_ms: int,
+    ref: dict[int, str],
+    rng: random.Random,
+    fault: str = "none",
 ) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="dictate-crash-") as tmp:
-        journal = Path(tmp) / "journal.jsonl"
+        journal = Path(tmp) / "data" / "journal.jsonl"
         proc = subprocess.Popen(
-            _child("run", str(journal), str(seed), str(steps), str(interval_ms)),
+            _child(
+                "run",
+                str(journal),
+                str(seed),
+                str(steps),
+                str(interval_ms),
+                *_run_args(fault, seed, steps),
+            ),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -283,12 +363,32 @@ def one_kill(
             proc.kill()
             raise RuntimeError(f"child for seed {seed} did not start: {first!r}")
         delay = rng.uniform(0.0, steps * interval_ms / 1000 * 1.2)
-        time.sleep(delay)
+        seen = ""
+        if fault != "none":
+            # By steps, not time. remove-data: the folder goes a few to a few dozen steps before
+            # the kill, and the window must make it again at its next write (a kill before any
+            # write after the removal would find nothing, by design: that is the window's first
+            # chance to notice).
+            kill_at = (
+                _remove_at(seed, steps) + rng.randrange(10, 30)
+                if fault == "remove-data"
+                else rng.randrange(1, steps)  # the big document makes the steps slower
+            )
+            delay = -1.0  # by steps, not by time
+            for line in proc.stdout:
+                seen += line
+                if line.startswith("{") and json.loads(line).get("step", 0) >= kill_at:
+                    time.sleep(rng.uniform(0, interval_ms / 1000))  # anywhere in the next step
+                    break
+        else:
+            time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
-        rest = proc.stdout.read()
+        rest = seen + proc.stdout.read()
         proc.wait()
-        states = _states(rest.splitlines())
+        states = _states(rest.splitlines(), _initial(fault))
         last = max(states)
+        if fault == "damage-first":
+            damage_first_record(journal, rng)
         done = subprocess.run(
             _child("recover", str(journal)), capture_output=True, text=True, timeout=120, check=True
         )
@@ -300,6 +400,15 @@ def one_kill(
     if states[last] != ref[last]:
         raise RuntimeError(f"seed {seed}: the killed run diverged from the reference at {last}")
     exact = text in candidates
+    changed = min(
+        (
+            sum(a != b for a, b in zip(text, c, strict=True))
+            for c in candidates
+            if len(c) == len(text)
+        ),
+        default=10**9,
+    )
+    close = not exact and changed <= CLOSE
     shown = candidates[0] if not exact else text
     want = MARKER.findall(shown)
     have = MARKER.findall(text)
@@ -317,7 +426,10 @@ def one_kill(
         duplicated,
         reordered,
         got["damaged"],
-        "" if exact else f"shown {candidates!r} recovered {text!r}",
+        got["asked"],
+        close,
+        changed,
+        "" if exact or close else f"shown {candidates!r} recovered {text!r}",
     )
 
 
@@ -330,23 +442,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--fault", choices=["none", "damage-first", "remove-data"], default="none")
     args = parser.parse_args(argv)
     seeds = [args.first_seed + i for i in range(min(args.seeds, args.kills))]
     with ThreadPoolExecutor(args.jobs) as pool:
         refs = dict(
             zip(
                 seeds,
-                pool.map(lambda s: reference(s, args.steps, args.interval_ms), seeds),
+                pool.map(lambda s: reference(s, args.steps, args.interval_ms, args.fault), seeds),
                 strict=True,
             )
         )
         work = [(seeds[i % len(seeds)], random.Random(1000 + i)) for i in range(args.kills)]
         outcomes = list(
-            pool.map(lambda w: one_kill(w[0], args.steps, args.interval_ms, refs[w[0]], w[1]), work)
+            pool.map(
+                lambda w: one_kill(
+                    w[0], args.steps, args.interval_ms, refs[w[0]], w[1], args.fault
+                ),
+                work,
+            )
         )
     summary = {
+        "fault": args.fault,
         "kills": len(outcomes),
         "exact": sum(o.exact for o in outcomes),
+        "close": sum(o.close for o in outcomes),
+        "max_changed_chars_when_close": max(
+            (o.changed_chars for o in outcomes if o.close), default=0
+        ),
+        "asked": sum(o.asked for o in outcomes),
         "lost_sentences": sum(o.lost for o in outcomes),
         "duplicated_sentences": sum(o.duplicated for o in outcomes),
         "reordered": sum(o.reordered for o in outcomes),
@@ -360,10 +484,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"summary": summary, "kills": [o.__dict__ for o in outcomes]}))
     else:
         for o in outcomes:
-            if not o.exact:
+            if not o.exact and not o.close:
                 print(f"seed {o.seed} killed after step {o.last_step}: {o.detail}")
         print(json.dumps(summary, indent=2))
     bad = summary["lost_sentences"] + summary["duplicated_sentences"] + summary["reordered"]
+    if args.fault == "damage-first":  # one changed byte may change a few characters, never more
+        whole = summary["exact"] + summary["close"] == summary["kills"] == summary["asked"]
+        return 0 if whole and summary["duplicated_sentences"] + summary["reordered"] == 0 else 1
     return 0 if bad == 0 and summary["exact"] == summary["kills"] else 1
 
 
@@ -371,8 +498,18 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "child":
         mode = sys.argv[2]
         if mode == "run":
+            extra = sys.argv[7:]
+            initial = INITIAL if "--initial" in extra else ""
+            remove_at = int(extra[extra.index("--remove-at") + 1]) if "--remove-at" in extra else -1
             sys.exit(
-                child_run(Path(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+                child_run(
+                    Path(sys.argv[3]),
+                    int(sys.argv[4]),
+                    int(sys.argv[5]),
+                    int(sys.argv[6]),
+                    initial,
+                    remove_at,
+                )
             )
         sys.exit(child_recover(Path(sys.argv[3])))
     sys.exit(main())

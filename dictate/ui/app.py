@@ -479,6 +479,7 @@ def run_app(command: str | None = None) -> int:
 
     logfile = log_to_file()
     install_excepthook(logfile)
+    _close_data_folder()
     app = application()
     server = InstanceServer()
     if not server.listen():  # another one came up meanwhile: it takes the command
@@ -506,6 +507,18 @@ def run_app(command: str | None = None) -> int:
     finally:
         server.close()
         claim.release()
+
+
+def _close_data_folder() -> None:
+    """The data folder (the journal, the copies, the models) is this user's only; one made by a
+    version before 0.3 was 0755."""
+    from dictate.fileio import private_dir
+    from dictate.paths import user_data_dir
+
+    try:
+        private_dir(user_data_dir())
+    except OSError as exc:  # the window says what is wrong with it when it writes there
+        log.warning("cannot make the data folder %s private: %s", user_data_dir(), exc)
 
 
 def hand_over(command: str | None, claim: DataFolderClaim) -> int:
