@@ -107,8 +107,12 @@ def download_url(name: str) -> str:
 
 
 def format_size(num_bytes: int) -> str:
-    """A size for people, in decimal units like the upstream page: ``"40 MB"``, ``"1.8 GB"``."""
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+    """A size for people, in decimal units like the upstream page: ``"40 MB"``, ``"1.8 GB"``.
+
+    Up to petabytes: a server may announce any size, and "1.0 PB" says what "1000000 GB" hides.
+    """
+    units = (("PB", 10**15), ("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+    for unit, scale in units:
         if num_bytes >= scale:
             value = num_bytes / scale
             return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"

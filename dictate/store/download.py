@@ -6,7 +6,9 @@ failure the partial file is kept, and the next attempt, in the same call or a la
 the rest with ``Range: bytes=N-`` and ``If-Range``, so a file that changed on the server is sent
 whole again instead of being spliced onto the old bytes. The finished file has exactly the size
 the server announced; checking its content is the caller's job (the store unpacks it with CRC
-checks).
+checks). Sizes are checked before a byte is written: an announced size over the caller's limit is
+refused, the caller may refuse one the disk has no room for, and a body that grows past the
+limit (no size announced, or more sent than announced) is stopped there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 import socket
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ import urllib3.exceptions
 
 from dictate import __version__
 from dictate.errors import DownloadCancelled, DownloadError
+from dictate.store.catalog import format_size
 
 log = logging.getLogger("dictate.models")
 
@@ -36,6 +40,11 @@ CHUNK_SIZE = 256 * 1024
 
 ProgressCallback = Callable[[int, int | None], None]
 """``progress(bytes_done, total)``; ``total`` is ``None`` when the server does not say."""
+
+SpaceCheck = Callable[[int, int], None]
+"""``check_space(bytes_to_come, total)``: raises :class:`DownloadError` to refuse a download."""
+
+_CHECK_ADDRESS = "check the model name (`dictate models list`) or the URL"
 
 _RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _CONTENT_RANGE_RE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
@@ -51,6 +60,11 @@ class _Interrupted(Exception):
     """One download attempt failed in a way worth retrying (resuming where possible)."""
 
 
+class _Oversized(Exception):
+    """The body grew past its limit; the message says how. Raised while the file is still
+    open, so that :func:`_fetch_once` deletes it once it is closed."""
+
+
 def fetch(
     url: str,
     part: Path,
@@ -61,6 +75,8 @@ def fetch(
     timeout: float = 30.0,
     retry_delay: float = 1.0,
     on_retry: Callable[[str], None] | None = None,
+    max_bytes: int | None = None,
+    check_space: SpaceCheck | None = None,
 ) -> None:
     """Download ``url`` into ``part``, resuming and retrying after network failures.
 
@@ -84,10 +100,19 @@ def fetch(
         on_retry: Called before each wait for a retry with what failed and when the next
             attempt comes ("the connection timed out; attempt 2 of 4 in 1 s"), so a window
             can say it instead of a progress bar that seems merely slow.
+        max_bytes: The largest file accepted. A larger announced size is refused before a
+            byte is written (a server announcing a petabyte would otherwise fill the disk),
+            and a body that grows past it without having announced a size is stopped there;
+            either way ``part`` is deleted.
+        check_space: Called as ``check_space(bytes_to_come, total)`` when the server has
+            announced the size, before a byte is written (``bytes_to_come`` is less than
+            ``total`` when resuming); it raises :class:`DownloadError` to refuse, and ``part``
+            is kept for a later call to resume.
 
     Raises:
-        DownloadError: The server refused, every attempt failed, the body was longer than
-            announced, or ``part`` could not be written.
+        DownloadError: The server refused, redirects in a loop, announced or sent more than
+            ``max_bytes``, every attempt failed, the body was longer than announced, ``part``
+            could not be written, or ``check_space`` refused.
         DownloadCancelled: ``cancel`` was set.
     """
     failures = 0
@@ -99,7 +124,7 @@ def fetch(
             if cancel is not None and cancel.is_set():
                 raise DownloadCancelled(f"download of {url} cancelled; nothing was installed")
             try:
-                _fetch_once(session, url, part, progress, cancel, timeout)
+                _fetch_once(session, url, part, progress, cancel, timeout, max_bytes, check_space)
                 return
             except _Interrupted as exc:
                 failures += 1
@@ -137,6 +162,8 @@ def _fetch_once(
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
     timeout: float,
+    max_bytes: int | None = None,
+    check_space: SpaceCheck | None = None,
 ) -> None:
     """One HTTP request: resume or start ``part``, and read until the body ends.
 
@@ -155,6 +182,9 @@ def _fetch_once(
         log.info("downloading %s to %s", url, part)
     try:
         response = session.get(url, headers=headers, stream=True, timeout=(timeout, timeout))
+    except requests.TooManyRedirects as exc:
+        # Not retried, and not the network's fault: the same request loops the same way again.
+        raise DownloadError(_redirect_loop(url, exc)) from exc
     except (requests.RequestException, OSError) as exc:
         raise _Interrupted(_reason(exc)) from exc
     with response:
@@ -186,12 +216,14 @@ def _fetch_once(
             if meta.get("total") is not None and total is not None and meta["total"] != total:
                 discard(part)
                 raise _Interrupted("the file on the server changed; starting over")
+            _check_size(url, part, have, total, max_bytes, check_space)
             mode = "ab"
         elif status == 200:
             if have:
                 log.info("%s sent the whole file again; starting over", url)
             have = 0
             total = _content_length(response.headers)
+            _check_size(url, part, have, total, max_bytes, check_space)
             meta = {"url": url, "validator": _validator(response.headers), "total": total}
             try:
                 meta_path.write_text(json.dumps(meta), encoding="utf-8")
@@ -201,15 +233,52 @@ def _fetch_once(
         else:
             discard(part)
             raise DownloadError(f"{url} answered HTTP {status} unexpectedly; try again later")
-        done = _copy_body(response, part, mode, have, total, progress, cancel, url)
+        try:
+            done = _copy_body(response, part, mode, have, total, max_bytes, progress, cancel, url)
+        except _Oversized as exc:
+            discard(part)
+            raise DownloadError(str(exc)) from None
     if total is not None and done < total:
         raise _Interrupted(_short_body(done, total))
-    if total is not None and done > total:
+
+
+def _check_size(
+    url: str,
+    part: Path,
+    have: int,
+    total: int | None,
+    max_bytes: int | None,
+    check_space: SpaceCheck | None,
+) -> None:
+    """Refuse an announced size over ``max_bytes`` (deleting ``part``: it is a piece of a file
+    that is not wanted), then ask ``check_space`` about the bytes still to come.
+
+    Called before any byte of the body, or the record of a new download, is written.
+    """
+    if total is None:
+        return  # the body is checked against max_bytes as it comes
+    if max_bytes is not None and total > max_bytes:
         discard(part)
         raise DownloadError(
-            f"downloaded {done} bytes of {total} from {url}: more than the server announced; "
-            "the partial file was deleted, try again"
+            f"refusing to download {url}: the server announces {format_size(total)} "
+            f"({total:,} bytes), more than any Vosk model ({format_size(max_bytes)}); "
+            f"{_CHECK_ADDRESS}"
         )
+    if check_space is not None:
+        check_space(total - have, total)
+
+
+def _redirect_loop(url: str, exc: requests.TooManyRedirects) -> str:
+    """What to say when ``url`` redirects too often: a server problem, not the network's."""
+    last = exc.response.url if exc.response is not None else url
+    redirects = len(exc.response.history) if exc.response is not None else 0
+    count = f"{redirects} redirects" if redirects else str(exc).rstrip(".").lower()
+    host = urllib.parse.urlsplit(last).netloc or url
+    return (
+        f"the server at {host} redirects in a loop ({count}) when asked for {url}; the download "
+        f"address may be wrong or the server misconfigured: try again later, or download the "
+        "file by hand and install it with `dictate models import FILE`"
+    )
 
 
 def _meta_path(part: Path) -> Path:
@@ -242,6 +311,7 @@ def _copy_body(
     mode: str,
     have: int,
     total: int | None,
+    max_bytes: int | None,
     progress: ProgressCallback | None,
     cancel: threading.Event | None,
     url: str,
@@ -251,6 +321,10 @@ def _copy_body(
     The body is read raw, as the bytes on the wire: ``Range`` offsets and ``Content-Length``
     count those, so nothing may decode them (``iter_content`` would undo a ``Content-Encoding``
     that a server sent despite ``Accept-Encoding: identity``).
+
+    Raises:
+        _Oversized: The body went past ``total`` or ``max_bytes``; the chunk that would have
+            was not written.
     """
     done = have
     read = _chunk_reader(response)
@@ -276,6 +350,7 @@ def _copy_body(
                     if cancel is not None and cancel.is_set():
                         raise DownloadCancelled(cancelled)
                     return done
+                _check_growth(done + len(chunk), total, max_bytes, url)
                 file.write(chunk)
                 done += len(chunk)
                 if progress is not None:
@@ -285,6 +360,22 @@ def _copy_body(
             f"could not write {part}: {exc}; free some disk space and run the same download "
             "again to resume"
         ) from exc
+
+
+def _check_growth(size: int, total: int | None, max_bytes: int | None, url: str) -> None:
+    """Stop a body about to grow to ``size`` past its announced ``total`` or past ``max_bytes``
+    (a server that sends no size, or lies about it, must not fill the disk)."""
+    if total is not None and size > total:
+        raise _Oversized(
+            f"downloaded {size} bytes of {total} from {url}: more than the server announced; "
+            "the partial file was deleted, try again"
+        )
+    if max_bytes is not None and size > max_bytes:
+        raise _Oversized(
+            f"stopped downloading {url}: the server sent more than {format_size(max_bytes)} "
+            f"without announcing a size, more than any Vosk model, and the partial file was "
+            f"deleted; {_CHECK_ADDRESS}"
+        )
 
 
 def _chunk_reader(response: requests.Response) -> Callable[[], bytes]:

@@ -131,6 +131,75 @@ def _unsafe_member(member: str) -> bool:
     return ".." in PurePosixPath(normalized).parts
 
 
+def _copy_size(source: Path) -> int:
+    """The bytes that copying the folder ``source`` writes, checked before anything is copied.
+
+    :func:`shutil.copytree` follows links, so this does too, and refuses what copytree would
+    get wrong: a link out of ``source`` (it would copy files that are no part of the model) and
+    a link loop: ``a -> b``, ``b -> a`` never reaches a file, and a link to a folder it is in
+    (``graph/up -> ..``, or two folders linking to each other) would be copied into itself
+    until the path is too long.
+
+    Raises:
+        InputError: A link points out of ``source`` or is part of a loop.
+        OSError: A file cannot be read (a broken link); :meth:`ModelStore.import_path` says which.
+    """
+    top = Path(os.path.realpath(source))
+    return _folder_copy_size(source, (top,), source)
+
+
+def _folder_copy_size(folder: Path, chain: tuple[Path, ...], source: Path) -> int:
+    """:func:`_copy_size` of ``folder``; ``chain`` holds the real folders from ``source``'s down
+    to ``folder``'s, which a link to a folder must not lead back into."""
+    total = 0
+    with os.scandir(folder) as entries:
+        listed = sorted(entries, key=lambda entry: entry.name)
+    for entry in listed:
+        path = Path(entry.path)
+        if entry.is_symlink():
+            real = _link_target(path, source)
+            if not real.is_relative_to(chain[0]):
+                raise InputError(
+                    f"{path} is a link to {real}, outside {source}; refusing to copy files from "
+                    "outside the model folder (copy the real files into it)"
+                )
+            is_dir = real.is_dir()
+        else:
+            real = chain[-1] / entry.name
+            is_dir = entry.is_dir(follow_symlinks=False)
+        if not is_dir:
+            total += real.stat().st_size
+        elif real in chain:
+            raise InputError(
+                f"{path} is a symbolic link loop: it leads back to {real}, a folder it is in, so "
+                f"copying {source} would never end; delete the link (or replace it with the real "
+                "files) and import again"
+            )
+        else:
+            total += _folder_copy_size(path, (*chain, real), source)
+    return total
+
+
+def _link_target(link: Path, source: Path) -> Path:
+    """Where ``link`` leads in the end, every link on the way followed.
+
+    Raises:
+        InputError: The links go round in a loop and never reach a file.
+        OSError: The link is broken.
+    """
+    try:
+        return Path(os.path.realpath(link, strict=True))
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:  # broken: said of the link in the model, not its target
+            raise OSError(
+                exc.errno, f"{exc.strerror}: the link leads to {exc.filename}", str(link)
+            ) from exc
+        raise InputError(
+            f"{link} is a symbolic link loop: following it never reaches a file; delete the link "
+            f"(or point it at the real file) and import {source} again"
+        ) from exc
+
+
 def _tree_size(path: Path) -> int:
     total = 0
     for item in path.rglob("*"):
@@ -251,7 +320,9 @@ class ModelStore:
         Raises:
             InputError: Bad name or URL, or the model is already installed.
             DownloadError: The server refused, the network failed ``retries + 1`` times, the
-                size did not match, or the archive is corrupt or holds no Vosk model.
+                size did not match, the announced size is more than any model
+                (:data:`MAX_MODEL_BYTES`) or than the store has room for, or the archive is
+                corrupt or holds no Vosk model.
             DownloadCancelled: ``cancel`` was set.
         """
         # Imported here: requests takes a tenth of a second to import, and listing or resolving
@@ -284,6 +355,10 @@ class ModelStore:
                 timeout=timeout,
                 retry_delay=self.retry_delay,
                 on_retry=on_retry,
+                max_bytes=MAX_MODEL_BYTES,
+                check_space=lambda to_come, total: self._check_download_space(
+                    name, source, to_come, total
+                ),
             )
             try:
                 installed = self._install_zip(
@@ -437,17 +512,7 @@ class ModelStore:
         self._ensure_absent(name)
         self.root.mkdir(parents=True, exist_ok=True)
         self.cleanup()
-        inside = source.resolve()
-        total = 0
-        for folder, dirs, files in os.walk(source):
-            for entry in (*dirs, *files):
-                path = Path(folder) / entry
-                if path.is_symlink() and not path.resolve().is_relative_to(inside):
-                    raise InputError(
-                        f"{path} is a link to {path.resolve()}, outside {source}; refusing to copy "
-                        "files from outside the model folder (copy the real files into it)"
-                    )
-            total += sum((Path(folder) / f).stat().st_size for f in files)
+        total = _copy_size(source)
         self._check_space(total, str(source), InputError)
         tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{name}-", dir=self.root))
         try:
@@ -474,6 +539,28 @@ class ModelStore:
                 f"{label} needs {format_size(total)} but {self.root} has only "
                 f"{format_size(free)} free; free some space and try again"
             ) from OSError(errno.ENOSPC, "not enough free space", str(self.root))
+
+    def _check_download_space(self, name: str, source: str, to_come: int, total: int) -> None:
+        """Refuse a download the store has no room for, before a byte of it is written.
+
+        Installing needs room for the rest of the archive and, while it is unpacked next to it,
+        for the model, which is at least as big as the archive (its members are stored or
+        compressed in it); :meth:`_check_space` checks the model's real size again before
+        unpacking. A partial file already there is kept, so freeing space and running the same
+        download again resumes it.
+        """
+        needed = to_come + total + FREE_SPACE_MARGIN
+        free = shutil.disk_usage(self.root).free
+        if needed <= free:
+            return
+        have = total - to_come
+        kept = f" (the {format_size(have)} already downloaded are kept)" if have else ""
+        raise DownloadError(
+            f"not enough disk space for Vosk model {name}: {source} is {format_size(total)}, and "
+            f"downloading and unpacking it needs about {format_size(needed)}, but {self.root} has "
+            f"only {format_size(free)} free; free some space and run the same download "
+            f"again{kept}"
+        ) from OSError(errno.ENOSPC, "not enough free space", str(self.root))
 
     def _move_into_place(
         self, model_dir: Path, name: str, label: str, error: type[DictateError]

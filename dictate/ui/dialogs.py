@@ -329,10 +329,43 @@ class SettingsDialog(QDialog):
 
 
 class _DownloadSignals(QObject):
-    progress = Signal(int, int)
+    """What the download thread tells the dialog. It never touches a widget itself: every
+    message, error or not, is shown by the dialog's slots, which Qt runs on the GUI thread
+    (the signals are emitted on the download thread, so the connections are queued).
+
+    ``progress`` carries (bytes done, total) as Python ints, whole: a Qt ``int`` has 32 bits,
+    and a model over 2 GiB overflowed it on every update (``"qlonglong"`` works as well, but
+    PySide's type stubs accept only Python types).
+    """
+
+    progress = Signal(object, object)
     finished = Signal(str)
     failed = Signal(str)
     retrying = Signal(str)
+
+
+def _download(name: str, signals: _DownloadSignals, cancel: threading.Event) -> None:
+    """Download and install ``name`` (on the download thread): every outcome, an error or an
+    unexpected exception included, goes to the dialog as a signal, never as a window built
+    here (Qt widgets on a thread other than the GUI's crash the app)."""
+    from dictate.store.store import ModelStore
+
+    try:
+        path = ModelStore().download(
+            name,
+            progress=lambda done, total: signals.progress.emit(done, total or 0),
+            cancel=cancel,
+            on_retry=signals.retrying.emit,
+        )
+    except DownloadCancelled:
+        signals.failed.emit("Download cancelled; nothing was installed.")
+    except DictateError as exc:
+        signals.failed.emit(str(exc))
+    except Exception as exc:
+        log.exception("download failed")
+        signals.failed.emit(f"Download failed: {exc!r}")
+    else:
+        signals.finished.emit(str(path))
 
 
 class ModelDialog(QDialog):
@@ -390,8 +423,6 @@ class ModelDialog(QDialog):
         layout.addLayout(row)
 
     def start_download(self) -> None:
-        from dictate.store.store import ModelStore
-
         self._cancel.clear()
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
@@ -401,25 +432,9 @@ class ModelDialog(QDialog):
         self.message.setText(f"Downloading {self.entry.name}…")
         signals, cancel, name = self._signals, self._cancel, self.entry.name
 
-        def work() -> None:
-            try:
-                path = ModelStore().download(
-                    name,
-                    progress=lambda done, total: signals.progress.emit(done, total or 0),
-                    cancel=cancel,
-                    on_retry=signals.retrying.emit,
-                )
-            except DownloadCancelled:
-                signals.failed.emit("Download cancelled; nothing was installed.")
-            except DictateError as exc:
-                signals.failed.emit(str(exc))
-            except Exception as exc:
-                log.exception("download failed")
-                signals.failed.emit(f"Download failed: {exc!r}")
-            else:
-                signals.finished.emit(str(path))
-
-        self._worker = threading.Thread(target=work, name="dictate-download", daemon=True)
+        self._worker = threading.Thread(
+            target=_download, args=(name, signals, cancel), name="dictate-download", daemon=True
+        )
         self._worker.start()
 
     def done(self, result: int) -> None:

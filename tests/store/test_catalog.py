@@ -54,3 +54,10 @@ def test_catalog_entry_is_none_for_other_names() -> None:
     assert catalog_entry("my-own-model") is None
     assert format_size(999) == "999 B"
     assert format_size(12_345_678) == "12 MB"
+
+
+def test_format_size_says_terabytes_and_petabytes() -> None:
+    """A server may announce any size; the refusal said "1000000 GB" for a petabyte."""
+    assert format_size(3 * 10**12) == "3.0 TB"
+    assert format_size(10**15) == "1.0 PB"
+    assert format_size(25 * 10**15) == "25 PB"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -227,6 +229,62 @@ def test_import_never_follows_a_link_out_of_the_folder(tmp_path: Path) -> None:
         store.import_path(source, name="again")
     assert not (store.root / "again").exists()
     assert sorted(p.name for p in store.root.iterdir()) == ["linked-model"]
+
+
+def _make_loop(model: Path, kind: str) -> Path:
+    """A symbolic link loop of ``kind`` in the model folder; the link the error names."""
+    if kind == "two links to each other":
+        (model / "a").symlink_to("b")
+        (model / "b").symlink_to("a")
+        return model / "a"
+    if kind == "a folder link to its own parent":
+        (model / "graph" / "up").symlink_to("..")
+        return model / "graph" / "up"
+    (model / "x").mkdir()
+    (model / "y").mkdir()
+    (model / "x" / "to-y").symlink_to("../y")
+    (model / "y" / "to-x").symlink_to("../x")
+    return model / "x" / "to-y" / "to-x"
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "two links to each other",
+        "a folder link to its own parent",
+        "two folders linking to each other",
+    ],
+)
+def test_importing_a_folder_with_a_link_loop_is_one_error(tmp_path: Path, kind: str) -> None:
+    """`dictate models import` of such a folder ended in a traceback (a -> b, b -> a), or
+    copied the folder into itself until the path was too long and printed every path of the
+    copy. The real command is run; XDG_DATA_HOME (so the store) is the test's own
+    (conftest.py)."""
+    model = make_model(tmp_path / "looped-model")
+    named = _make_loop(model, kind)
+    result = subprocess.run(
+        [sys.executable, "-m", "dictate", "models", "import", str(model)],
+        capture_output=True,
+        timeout=60,
+    )
+    err = result.stderr.decode()
+    assert result.returncode == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"dictate: error: {named} is a symbolic link loop: "), err
+    assert "delete the link" in err and "import" in err, err
+    store = ModelStore()
+    assert store.installed() == []
+    assert not store.root.exists() or list(store.root.iterdir()) == []
+
+
+def test_a_folder_link_inside_the_model_is_copied(tmp_path: Path) -> None:
+    """Not every folder link is a loop: one to a sibling folder is copied as a folder."""
+    source = make_model(tmp_path / "linked-model")
+    (source / "graph-again").symlink_to("graph")
+    store = new_store(tmp_path)
+    path = store.import_path(source)
+    assert files_of(path / "graph-again") == files_of(source / "graph")
+    assert not (path / "graph-again").is_symlink()
 
 
 def test_a_zip_bomb_is_refused_before_unpacking(
