@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from other_user import OtherUser, second_user, shared_folder
 
 from dictate.cli import build_parser
 from dictate.control import ADDRESS_ENV, send_command
@@ -83,6 +84,40 @@ def gone(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state == "Z"
+
+
+@pytest.fixture(scope="module")
+def other_user() -> Iterator[OtherUser]:
+    yield from second_user()
+
+
+@pytest.mark.slow
+def test_a_socket_of_another_user_gets_no_command_and_says_why(
+    address: str, other_user: OtherUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another local user bound the address first (a shared folder, like the temp folder where
+    the address used to fall back to) and listens: `dictate toggle` and a second launch send it
+    nothing, start nothing, and say whose socket it is, in one line with exit status 2."""
+    shared = shared_folder()
+    try:
+        path = shared / "dictate.sock"
+        monkeypatch.setenv(ADDRESS_ENV, str(path))
+        with other_user.listen(path) as theirs:
+            for args in (["toggle"], []):
+                result = dictate(*args)
+                assert result.returncode == 2, (args, result.stdout, result.stderr)
+                assert result.stdout == ""
+                lines = result.stderr.splitlines()
+                assert len(lines) == 1, result.stderr
+                assert lines[0].startswith(
+                    f"dictate: error: not sending the command to dictate at {path}: that socket "
+                    f"belongs to user {other_user.name} (uid {other_user.uid}), not to you"
+                )
+                assert "set XDG_RUNTIME_DIR to a private folder of yours" in lines[0]
+            assert theirs.seen() == []
+        assert "Traceback" not in log_text()
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 @pytest.fixture

@@ -46,8 +46,10 @@ def cmd_control(command: str, stdout: TextIO, wait: float = START_WAIT_S) -> int
     """Send ``command`` to the running app, or start the app to carry it out.
 
     Raises:
-        DictateError: The running app did not answer or refused the command, or the app that was
-            started did not answer within ``wait`` seconds.
+        DictateError: The running app did not answer or refused the command, the app that was
+            started did not answer within ``wait`` seconds, or the instance address is another
+            user's socket or folder (:class:`dictate.control.UnsafeInstanceAddress`: nothing is
+            sent there, nor is an app started that could not listen there either).
     """
     reply = send_command(command)
     if reply is not None:

@@ -495,6 +495,8 @@ def run_app(command: str | None = None) -> int:
     server.commandReceived.connect(remote.submit)
     try:
         window = start_window()
+        if claim.problem:  # e.g. a stale lock on a full disk: the app runs, and says so
+            window.messages.add_message(claim.problem)
         window.show()
         window.attach_tray()
         window.start_global_hotkey()

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import stat
 import sys
 import tempfile
+import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
+from PySide6.QtCore import QLockFile, QObject, QSysInfo, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from dictate.control import (
@@ -21,6 +25,8 @@ from dictate.control import (
     MAX_LINE,
     PING,
     address_file,
+    describe_user,
+    folder_problem,
     instance_address,
     socket_path,
 )
@@ -31,9 +37,14 @@ __all__ = ["DataFolderClaim", "InstanceServer", "instance_address"]
 log = logging.getLogger("dictate.ui")
 
 CLIENT_TIMEOUT_MS = 3000
-"""A client that has not sent its line by then is disconnected."""
+"""A client that has not sent its whole line by then, counted from its connection, is
+disconnected, however it dribbles its bytes."""
+FIRST_BYTE_TIMEOUT_MS = 1000
+"""A client that has sent nothing by then is disconnected (``dictate toggle`` sends its line at
+once; a connection that only waits holds a slot for nothing)."""
 MAX_CLIENTS = 16
-"""Connections served at once; more are closed at once (a local program gone wrong)."""
+"""Connections served at once. A newcomer beyond that takes the slot of the oldest one that has
+not sent its line yet (a local program gone wrong), so a real command always gets through."""
 _PROBE_TIMEOUT_MS = 1000
 
 
@@ -42,7 +53,8 @@ class InstanceServer(QObject):
 
     Each connection may send one line, a command word (:data:`dictate.control.COMMANDS`, or
     ``ping``), and gets one line back: ``ok``, or ``error <why>`` for an unknown command, a line
-    too long or one that never ends in time, or a command :attr:`refusal` refuses. A known
+    too long or one that never ends in time, a connection pushed out by newer ones while it had
+    not sent its line, or a command :attr:`refusal` refuses. A known
     command (not ``ping``) is then emitted as :attr:`commandReceived` on this object's (the GUI)
     thread, from the event loop, after the answer is on its way: what it does may take a while
     (a dialog), and the client should not wait.
@@ -50,7 +62,8 @@ class InstanceServer(QObject):
     Args:
         address: Where to listen (default :func:`dictate.control.instance_address`).
         parent: The Qt parent.
-        client_timeout_ms: How long a client may take to send its line.
+        client_timeout_ms: How long a client may take to send its line, from its connection.
+        first_byte_timeout_ms: How long a client may take to send its first byte.
     """
 
     commandReceived = Signal(str)
@@ -60,14 +73,17 @@ class InstanceServer(QObject):
         address: str | None = None,
         parent: QObject | None = None,
         client_timeout_ms: int = CLIENT_TIMEOUT_MS,
+        first_byte_timeout_ms: int = FIRST_BYTE_TIMEOUT_MS,
     ) -> None:
         super().__init__(parent)
         self.address = address or instance_address()
         self.client_timeout_ms = client_timeout_ms
+        self.first_byte_timeout_ms = min(first_byte_timeout_ms, client_timeout_ms)
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._on_new_connection)
         self._clients: set[_Client] = set()
+        self._evicted_logged = False  # one warning, not one a connection (a flood)
         self.refusal: Callable[[str], str | None] | None = None
         """Why a command would be refused now (answered ``error <why>``; it is still emitted,
         and the window says why too), or None; the app sets this once its window is up."""
@@ -81,7 +97,9 @@ class InstanceServer(QObject):
         """Take the address, unless another instance answers there.
 
         A socket left by an instance that crashed (nothing accepts connections on it) is removed
-        first. Where listening fails for another reason (a folder that cannot be written), that is
+        first. Where listening fails for another reason (a folder that cannot be written), or
+        must not be tried (the folder, or a socket there, is another user's: whoever controls it
+        could take this user's commands, see :func:`dictate.control.folder_problem`), that is
         logged and this still returns True: the window must open, only without remote control
         (:attr:`listening` says so).
 
@@ -91,6 +109,10 @@ class InstanceServer(QObject):
         """
         if self._server.isListening():
             return True
+        if sys.platform != "win32":
+            problem = _prepare_folder(socket_path(self.address).parent)
+            if problem:
+                return self._cannot_listen(problem)
         lock = QLockFile(str(_lock_path(self.address)))
         locked = lock.tryLock(2000)  # two instances starting at once: one checks at a time
         if not locked:
@@ -102,16 +124,12 @@ class InstanceServer(QObject):
                 lock.unlock()
 
     def _listen_locked(self) -> bool:
+        if sys.platform != "win32":
+            problem = _socket_problem(socket_path(self.address))
+            if problem:  # never probe another user's socket, nor replace what is not a socket
+                return self._cannot_listen(problem)
         if _answers(self.address):
             return False
-        if sys.platform != "win32":
-            path = socket_path(self.address)
-            try:
-                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            except OSError as exc:
-                log.warning("cannot make the folder of %s: %s", self.address, exc)
-            if path.exists() and not path.is_socket():  # never replace what is not a socket
-                return self._cannot_listen("it is not a socket")
         QLocalServer.removeServer(self.address)  # stale: nothing answered
         if self._server.listen(self.address):
             log.info("listening for commands on %s", self._server.fullServerName())
@@ -141,12 +159,27 @@ class InstanceServer(QObject):
             sock = self._server.nextPendingConnection()
             if sock is None:
                 break
-            if len(self._clients) >= MAX_CLIENTS:
+            if len(self._clients) >= MAX_CLIENTS and not self._evict_one():
                 log.warning("too many command connections at once; closing one")
                 sock.abort()
                 sock.deleteLater()
                 continue
             self._clients.add(_Client(self, sock))
+
+    def _evict_one(self) -> bool:
+        """Close the oldest connection that has not sent its line, making room for a newcomer:
+        connections that hold slots without a command (slow, stuck, or a program gone wrong)
+        must not keep ``dictate toggle`` out. False if every one has been answered already
+        (they are on their way out)."""
+        idle = [client for client in self._clients if not client.answered]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda client: client.started)
+        if not self._evicted_logged:
+            log.warning("too many command connections at once; closing the oldest idle ones")
+            self._evicted_logged = True
+        oldest.drop("error too many connections")
+        return True
 
     def _finished(self, client: _Client) -> None:
         self._clients.discard(client)
@@ -166,43 +199,67 @@ class InstanceServer(QObject):
 
 
 class _Client(QObject):
-    """One connection: its line, its answer, its deadline."""
+    """One connection: its line, its answer, its deadlines.
+
+    Two timers: one for the first byte (:attr:`InstanceServer.first_byte_timeout_ms`), one for
+    the whole line counted from the connection (:attr:`InstanceServer.client_timeout_ms`),
+    never restarted, so a client that sends a byte now and then is still gone by then.
+
+    It refers to its server weakly: a child that held its parent would make a reference cycle,
+    and the server dropped with connections still open (closing the app) would then be deleted
+    by the garbage collector, in whichever thread happens to run it, while Qt still works on
+    its children in the GUI thread (seen crashing in ``QObject::~QObject``).
+    """
 
     def __init__(self, server: InstanceServer, sock: QLocalSocket) -> None:
         super().__init__(server)
-        self.server = server
+        self._server = weakref.ref(server)
         self.socket = sock
+        self.started = time.monotonic()
+        """When it connected (the oldest idle one makes room for a newcomer)."""
+        self.answered = False
         self._buffer = b""
-        self._answered = False
         self._done = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._on_timeout)
-        self._timer.start(server.client_timeout_ms)
+        self._timer = self._deadline(server.client_timeout_ms)
+        self._first_byte_timer = self._deadline(server.first_byte_timeout_ms)
         sock.readyRead.connect(self._on_ready_read)
         sock.disconnected.connect(self._on_disconnected)
         if sock.bytesAvailable():
             self._on_ready_read()
 
+    def _deadline(self, ms: int) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.timeout.connect(self._on_timeout)
+        timer.start(ms)
+        return timer
+
     def _on_ready_read(self) -> None:
         data = bytes(self.socket.readAll().data())
-        if self._answered:
+        if self.answered:
             return  # one line per connection: the rest is ignored
+        if data:
+            self._first_byte_timer.stop()
         self._buffer += data
         line, newline, _ = self._buffer.partition(b"\n")
         if len(line) > MAX_LINE:
             self._answer("error line too long")
         elif newline:
-            self._answer(self.server._handle_line(line))
+            server = self._server()
+            self._answer(server._handle_line(line) if server is not None else "error quitting")
 
     def _on_timeout(self) -> None:
-        if not self._answered:
-            self._answer("error no command in time")
+        self.drop("error no command in time")
+
+    def drop(self, why: str) -> None:
+        """Close the connection now, telling the client ``why`` where it has no answer yet."""
+        if not self.answered:
+            self._answer(why)
         self.socket.abort()  # the answer did not go out in time either
         self._on_disconnected()
 
     def _answer(self, text: str) -> None:
-        self._answered = True
+        self.answered = True
         self._buffer = b""
         self.socket.write((text + "\n").encode("utf-8"))
         self.socket.flush()  # out now, not when the event loop next runs (a slot may hold it)
@@ -213,7 +270,10 @@ class _Client(QObject):
             return
         self._done = True
         self._timer.stop()
-        self.server._finished(self)
+        self._first_byte_timer.stop()
+        server = self._server()
+        if server is not None:
+            server._finished(self)
         self.socket.deleteLater()
         self.deleteLater()
 
@@ -227,6 +287,11 @@ class DataFolderClaim:
     lock is stale and taken over), with the holder's address written beside it, so a second
     launch can hand its command to the first one wherever that one listens.
 
+    Only a live holder keeps an app out. Where the folder cannot be locked for any other reason
+    (a stale lock that cannot be replaced because the disk is full, an unwritable folder), the
+    app goes on, as the recovery of the user's text must run, and :attr:`problem` says what
+    went wrong for the window to show.
+
     Args:
         folder: The data folder (default :func:`dictate.paths.user_data_dir`).
     """
@@ -237,6 +302,9 @@ class DataFolderClaim:
         self.lock_file = self.folder / "instance.lock"
         self._lock = QLockFile(str(self.lock_file))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
+        self.problem: str | None = None
+        """Set by :meth:`claim` when it lets the app go on without holding the folder: one
+        sentence for the window (what went wrong, which folder, what to do); None otherwise."""
 
     def claim(self, address: str, timeout_ms: int = 1000) -> bool:
         """Take the folder for this instance, which listens on ``address``.
@@ -244,25 +312,74 @@ class DataFolderClaim:
         Returns:
             False if another running app holds the folder (it wrote its address for
             :func:`dictate.control.send_command` to find). True when this instance holds it
-            now, or when it could not be locked for another reason than a holder (an
-            unwritable folder: logged, and the app goes on, as it reports that folder's
-            problems in its window).
+            now, or when it could not be locked for another reason than a live holder (a lock
+            left by an app that crashed that cannot be replaced, on a full disk; an unwritable
+            folder): logged, :attr:`problem` set, and the app goes on, as it must still offer
+            the recovery of the user's text.
         """
+        self.problem = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             log.warning("cannot make the data folder %s: %s", self.folder, exc)
+            self.problem = (
+                f"dictate cannot make its data folder {self.folder} ({exc.strerror or exc}); it "
+                "runs anyway, but save your text with Save As, as it cannot keep it there."
+            )
             return True
         if self._lock.tryLock(timeout_ms):
-            try:
-                atomic_write_text(self.address_file, address + "\n")
-            except OSError as exc:
-                log.warning("cannot write %s: %s", self.address_file, exc)
+            self._write_address(address)
             return True
-        if self._lock.error() != QLockFile.LockError.LockFailedError:
-            log.warning("cannot lock %s (%s); going on", self._lock.fileName(), self._lock.error())
-            return True
-        return False
+        error = self._lock.error()
+        if error == QLockFile.LockError.LockFailedError:
+            pid, host, app = self._lock.getLockInfo()
+            if not _holder_gone(pid, host, app):
+                return False
+            self.problem = self._stale_problem(pid)
+        else:
+            self.problem = self._lock_problem(error)
+        log.warning("cannot lock %s (%s); going on: %s", self.lock_file, error, self.problem)
+        self._write_address(address)  # it is the app that runs here now; where the disk has room
+        return True
+
+    def _write_address(self, address: str) -> None:
+        try:
+            atomic_write_text(self.address_file, address + "\n")
+        except OSError as exc:
+            log.warning("cannot write %s: %s", self.address_file, exc)
+
+    def _stale_problem(self, pid: int) -> str:
+        """The lock's process is gone, yet its lock could not be replaced."""
+        who = "a dictate that crashed" + (f" (process {pid})" if pid > 0 else "")
+        if _is_full(self.folder):
+            return (
+                f"The data folder {self.folder} is full, so dictate could not take over the lock "
+                f"left by {who}; it runs anyway, but save your text with Save As to another "
+                "disk, and free some space."
+            )
+        return (
+            f"dictate could not take over the lock {self.lock_file} left by {who}; it runs "
+            "anyway, but do not start a second dictate meanwhile (each would overwrite the "
+            "other's unsaved text), and delete that file once this one is closed."
+        )
+
+    def _lock_problem(self, error: QLockFile.LockError) -> str:
+        """The lock could not be written at all (no holder in the way)."""
+        if _is_full(self.folder):
+            return (
+                f"The data folder {self.folder} is full, so dictate could not lock it; it runs "
+                "anyway, but save your text with Save As to another disk, and free some space."
+            )
+        why = (
+            "it cannot be written to"
+            if error == QLockFile.LockError.PermissionError
+            else "an unknown error"
+        )
+        return (
+            f"dictate could not lock its data folder {self.folder} ({why}); it runs anyway, but "
+            "do not start a second dictate meanwhile, as each would overwrite the other's unsaved "
+            "text."
+        )
 
     def holder(self) -> int | None:
         """The process id holding the folder (None if unknown)."""
@@ -270,8 +387,54 @@ class DataFolderClaim:
         return int(pid) if pid > 0 else None
 
     def release(self) -> None:
-        """Let the folder go (the lock file is removed)."""
+        """Let the folder go (the lock file is removed, if this instance holds it)."""
         self._lock.unlock()
+
+
+def _holder_gone(pid: int, host: str, app: str) -> bool:
+    """Whether the process that wrote a lock is certainly not running any more, as Qt would judge
+    it stale: on this machine, and no such process, a zombie, or the pid now another program's.
+
+    Unreadable lock information (pid 0) counts as gone too: a live holder writes it at once, and
+    the caller has waited. A lock from another machine (a data folder shared over the network)
+    never does: its holder may well be running there.
+    """
+    if pid <= 0:
+        return True
+    if host and host != QSysInfo.machineHostName():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # another user's process: running
+    return _zombie_or_other_program(pid, app)
+
+
+def _zombie_or_other_program(pid: int, app: str) -> bool:
+    """On Linux (``/proc``): whether ``pid`` has exited but not been reaped yet, or is now
+    another program than ``app`` (pids are reused). Elsewhere False: it counts as running."""
+    proc = Path("/proc") / str(pid)
+    try:
+        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    if state == "Z":
+        return True
+    try:
+        program = os.path.basename(os.readlink(proc / "exe")).removesuffix(" (deleted)")
+    except OSError:
+        return False  # not ours to read: assume it is the holder
+    return bool(app) and program != app
+
+
+def _is_full(folder: Path) -> bool:
+    """Whether the file system of ``folder`` has (next to) no space left for a lock file."""
+    try:
+        return shutil.disk_usage(folder).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def _answers(address: str) -> bool:
@@ -283,6 +446,39 @@ def _answers(address: str) -> bool:
     error = probe.error()
     probe.abort()
     return connected or error == QLocalSocket.LocalSocketError.SocketTimeoutError
+
+
+def _prepare_folder(folder: Path) -> str | None:
+    """Make the socket's folder where it is missing (private to this user), and say why no one
+    should listen in it (another user's, or writable by others), or None."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot make the folder {folder}: {exc.strerror or exc}"
+    problem = folder_problem(str(folder))
+    if problem:
+        return (
+            f"the folder {folder} {problem}: a socket there could be replaced by another "
+            "user's, who would then receive the commands; set XDG_RUNTIME_DIR to a private "
+            "folder of yours"
+        )
+    return None
+
+
+def _socket_problem(path: Path) -> str | None:
+    """Why the app must not take over what is at ``path`` (another user's, or not a socket), or
+    None (nothing there, or a socket of this user's)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    if info.st_uid != os.geteuid():
+        return f"{path} belongs to {describe_user(info.st_uid)}, not to you ({describe_user()})"
+    if not stat.S_ISSOCK(info.st_mode):
+        return f"{path} is not a socket"
+    return None
 
 
 def _lock_path(address: str) -> Path:

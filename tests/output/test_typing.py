@@ -5,6 +5,8 @@ tested under a real X server in tests/test_typing_x11.py)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,83 @@ def test_the_settings_accept_every_typing_backend() -> None:
     from dictate.output.typing import BACKENDS
 
     assert BACKENDS == _TYPING_BACKENDS
+
+
+def fake_xdotool(folder: Path) -> Path:
+    """An ``xdotool`` that only records each call (its arguments joined by ``|``), first on the
+    PATH of the subprocesses: what ``dictate type`` would press, with no X server."""
+    log = folder / "calls"
+    exe = folder / "xdotool"
+    exe.write_text(f"#!/bin/sh\nIFS='|'; printf '%s\\n' \"$*\" >> {log}\n")
+    exe.chmod(0o755)
+    return log
+
+
+def dictate_type(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real ``dictate type`` in a subprocess, with no graphical session, and the fake
+    xdotool of :func:`fake_xdotool` in ``folder`` first on its PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["XDG_SESSION_TYPE"] = "tty"
+    env["PATH"] = str(folder) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "dictate", "type", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [("\x1b", "U+001B (Escape)"), ("\x03", "U+0003 (Ctrl+C)"), ("\x7f", "U+007F (Delete)"),
+     ("\x08", "U+0008 (BackSpace)"), ("\r", "U+000D (carriage return)"), ("\x85", "U+0085"),
+     ("\x9b", "U+009B")],
+)  # fmt: skip
+def test_dictate_type_refuses_control_characters_and_types_nothing(
+    tmp_path: Path, char: str, shown: str
+) -> None:
+    """ESC, Ctrl+C, DEL and the other C0 and C1 controls would be pressed as keys in whatever
+    window has the focus: refused, in one line naming the character and where it is, with exit
+    status 2, before a backend is chosen (nothing typed, no display needed)."""
+    log = fake_xdotool(tmp_path)
+    for choice in (["--backend", "xdotool"], []):
+        result = dictate_type(tmp_path, *choice, "ab", f"c{char}d")
+        assert result.returncode == 2, (choice, result.stderr)
+        assert result.stdout == ""
+        assert result.stderr == (
+            f"dictate: error: TEXT has the control character {shown} at position 5; dictate "
+            "type does not press control keys in other applications: remove it (only a line "
+            "break, typed as Return, and a tab are typed)\n"
+        )
+    assert not log.exists()  # xdotool never ran
+
+
+@pytest.mark.slow
+def test_dictate_type_types_tab_and_line_breaks(tmp_path: Path) -> None:
+    """A tab goes to the backend as text (xdotool, xtest, wtype type it as the Tab key), a line
+    break (``\\n`` or ``\\r\\n``) is a press of Return: as before, not refused."""
+    log = fake_xdotool(tmp_path)
+    result = dictate_type(tmp_path, "--backend", "xdotool", "a\tb\r\nc\nd")
+    assert result.returncode == 0, result.stderr
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        "type|--clearmodifiers|--delay|8|--|a",
+        "type|--clearmodifiers|--delay|60|--|\t",
+        "type|--clearmodifiers|--delay|8|--|b",
+        "key|--clearmodifiers|--delay|8|--repeat|1|Return",
+        "type|--clearmodifiers|--delay|8|--|c",
+        "key|--clearmodifiers|--delay|8|--repeat|1|Return",
+        "type|--clearmodifiers|--delay|8|--|d",
+    ]
+
+
+def test_dictate_type_help_says_which_control_characters_are_typed() -> None:
+    from dictate.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command")
+    text = " ".join(commands.choices["type"].format_help().split())  # type: ignore[index]
+    assert "A line break in TEXT is typed as Return, a tab as Tab; any other control" in text
+    assert "is refused before anything is typed, with exit status 2" in text
