@@ -210,10 +210,19 @@ class _Text:
         self._index, self._start = i, start
 
 
+LENIENT_CHARS = 2
+"""After damage was read around, the characters a change's removed text may differ in from the
+document (the salvaged text may hold a changed character the user later deleted)."""
+
+
 def _matches(current: str, removed: str) -> bool:
-    return len(current) == len(removed) and all(
-        a in (b, LOST) for a, b in zip(current, removed, strict=True)
-    )
+    """Whether ``removed`` may be taken out where ``current`` is, after damage was read around:
+    the same length, equal but for characters that could not be read (:data:`LOST`) and at most
+    :data:`LENIENT_CHARS` others (a damaged byte read as another character)."""
+    if len(current) != len(removed):
+        return False
+    wrong = sum(a != b and a != LOST for a, b in zip(current, removed, strict=True))
+    return wrong <= LENIENT_CHARS
 
 
 def encode_record(record: dict[str, Any]) -> bytes:

@@ -263,3 +263,42 @@ def test_a_journal_replaced_behind_its_back_is_noticed(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="replaced"):
         journal.edit(0, "", "x")
     assert journal.broken
+
+
+def test_the_journal_compacts_when_its_records_outweigh_the_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay reads every byte: a few long records (pasted text, a long dictation) compact the
+    journal long before 2,000 records."""
+    from dictate.editing.buffer import DictationBuffer
+
+    monkeypatch.setattr("dictate.journal.COMPACT_BYTES", 10_000)
+    path = tmp_path / "j.jsonl"
+    buffer = DictationBuffer(Journal(path))
+    buffer.load("Short document. ")
+    for _ in range(6):
+        buffer.replace(len(buffer.text), len(buffer.text), "pasted words " * 300)
+    assert path.stat().st_size < 30_000  # not 6 x 3,900 bytes of records after the snapshot
+    lines = path.read_bytes().splitlines()
+    assert sum(b'"op":"edit"' in line for line in lines) < 4
+    got = replay(path)
+    assert got is not None and got.text == buffer.text
+
+
+def test_a_changed_character_the_user_deleted_later_does_not_end_the_replay(
+    tmp_path: Path,
+) -> None:
+    """Found by the crash harness: a byte changed to another letter (valid JSON, only the
+    checksum catches it), and later the user deleted that very word: the deletion must still
+    apply, or everything after it would be lost."""
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.reset("Keep this word and that one.")
+    journal.edit(10, "word ", "")
+    journal.edit(len("Keep this and that one."), "", " Then more.")
+    journal.close(clean=False)
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b"this word", b"this wxrd", 1))
+    got = replay(path)
+    assert got is not None and got.damaged and got.unread_records == 0
+    assert got.text == "Keep this and that one. Then more."
