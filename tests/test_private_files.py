@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_tagger import FakeTagger
@@ -133,7 +134,7 @@ def test_a_failing_punctuator_logs_no_words(caplog: pytest.LogCaptureFixture) ->
     from dictate.punctuation.decoder import StreamingPunctuator
 
     class Broken(StreamingPunctuator):
-        def feed(self, words: object, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        def feed(self, words: Any, cases: Any = None) -> Any:
             raise RuntimeError(f"model failed on {words!r}")
 
     events: list[object] = []

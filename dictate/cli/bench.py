@@ -1,4 +1,4 @@
-"""``dictate bench punctuator|pipeline|gui|editor|latency``: the benchmarks, printed or as
+"""``dictate bench punctuator|pipeline|gui|editor|replay|latency``: the benchmarks, printed or as
 JSON."""
 
 from __future__ import annotations
@@ -85,6 +85,18 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
             f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
         )
     stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
+    return 0
+
+
+def cmd_bench_replay(args: argparse.Namespace, stdout: TextIO) -> int:
+    from dictate.bench.journal import bench_replay, format_replay
+
+    result = bench_replay(args.chars, args.records, args.runs)
+    if args.json:
+        json.dump(result, stdout, indent=2)
+        stdout.write("\n")
+    else:
+        stdout.write(format_replay(result) + "\n")
     return 0
 
 
@@ -204,6 +216,29 @@ def register(commands: Any) -> None:
         "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
     )
     editor.add_argument("--json", action="store_true", help="print JSON")
+    replay = bench_kinds.add_parser(
+        "replay",
+        help="time and peak memory of recovering the text from a journal",
+        description="Writes a journal of a --chars document and --records edits in the app's "
+        "format, then replays it (as the next start after a crash does) in a fresh process per "
+        "run: seconds and peak resident memory.",
+    )
+    replay.add_argument(
+        "--chars",
+        type=bounded(int, 0, 500_000_000),
+        default=100_000_000,
+        help="document size in characters (100000000)",
+    )
+    replay.add_argument(
+        "--records",
+        type=bounded(int, 0, 10_000_000),
+        default=2000,
+        help="edit records after the snapshot (2000)",
+    )
+    replay.add_argument(
+        "--runs", type=bounded(int, 1, 100), default=3, metavar="N", help="runs (default 3)"
+    )
+    replay.add_argument("--json", action="store_true", help="print JSON")
     gui = bench_kinds.add_parser(
         "gui",
         help="longest stall of the window's event loop during dictation",
@@ -284,6 +319,7 @@ def register(commands: Any) -> None:
         ("pipeline", cmd_bench_pipeline),
         ("gui", cmd_bench_gui),
         ("editor", cmd_bench_editor),
+        ("replay", cmd_bench_replay),
     ):
         bench_kinds.choices[name].set_defaults(
             func=lambda args, io, command=command: command(args, io.stdout)
