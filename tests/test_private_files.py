@@ -174,3 +174,14 @@ def test_a_failing_event_listener_logs_no_words(caplog: pytest.LogCaptureFixture
         pipeline._emit(Pending(0.0, 1, f"pending {SECRET}"))
     assert "event listener failed on Pending" in caplog.text
     assert SECRET not in _logged(caplog)
+
+
+def test_the_data_folder_made_by_an_older_version_is_closed_at_start() -> None:
+    from dictate.paths import user_data_dir
+    from dictate.ui.app import _close_data_folder
+
+    folder = user_data_dir()  # in the test's own home (conftest)
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    _close_data_folder()
+    assert _mode(folder) == 0o700

@@ -273,6 +273,8 @@ def log_to_file() -> Path | None:
     folder = Path(user_log_path(APP_NAME, appauthor=False))
     logfile = folder / "dictate.log"
     try:
+        if folder.parent.name == APP_NAME:  # ~/.local/state/dictate/log: the app's folder too
+            private_dir(folder.parent)
         private_dir(folder)
         handler = PrivateRotatingFileHandler(
             logfile, maxBytes=1_000_000, backupCount=2, encoding="utf-8"

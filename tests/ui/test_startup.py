@@ -146,3 +146,4 @@ def test_a_desktop_launch_logs_to_a_file_and_shows_one_dialog_per_run(tmp_path: 
     for private in (Path(logfile), crash):
         assert stat.S_IMODE(private.stat().st_mode) == 0o600
     assert stat.S_IMODE(Path(logfile).parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(Path(logfile).parent.parent.stat().st_mode) == 0o700  # state/dictate
