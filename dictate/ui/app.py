@@ -81,9 +81,11 @@ KEEP_COPIES_DAYS = 30
 def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
     """What the recovery question says, including what of a damaged journal could not be read."""
     words = len(recovered.full_text.split())
+    counted = f"{words} word{'s' if words != 1 else ''}"
     message = (
-        "dictate did not close normally last time. Recover the text you had "
-        f"({words} word{'s' if words != 1 else ''})?"
+        f"The autosave journal of your last session holds {counted}. Recover them?"
+        if recovered.closed  # closed normally, but damaged since: what it held is unknown
+        else f"dictate did not close normally last time. Recover the text you had ({counted})?"
     )
     if recovered.damaged:
         message += f"\n\nThe autosave journal is damaged ({recovered.problem})."

@@ -1149,8 +1149,8 @@ class MainWindow(QMainWindow):
             if self._journal_vanished:
                 self._journal_vanished = False
                 self.messages.add_message(
-                    f"The autosave folder {self.journal.path.parent} was removed while dictate "
-                    "ran; it was made again, with all of your text in it."
+                    f"The autosave file {self.journal.path} was removed or replaced while "
+                    "dictate ran; it was written again, with all of your text in it."
                 )
         else:
             log.error("cannot write the journal %s: %s", self.journal.path, error)

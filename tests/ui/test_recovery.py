@@ -164,7 +164,7 @@ def test_the_data_folder_removed_while_running_is_made_again_with_all_the_text(
     shutil.rmtree(tmp_path / "data")
     QTest.keyClicks(window.editor, "After")
     qtbot.waitUntil(  # type: ignore[attr-defined]
-        lambda: "was removed while dictate ran" in window.messages.label.text(), timeout=5000
+        lambda: "was removed or replaced" in window.messages.label.text(), timeout=5000
     )
     assert window.editor.buffer.journal_error is None and window.write_problem.isHidden()
     got = replay(path)
@@ -229,3 +229,23 @@ def test_a_crash_on_a_full_disk_recovers_in_memory_and_says_where_to_save(
         assert "free some space" in shown and "Save As" in shown
         window._retry_timer.stop()
         _close(window)
+
+
+def test_a_journal_closed_normally_but_damaged_since_is_offered_without_saying_a_crash(
+    tmp_path: Path, qtbot: object
+) -> None:
+    path = tmp_path / "journal" / "document.jsonl"
+    journal = Journal(path)
+    journal.reset(TEXT, None)
+    journal.close(clean=True)
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"Paragraph 5 ") + 1] ^= 0x01
+    path.write_bytes(bytes(raw))
+    recovered = replay(path)
+    assert recovered is not None and recovered.closed and recovered.damaged
+    message = recovery_message(recovered)
+    assert "did not close normally" not in message and "Recover them?" in message
+    window = _window(path)
+    assert open_document_at_start(window, recovered, lambda w, r: True)
+    assert len(window.editor.text) == len(TEXT)
+    _close(window)
