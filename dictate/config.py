@@ -31,7 +31,7 @@ from dictate.paths import APP_NAME
 log = logging.getLogger("dictate.config")
 
 COMMIT_AFTER_MS = 1500
-"""Default silence before a commit (measured: README, "Commit on pause")."""
+"""Default silence before a commit (measured: docs/commit-on-pause.md)."""
 COMMIT_AFTER_RANGE = (300, 10_000)
 
 
@@ -59,7 +59,8 @@ class Settings:
     max_segment_s: float = 40.0
     commit_after_ms: int | None = COMMIT_AFTER_MS
     """Silence after which the words not yet final are committed (typed, or made real text),
-    in ms; None: never (only the next sentence or Stop finalizes them). See the README."""
+    in ms; None: never (only the next sentence or Stop finalizes them). See
+    docs/commit-on-pause.md."""
     mode: str = "streaming"
     min_right_words: int = 4
     font_family: str | None = None

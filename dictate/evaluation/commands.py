@@ -1,6 +1,7 @@
 """How well voice commands are found, and how often ordinary speech sets one off.
 
-Two measurements (``benchmarks/voice_commands.py`` prints both; the README has the figures):
+Two measurements (``benchmarks/voice_commands.py`` prints both; docs/voice-commands.md has the
+figures):
 
 * **Detection** on the command test set ``tests/data/voice_commands.tsv``: each line is an
   utterance with its pauses marked ``|`` and the commands it must give (none for the ordinary

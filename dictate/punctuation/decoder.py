@@ -118,7 +118,7 @@ class Update:
 
 @dataclass(frozen=True)
 class StreamingOptions:
-    """Settings of :class:`StreamingPunctuator` (defaults measured, see the README).
+    """Settings of :class:`StreamingPunctuator` (defaults measured, see docs/punctuation-model.md).
 
     Attributes:
         min_right_words: Words that must follow a sentence boundary in the window before it is
@@ -137,7 +137,7 @@ class StreamingOptions:
         commit_probes: Words tried one at a time as the next word, to give the model some
             right context at a commit; the sentence-end probability is their mean. Empty: the
             probability at the end of the input. (Defaults tuned on dev2012 with the
-            simulator: README, "Commit on pause".)
+            simulator: docs/commit-on-pause.md.)
     """
 
     min_right_words: int = 4

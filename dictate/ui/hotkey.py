@@ -7,8 +7,8 @@ Where the platform lets an application take a key combination for itself:
 * **Windows**: ``RegisterHotKey`` (written against its documented API, not tested here).
 * **Wayland** and **macOS**: not taken by the app. Wayland does not let a client grab keys (the
   GlobalShortcuts portal is not implemented here); bind ``dictate toggle`` in the desktop's
-  keyboard settings instead (the README says how on GNOME, KDE and others), which works on
-  every desktop.
+  keyboard settings instead (docs/other-applications.md says how on GNOME, KDE and others),
+  which works on every desktop.
 
 The shortcut is written as Qt writes key sequences: ``Ctrl+Alt+D``, ``Meta+F9``.
 """

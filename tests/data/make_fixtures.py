@@ -36,7 +36,7 @@ ENGLISH = [
 # Voice commands set apart by pauses: 0.35 s inside a segment (the voice activity detector's
 # pause), 1.0 s between segments (a command as a segment of its own). The commands are the
 # ones the bundled PocketSphinx engine hears right in flite's voice (it hears "new paragraph" as
-# "in a paragraph" and "comma" as "comet"; the README lists them).
+# "in a paragraph" and "comma" as "comet"; docs/voice-commands.md lists them).
 COMMANDS = [
     ("we finished the report on time", 0.35),
     ("question mark", 1.0),

@@ -1,7 +1,7 @@
 """The shipped model (models/punctuator) end to end on a few real sentences.
 
 These are sanity checks of the trained weights through the real runner and decoder, not a
-quality measurement (that is `dictate eval`, see the README).
+quality measurement (that is `dictate eval`, see docs/punctuation-model.md).
 """
 
 from __future__ import annotations
