@@ -78,7 +78,7 @@ class Settings:
     whichever application has the keyboard focus)."""
     typing_backend: str | None = None
     """How text is typed into other applications; None = chosen automatically (see
-    dictate.output.typing)."""
+    dictate.output.chooser)."""
     clipboard_fallback: bool = False
     """Where no typing backend works, paste each sentence through the clipboard instead."""
     show_overlay: bool = True
@@ -137,7 +137,7 @@ def _text_or_none(v: Any) -> bool:
     return v is None or (isinstance(v, str) and v != "")
 
 
-# The typing backends a user can choose (dictate/output/typing.py has them all).
+# The typing backends a user can choose (dictate/output/chooser.py lists them all).
 _TYPING_BACKENDS = (
     "xtest",
     "xdotool",

@@ -44,6 +44,10 @@ class PortAudioMissing(AudioDeviceError):
     """The PortAudio system library is not installed, so no microphone can be used."""
 
 
+class TypingError(DictateError):
+    """Text cannot be typed into other applications (no backend, or the backend failed)."""
+
+
 class DownloadError(DictateError):
     """A model download failed (network, size mismatch, corrupt archive)."""
 

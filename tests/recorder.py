@@ -3,7 +3,7 @@ would, and can be told to fail (the real backends are tested under Xvfb)."""
 
 from __future__ import annotations
 
-from dictate.output.typing import TypingError
+from dictate.errors import TypingError
 
 
 class Recorder:

@@ -49,6 +49,7 @@ def test_transcribe_english_file_with_the_bundled_engine(
     assert "no Vosk model installed" in err and "dictate models download" in err
 
 
+@pytest.mark.slow  # over 2 s: the fast lane stays short
 def test_transcribe_of_silence_says_no_words_were_recognised(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -67,6 +68,7 @@ def test_transcribe_of_silence_says_no_words_were_recognised(
     assert "no words were recognised" not in err
 
 
+@pytest.mark.slow  # over 2 s: the fast lane stays short
 def test_transcribe_of_a_cut_off_wav_warns_and_gives_what_is_there(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

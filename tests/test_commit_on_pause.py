@@ -29,7 +29,7 @@ from dictate.editing.buffer import DictationBuffer
 from dictate.editing.replay import EventDocument
 from dictate.editing.text import fit_to_context, separator, takes_mark
 from dictate.events import Event, Finalized, Live, Partial, Pending, SpeechStart
-from dictate.output.typing import Typist
+from dictate.output.typist import Typist
 from dictate.pipeline import Pipeline
 from dictate.punctuation.decoder import StreamingPunctuator
 
@@ -565,7 +565,7 @@ def test_the_wtype_backend_waits_for_the_keymap_before_its_first_key(
 ) -> None:
     """On a headless sway the first key of every wtype call was lost ("abc" arrived as "bc"):
     each piece commit on pause types lost its joining space. wtype is told to wait first."""
-    from dictate.output import typing as typing_module
+    from dictate.output.backends import wtype as wtype_module
 
     calls: list[list[str]] = []
 
@@ -573,8 +573,8 @@ def test_the_wtype_backend_waits_for_the_keymap_before_its_first_key(
         calls.append(list(argv))
         return ""
 
-    monkeypatch.setattr(typing_module, "_run", run)
-    backend = typing_module.WtypeBackend()
+    monkeypatch.setattr(wtype_module, "run_command", run)
+    backend = wtype_module.WtypeBackend()
     backend.type_text("abc")
     backend.press_return(1)
     backend.backspace(2)

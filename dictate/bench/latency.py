@@ -26,8 +26,8 @@ milliseconds from its end of speech to
 * ``final``: the :class:`~dictate.events.Finalized` event that completes it applied to the
   window's document (``committed``: by the pause, not by the end of the run);
 * ``typed``: that text arrived in another application's window, typed by the window's own
-  typing path (target "apps": a :class:`~dictate.output.typing.TypingQueue` over a
-  :class:`~dictate.output.typing.Typist` and :func:`~dictate.output.typing.choose_backend`), in
+  typing path (target "apps": a :class:`~dictate.output.typist.TypingQueue` over a
+  :class:`~dictate.output.typist.Typist` and :func:`~dictate.output.chooser.choose_backend`), in
   a second run of the same recording; needs an X display.
 
 Also, for every partial result, the time from the pipeline emitting it on the audio thread (the
@@ -591,7 +591,9 @@ def display_available() -> bool:
 
 def _typing_problem() -> str:
     """Why the app could not type here ("not measured (...)"), or "" if it can."""
-    from dictate.output.typing import TypingError, choose_backend, close_backend
+    from dictate.errors import TypingError
+    from dictate.output.backends import close_backend
+    from dictate.output.chooser import choose_backend
 
     try:
         close_backend(choose_backend())

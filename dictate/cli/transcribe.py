@@ -70,7 +70,8 @@ def cmd_transcribe(
     typist = None
     if args.type:
         from dictate.config import load_settings
-        from dictate.output.typing import Typist, choose_backend
+        from dictate.output.chooser import choose_backend
+        from dictate.output.typist import Typist
 
         settings = load_settings()
         typist = Typist(
@@ -170,7 +171,7 @@ def cmd_transcribe(
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
         if typist is not None:
-            from dictate.output.typing import close_backend
+            from dictate.output.backends import close_backend
 
             close_backend(typist.backend)
     if broken.is_set():

@@ -21,7 +21,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     text = " ".join(args.text).replace("\r\n", "\n")
     check_text(text)  # before a backend is chosen: nothing is typed when anything is refused
     from dictate.config import load_settings
-    from dictate.output.typing import choose_backend, close_backend, type_into
+    from dictate.output.backends import close_backend, type_into
+    from dictate.output.chooser import choose_backend
 
     settings = load_settings()
     backend = choose_backend(
@@ -64,7 +65,7 @@ def _key_name(code: int) -> str:
 
 
 def register(commands: Any) -> None:
-    from dictate.output.typing import BACKENDS
+    from dictate.output.chooser import BACKENDS
 
     parser = commands.add_parser(
         "type",

@@ -158,7 +158,7 @@ class SettingsDialog(QDialog):
         self.voice_commands.setChecked(settings.voice_commands)
         form.addRow(self.written_forms)
         form.addRow(self.voice_commands)
-        from dictate.output.typing import BACKENDS
+        from dictate.output.chooser import BACKENDS
 
         self.target = QComboBox()
         self.target.addItem("This window", "window")

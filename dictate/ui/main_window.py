@@ -681,7 +681,9 @@ class MainWindow(QMainWindow):
     def _make_typist(self) -> Any:
         """The typing queue for the "apps" target, or None (with a message) when no backend
         works: then the text comes into this window, never lost."""
-        from dictate.output.typing import TypingContext, TypingError, Typist, choose_backend
+        from dictate.errors import TypingError
+        from dictate.output.chooser import choose_backend
+        from dictate.output.typist import TypingContext, Typist
 
         try:
             backend = choose_backend(
@@ -703,7 +705,7 @@ class MainWindow(QMainWindow):
     def typing_queue(self, typist: Any) -> Any:
         """``typist``'s calls on a thread of their own (typing must not stall this window),
         its results brought back to this thread by signals."""
-        from dictate.output.typing import TypingQueue
+        from dictate.output.typist import TypingQueue
 
         signals = _TypingSignals(self)
         # The previous run's queue may still be typing its last sentences: this one waits.

@@ -64,6 +64,7 @@ def test_default_device_is_listed_and_found(pulse_server: PulseServer) -> None:
         find_input_device("999")
 
 
+@pytest.mark.slow  # over 2 s: the fast lane stays short
 def test_a_sound_server_source_is_listed_found_and_recorded(
     pulse_server: PulseServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

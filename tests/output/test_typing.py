@@ -1,6 +1,6 @@
 """The typing logic: backend choice, keystroke counting, and the Typist's continuity, scratch and
 focus rules, with a backend that records what it is asked to press (the real X11 backend is
-tested under a real X server in tests/test_typing_x11.py)."""
+tested under a real X server in tests/output/test_typing_x11.py)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from dictate.output.typing import (
-    ClipboardBackend,
-    TypingError,
-    TypingQueue,
-    Typist,
-    XdotoolBackend,
-    choose_backend,
-    keystrokes,
-    type_into,
-)
+from dictate.errors import TypingError
+from dictate.output.backends import keystrokes, type_into
+from dictate.output.backends.clipboard import ClipboardBackend
+from dictate.output.backends.xdotool import XdotoolBackend
+from dictate.output.chooser import choose_backend
+from dictate.output.typist import TypingQueue, Typist
 
 
 class Recorder:
@@ -189,7 +185,7 @@ def test_xdotool_types_remapped_characters_slowly_in_runs_of_their_own(
 
 
 def test_a_new_typist_with_the_same_context_continues_the_text() -> None:
-    from dictate.output.typing import TypingContext
+    from dictate.output.typist import TypingContext
 
     backend = Recorder()
     context = TypingContext()
@@ -202,7 +198,7 @@ def test_a_new_typist_with_the_same_context_continues_the_text() -> None:
 
 def test_the_settings_accept_every_typing_backend() -> None:
     from dictate.config import _TYPING_BACKENDS
-    from dictate.output.typing import BACKENDS
+    from dictate.output.chooser import BACKENDS
 
     assert BACKENDS == _TYPING_BACKENDS
 

@@ -62,7 +62,7 @@ def test_no_widget_in_it_accepts_focus(overlay: DictationOverlay) -> None:
 def test_qt_refuses_to_activate_it(qtlog, overlay: DictationOverlay) -> None:  # type: ignore[no-untyped-def]
     """activateWindow() is refused by Qt itself (QWindow::requestActivate). Whether a shown
     window becomes active is the window system's decision, and the offscreen platform makes
-    every shown window active, so the real proof is tests/test_overlay_x11.py."""
+    every shown window active, so the real proof is tests/ui/test_overlay_x11.py."""
     overlay.show()
     overlay.activateWindow()
     refused = [r.message for r in qtlog.records if "requestActivate" in r.message]

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from recorder import Recorder
 
 from dictate.events import Finalized, Finished, Live, Partial, Pending
-from dictate.output.typing import Typist
+from dictate.output.typist import Typist
 from dictate.ui import overlay as overlay_module
 from dictate.ui.overlay import DictationOverlay
 

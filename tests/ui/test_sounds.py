@@ -20,7 +20,7 @@ from dictate.errors import PortAudioMissing
 from dictate.events import Finalized, Finished, Level
 from dictate.output import sounds
 from dictate.output.sounds import PEAK, SOUNDS, FeedbackSounds, synthesize
-from dictate.output.typing import Typist
+from dictate.output.typist import Typist
 
 
 def dominant(samples: np.ndarray, rate: int) -> float:

@@ -1,6 +1,6 @@
 """The "Other applications" target in the window: finalized sentences and voice commands go to
 the typist, never the editor; a typing failure keeps the text in the window. The backend here
-records key presses (the real X11 path is tested in tests/test_typing_x11.py)."""
+records key presses (the real X11 path is tested in tests/output/test_typing_x11.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from recorder import Recorder
 
 from dictate.events import Command, Finalized, Pending
-from dictate.output.typing import Typist
+from dictate.output.typist import Typist
 
 
 def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) -> None:
@@ -199,7 +199,7 @@ def test_a_second_run_continues_the_text_it_typed_before(
     from dictate.events import Finished
 
     backend = Recorder()
-    monkeypatch.setattr("dictate.output.typing.choose_backend", lambda *a, **k: backend)
+    monkeypatch.setattr("dictate.output.chooser.choose_backend", lambda *a, **k: backend)
     window.settings.target = "apps"
     for number, sentence in enumerate(["It is.", "What now?"], start=1):
         window._typist = window._make_typist()

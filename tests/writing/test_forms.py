@@ -197,6 +197,7 @@ def check(text: str) -> None:
     assert not lost, (text, out, lost)
 
 
+@pytest.mark.slow  # over 2 s: the fast lane stays short
 @settings(max_examples=1500, deadline=None)
 @given(number_heavy_text())
 @example("twenty twenty twenty six")

@@ -18,16 +18,13 @@ import pytest
 from pulse import need
 from xserver import Receiver, XServer
 
-from dictate.output.typing import (
-    TypingError,
-    Typist,
-    choose_backend,
-    close_backend,
-    type_into,
-)
-from dictate.output.xtest import XTestBackend
+from dictate.errors import TypingError
+from dictate.output.backends import close_backend, type_into
+from dictate.output.backends.xtest import XTestBackend
+from dictate.output.chooser import choose_backend
+from dictate.output.typist import Typist
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü Ünïcödé ÉÀÑ Ωmega ǅ"
 
 pytestmark = pytest.mark.slow
@@ -350,7 +347,7 @@ import sys, time
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 from Xlib import X
 from Xlib.display import Display
-from dictate.output.xtest import XTestBackend
+from dictate.output.backends.xtest import XTestBackend
 
 app = QApplication(sys.argv[:1])
 editor = QPlainTextEdit()

@@ -95,7 +95,7 @@ class XTestBackend:
     ) -> None:
         from Xlib.display import Display
 
-        from dictate.output.typing import TypingError
+        from dictate.errors import TypingError
 
         try:
             self._display = Display(display)
@@ -249,7 +249,7 @@ class XTestBackend:
     def _keys_for(self, keysyms: list[int]) -> None:
         if not keysyms:
             return
-        from dictate.output.typing import TypingError
+        from dictate.errors import TypingError
 
         try:
             mask = self._display.screen().root.query_pointer().mask

@@ -1,0 +1,107 @@
+"""The typing backends: how keys reach whichever application has the keyboard focus.
+
+One interface (:class:`Backend`) with a backend per platform, a module each, chosen by
+:func:`dictate.output.chooser.choose_backend` (or by the user in Settings):
+
+========== ============================================================ ====================
+backend    how                                                          tested here
+========== ============================================================ ====================
+xtest      X11: XTEST key events from this process (python-xlib); a     yes, under Xvfb
+           character the map lacks gets a spare keycode of its own that
+           stays mapped while a busy receiver may still read it
+           (:mod:`dictate.output.backends.xtest`)
+xdotool    X11: XTest key events through ``xdotool`` (Unicode through   yes, under Xvfb
+           a spare keycode it remaps each time: a busy receiver can
+           miss those characters)
+wtype      Wayland (wlroots, KDE): the virtual-keyboard protocol         no
+dotool     Wayland or X11: uinput, reads commands on stdin              no
+ydotool    Wayland or X11: uinput through ``ydotoold`` (ASCII only)      no
+sendinput  Windows: ``SendInput`` with ``KEYEVENTF_UNICODE`` events     no
+quartz     macOS: Quartz keyboard events (needs the accessibility       no
+           permission: System Settings > Privacy & Security)
+clipboard  anywhere: each sentence is put on the clipboard to paste      yes (X11 clipboard)
+========== ============================================================ ====================
+
+The XDG desktop portal's RemoteDesktop keyboard (GNOME on Wayland) is not implemented: it needs
+an interactive session grant; on GNOME Wayland use ``dotool`` or ``ydotool``, or the clipboard.
+
+What was typed where is kept by :class:`dictate.output.typist.Typist`.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from typing import Protocol
+
+from dictate.editing.text import joins_previous
+from dictate.errors import TypingError
+
+log = logging.getLogger("dictate.typing")
+TIMEOUT = 60.0
+"""Seconds for one typing command (a long sentence at 8 ms a key is ~2 s)."""
+
+
+class Backend(Protocol):
+    """Sends key events to the focused window."""
+
+    name: str
+    takes_back: bool
+    """Whether :meth:`backspace` can remove what was typed ("scratch that"); False where
+    nothing is typed (the clipboard)."""
+
+    def type_text(self, text: str) -> None:
+        """Type ``text`` (no line breaks: see :meth:`press_return`)."""
+
+    def press_return(self, count: int = 1) -> None:
+        """Press Return ``count`` times."""
+
+    def backspace(self, count: int) -> None:
+        """Press BackSpace ``count`` times."""
+
+    def focused_window(self) -> str | None:
+        """An identity of the window with the keyboard focus, or None if it cannot be known."""
+
+
+def keystrokes(text: str) -> int:
+    """How many BackSpace presses remove ``text`` in a typical editor: one per user-perceived
+    character (combining marks, zero-width joiners, variation selectors and skin-tone
+    modifiers join the character before them)."""
+    count = 0
+    join_next = False
+    for char in text:
+        if not joins_previous(char) and not join_next:
+            count += 1
+        join_next = char == "\u200d"
+    return count
+
+
+def run_command(command: list[str], name: str, stdin: str | None = None) -> str:
+    """Run a typing program; its failure (or a missing program) is a :class:`TypingError`."""
+    try:
+        result = subprocess.run(
+            command, input=stdin, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TypingError(f"{name} failed: {exc}") from None
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        reason = detail[-1] if detail else f"exit status {result.returncode}"
+        raise TypingError(f"{name} could not type: {reason}")
+    return result.stdout
+
+
+def close_backend(backend: Backend) -> None:
+    """Let ``backend`` put back what it changed (xtest's spare keycodes), where it has any."""
+    close = getattr(backend, "close", None)
+    if close is not None:
+        close()
+
+
+def type_into(backend: Backend, text: str) -> None:
+    """Type ``text``, pressing Return for each line break."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if i:
+            backend.press_return()
+        backend.type_text(line)

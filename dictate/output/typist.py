@@ -1,0 +1,193 @@
+"""Typing finalized sentences into the focused window, continuing what was typed there
+(:class:`Typist`), on a thread of its own (:class:`TypingQueue`).
+
+:class:`Typist` keeps what it typed where, so each sentence continues the spacing and capitals
+of the one before it in the same window, "scratch that" can press BackSpace over exactly what it
+typed, and nothing is deleted once the focus has moved to another window.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dictate.editing.text import CLOSING_MARKS, fit_to_context, takes_mark
+from dictate.errors import TypingError
+from dictate.output.backends import TIMEOUT, Backend, close_backend, keystrokes, type_into
+
+log = logging.getLogger("dictate.typing")
+
+
+@dataclass
+class TypingContext:
+    """The window typed into last and the end of what was typed there. It outlives a Typist,
+    so that the next dictation run continues the text with the right space and capital."""
+
+    window: str | None = None
+    tail: str = ""
+
+
+class Typist:
+    """Types finalized sentences into the focused window, continuing what it typed there.
+
+    Args:
+        backend: How keys are sent.
+        context: What was typed before (by an earlier run's Typist); a fresh one by default.
+    """
+
+    def __init__(self, backend: Backend, context: TypingContext | None = None) -> None:
+        self.backend = backend
+        self.context = context if context is not None else TypingContext()
+        self._last = ""  # what the last call typed, for "scratch that"
+
+    def sentences(self, sentences: list[str], continues: bool = False) -> str:
+        """Type finalized sentences; returns exactly what was typed (with a joining space and
+        the first letter's case fitted to what this Typist typed before in the same window;
+        ``continues``: they go on with a sentence committed open, whose case is kept)."""
+        text = " ".join(s for s in sentences if s)
+        if not text:
+            return ""
+        window = self.backend.focused_window()
+        # Where a backend that types cannot tell the window (Wayland), the user is taken to
+        # stay where they were: each piece used to start afresh there, with no joining space
+        # ("We left.Then it rained."), and commit on pause types in more pieces. Clipboard
+        # pieces are pasted one by one, each as a whole.
+        unknown = window is None and not self.backend.takes_back
+        if unknown or (window is not None and window != self.context.window):
+            self.context.tail = ""  # another window: what is before its cursor is unknown
+            if continues and text[0] in CLOSING_MARKS:
+                return ""  # the mark belongs after words typed into the other window
+        if continues and text[0] in CLOSING_MARKS and not takes_mark(self.context.tail):
+            return ""  # nothing typed here to attach it to, or a mark there already
+        adjusted = fit_to_context(text, self.context.tail, "", keep_case=continues)
+        type_into(self.backend, adjusted)
+        self.context.window = window
+        self.context.tail = (self.context.tail + adjusted)[-200:]
+        self._last = adjusted
+        return adjusted
+
+    def new_line(self, paragraph: bool = False) -> None:
+        """Press Return (twice for a paragraph)."""
+        count = 2 if paragraph else 1
+        self.backend.press_return(count)
+        self.context.window = self.backend.focused_window()
+        self.context.tail = (self.context.tail + "\n" * count)[-200:]
+        self._last = "\n" * count
+
+    def scratch(self) -> str:
+        """Take back what was typed last: "typed" if it was, "" if there is nothing, "moved" if
+        the focus is now in another window (then nothing is deleted), "clipboard" if it was
+        only put on the clipboard (nothing can be taken back; typing goes on)."""
+        if not self._last:
+            return ""
+        if not self.backend.takes_back:
+            self._last = ""
+            return "clipboard"
+        window = self.backend.focused_window()
+        if window != self.context.window:
+            return "moved"
+        self.backend.backspace(keystrokes(self._last))
+        self.context.tail = self.context.tail[: len(self.context.tail) - len(self._last)]
+        self._last = ""
+        return "typed"
+
+
+class TypingQueue:
+    """Runs a :class:`Typist`'s calls in order on a thread of its own: typing takes 8-60 ms a
+    character, which must never stall the window's GUI thread.
+
+    After the first failure nothing more is typed: :meth:`drain` (called by the owner when it
+    learns of the failure) stops the thread and returns the failed call and every call not yet
+    made, in order, so their text can go somewhere else and nothing is lost.
+
+    Args:
+        typist: Does the typing.
+        on_failed: Called (on the typing thread) with the first :class:`TypingError`.
+        on_scratched: Called (on the typing thread) with :meth:`Typist.scratch`'s result.
+        on_typed: Called (on the typing thread) with the text once it has been typed (the
+            overlay and the feedback sound say that words went out).
+    """
+
+    def __init__(
+        self,
+        typist: Typist,
+        on_failed: Callable[[TypingError], None],
+        on_scratched: Callable[[str], None],
+        after: TypingQueue | None = None,
+        on_typed: Callable[[str], None] | None = None,
+    ) -> None:
+        import queue
+        import threading
+
+        self._after = after  # a closed queue of an earlier run: it finishes typing first
+        self.typist = typist
+        self._on_failed = on_failed
+        self._on_scratched = on_scratched
+        self._on_typed = on_typed
+        self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+        self._undone: list[tuple[str, Any]] = []  # the failed call and those after it
+        self._thread = threading.Thread(target=self._loop, name="dictate-typing", daemon=True)
+        self._thread.start()
+
+    def submit(self, kind: str, arg: Any = None) -> None:
+        """Queue ``("sentences", [...])``, ``("continued", [...])`` (sentences that go on with
+        one a pause committed open), ``("new_line", paragraph)`` or ``("scratch", None)``."""
+        self._queue.put((kind, arg))
+
+    def _loop(self) -> None:
+        if self._after is not None:  # never two threads typing at once (keys would mix)
+            self._after._thread.join()
+            self._after = None
+        while True:
+            item = self._queue.get()
+            if item is None:
+                try:
+                    close_backend(self.typist.backend)
+                except Exception:  # what was typed has arrived; only the clean-up failed
+                    log.exception("closing the typing backend failed")
+                return
+            if self._undone:  # failed before: keep the rest for drain()
+                self._undone.append(item)
+                continue
+            kind, arg = item
+            try:
+                if kind in ("sentences", "continued"):
+                    typed = self.typist.sentences(arg, continues=kind == "continued")
+                    if typed and self._on_typed is not None:
+                        self._on_typed(typed)
+                elif kind == "new_line":
+                    self.typist.new_line(paragraph=bool(arg))
+                else:
+                    self._on_scratched(self.typist.scratch())
+            except TypingError as exc:
+                self._undone.append(item)
+                self._on_failed(exc)
+
+    def drain(self) -> list[tuple[str, Any]]:
+        """Stop the thread; the calls that failed or were never made, in order."""
+        import queue
+
+        self._queue.put(None)
+        self._thread.join(TIMEOUT)
+        undone = list(self._undone)
+        if self._thread.is_alive():  # stuck in one call: what is still queued was never made
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    undone.append(item)
+        return undone
+
+    def typing(self) -> bool:
+        """Whether its thread is still typing (or waiting to)."""
+        return self._thread.is_alive()
+
+    def close(self, wait: bool = False) -> None:
+        """Stop after the calls already queued (and wait for them with ``wait``)."""
+        self._queue.put(None)
+        if wait:
+            self._thread.join(TIMEOUT)
