@@ -42,6 +42,8 @@ CLOSE_QUOTE = "\u201d"
 OPEN_PAREN = "("
 CLOSE_PAREN = ")"
 OPENING_MARKS = frozenset({OPEN_QUOTE, OPEN_PAREN})
+_CLOSER = {OPEN_QUOTE: CLOSE_QUOTE, OPEN_PAREN: CLOSE_PAREN}
+_SENTENCE_ENDS = ".?!"
 
 _PHRASES: dict[str, tuple[str, str]] = {
     # phrase: (kind, mark)
@@ -188,3 +190,34 @@ def split_commands(
     if plain:
         pieces.append(Words(tuple(plain)))
     return pieces
+
+
+def close_open_marks(sentence: str) -> str:
+    """House rule for a quote or parenthesis opened and never closed (a misheard or forgotten
+    "close quote"/"close paren"): when its sentence ends, it is closed at the end of the
+    sentence, before the final mark ("He said “yes." -> "He said “yes”."); one with no word
+    after it encloses nothing and is removed. Otherwise it stayed open for the rest of the
+    document. A sentence without a final mark (a pause committed it open, or a line break
+    ended it) is returned as it is: its quote may still be closed in what follows.
+    """
+    body = sentence.rstrip()
+    end = len(body)
+    while end and body[end - 1] in _SENTENCE_ENDS:
+        end -= 1
+    if end == len(body):
+        return sentence
+    head, final = body[:end], body[end:]
+    unclosed: list[int] = []  # where the marks still open are, innermost last
+    for i, char in enumerate(head):
+        if char in _CLOSER:
+            unclosed.append(i)
+        elif unclosed and char == _CLOSER[head[unclosed[-1]]]:
+            unclosed.pop()
+    if not unclosed:
+        return sentence
+    for i in reversed(unclosed):  # innermost first: the closers nest as the openers do
+        if head[i + 1 :].strip():
+            head += _CLOSER[head[i]]
+        else:
+            head = head[:i].rstrip()
+    return head + final

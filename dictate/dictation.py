@@ -29,6 +29,7 @@ from dictate.commands import (
     UNDO,
     Piece,
     Words,
+    close_open_marks,
     split_commands,
 )
 from dictate.errors import log_failure
@@ -77,6 +78,10 @@ class TextStage:
             punctuated.
         now: The time stamp for events.
         on_stop: Called when "stop dictating" is said.
+        stop_command: Whether "stop dictating" stops anything. Off for an audio file: a file
+            has no one to stop it, so a recording of someone saying it must not end the
+            transcript early; the phrase is still a command (reported as one, not written as
+            words) that does nothing, and the rest goes on.
     """
 
     def __init__(
@@ -88,6 +93,7 @@ class TextStage:
         writer: Callable[[str], str] | None = None,
         now: Callable[[], float] = lambda: 0.0,
         on_stop: Callable[[], None] | None = None,
+        stop_command: bool = True,
     ) -> None:
         self.punctuator = punctuator
         self.emit = emit
@@ -95,6 +101,7 @@ class TextStage:
         self.writer = writer
         self.now = now
         self.on_stop = on_stop
+        self.stop_command = stop_command
         self.raw_mode = False
         """The punctuator failed in this run: words go on unpunctuated until :meth:`finish`."""
         self._held = ""  # unpunctuated words not final yet (commands on)
@@ -209,7 +216,7 @@ class TextStage:
         self.emit(Command(self.now(), segment, command.kind, command.spoken, target))
         if command.kind == SCRATCH and target == "pending":
             self.emit(Pending(self.now(), segment, ""))
-        if command.kind == STOP and self.on_stop is not None:
+        if command.kind == STOP and self.on_stop is not None and self.stop_command:
             self.on_stop()
 
     def _raw(self, pieces: list[Piece], segment: int) -> None:
@@ -243,7 +250,7 @@ class TextStage:
                 self.emit(Command(self.now(), segment, piece.kind, piece.spoken, target))
                 if piece.kind == SCRATCH and target == "pending":
                     self.emit(Pending(self.now(), segment, ""))
-                if piece.kind == STOP and self.on_stop is not None:
+                if piece.kind == STOP and self.on_stop is not None and self.stop_command:
                     self.on_stop()
                 continue
             if words and self._opening:
@@ -267,7 +274,8 @@ class TextStage:
     def _finalize_held(self, segment: int, committed: bool = False) -> None:
         if self._held:
             text, self._held = self._held, ""
-            written = self._write(text)
+            text = close_open_marks(text)
+            written = close_open_marks(self._write(text))
             spoken = [text] if written != text else None
             self.emit(Finalized(self.now(), segment, [written], False, "", spoken))
             self._bare_end = committed and written[-1:].isalnum()
@@ -285,8 +293,10 @@ class TextStage:
     def _emit_update(self, update: Update, segment: int, committed: bool = False) -> None:
         said_pending = update.pending_text
         pending = self._write(said_pending)
-        said = [s.text for s in update.finalized]
-        sentences = [self._write(s) for s in said]
+        # A quote or parenthesis left open is closed as its sentence ends (the house rule of
+        # close_open_marks), in what was said and in its written form alike.
+        said = [close_open_marks(s.text) for s in update.finalized]
+        sentences = [close_open_marks(self._write(s)) for s in said]
         if update.closes:
             # The mark after words a pause committed open: appended to them, never changed.
             # Until the sentences below are taken out, they are pending too.

@@ -113,6 +113,8 @@ class Pipeline:
         commit_after: Seconds of silence after which everything pending is committed; None:
             never (only the next sentence or Stop finalizes).
         live: Punctuate the words being spoken as they are recognised (:class:`Live`).
+        stop_command: Whether "stop dictating" stops the pipeline (off for an audio file: see
+            :class:`TextStage`).
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -131,6 +133,7 @@ class Pipeline:
         commit_after: float | None = None,
         live: bool = True,
         live_interval: float = LIVE_INTERVAL,
+        stop_command: bool = True,
     ) -> None:
         if commit_after is not None and not commit_after > 0:
             raise ValueError(f"commit_after must be positive seconds or None, not {commit_after}")
@@ -146,6 +149,7 @@ class Pipeline:
             writer=writer,
             now=self._now,
             on_stop=self.stop,
+            stop_command=stop_command,
         )
         self.on_event = on_event
         self.segmenter = Segmenter(segmenter_options, vad)

@@ -167,6 +167,7 @@ def test_commands_reach_the_running_app(running_app: subprocess.Popen[str], addr
     started = time.monotonic()
     second = dictate()
     assert second.returncode == 0, second.stderr
+    assert second.stdout == "dictate is already running; its window was brought to the front.\n"
     assert time.monotonic() - started < 15
     wait_for(lambda: log_text().count("remote command: show") == shows + 1, 10, "a second show")
     assert running_app.poll() is None

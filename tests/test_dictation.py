@@ -151,6 +151,7 @@ def run(
     commands: bool = True,
     writer: Callable[[str], str] | None = None,
     punctuate: bool = True,
+    stop_command: bool = True,
 ) -> tuple[EventDocument, list[Event], list[bool]]:
     """Feed timed segments through a TextStage into an EventDocument."""
     document = EventDocument()
@@ -169,7 +170,12 @@ def run(
         else None
     )
     stage = TextStage(
-        punctuator, emit, commands=commands, writer=writer, on_stop=lambda: stopped.append(True)
+        punctuator,
+        emit,
+        commands=commands,
+        writer=writer,
+        on_stop=lambda: stopped.append(True),
+        stop_command=stop_command,
     )
     for number, segment in enumerate(segments, start=1):
         stage.segment(number, timed(segment))
@@ -210,6 +216,41 @@ def test_stop_dictating_stops_and_the_rest_is_kept() -> None:
     document, events, stopped = run(["it works", "stop dictating"])
     assert stopped == [True] and document.text == "It works."
     assert any(isinstance(e, CommandEvent) and e.kind == "stop" for e in events)
+
+
+@pytest.mark.parametrize("punctuate", [True, False])
+def test_stop_dictating_in_a_file_is_dropped_and_the_rest_transcribed(punctuate: bool) -> None:
+    """A recording has no one to stop it (``dictate transcribe FILE``): the phrase is reported
+    as a command that does nothing, is not written, and what follows it is transcribed.
+    Text-level: no speech fixture has words after "stop dictating" (en_commands.wav ends with
+    it)."""
+    said = ["it works", "stop dictating", "and it goes on", "| stop listening | to the end"]
+    document, events, stopped = run(said, punctuate=punctuate, stop_command=False)
+    assert stopped == []
+    assert [e.kind for e in events if isinstance(e, CommandEvent)] == ["stop", "stop"]
+    words = document.text.lower().replace(".", "").replace(",", "").split()
+    assert words == "it works and it goes on to the end".split()
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        (["he said | open quote | we are done", "new paragraph", "next"],
+         "He said “we are done”.\n\nNext."),
+        (["see | open paren | page two | period", "fine"], "See (page two). Fine."),
+        (["a | open paren | b | open quote | c | question mark"], "A (b “c”)?"),
+        (["he said | open quote | yes | close quote | and left"], "He said “yes” and left."),
+        (["it ends | open paren"], "It ends."),
+    ],
+)  # fmt: skip
+def test_a_quote_or_parenthesis_left_open_is_closed_where_its_sentence_ends(
+    said: list[str], text: str
+) -> None:
+    """ "close quote" misheard or never said: the mark used to stay open for good."""
+    document, events, _ = run(said)
+    assert document.text == text
+    finals = [s for e in events if isinstance(e, Finalized) for s in e.sentences]
+    assert all(s.count("“") == s.count("”") and s.count("(") == s.count(")") for s in finals)
 
 
 def test_commands_off_are_words() -> None:

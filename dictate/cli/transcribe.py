@@ -148,6 +148,7 @@ def cmd_transcribe(
         writer=writer,
         commit_after=None if commit_ms is None else commit_ms / 1000,
         live=args.json,
+        stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
     )
     pipeline.start(source)
     if args.mic:

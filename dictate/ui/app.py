@@ -468,16 +468,34 @@ def forward_command(command: str | None) -> bool:
     return True
 
 
+def forwarded_notice(command: str | None) -> str:
+    """The line a second launch prints once the running app took its command: without it, a
+    user who started dictate again (from a terminal or a menu) saw nothing happen and could not
+    tell a running app from a failed start."""
+    if command in (None, "show"):
+        return "dictate is already running; its window was brought to the front."
+    return f"dictate is already running; the {command} command was handed to it."
+
+
+def say_forwarded(command: str | None) -> int:
+    """Print :func:`forwarded_notice` where there is a standard output (a desktop launch may
+    have none, or a closed one: that is no failure); returns 0, the exit status."""
+    if sys.stdout is not None:
+        with contextlib.suppress(OSError, ValueError):
+            print(forwarded_notice(command), flush=True)
+    return 0
+
+
 def run_app(command: str | None = None) -> int:
     """The desktop app: offer recovery of an unfinished document, then the window.
 
     Only one runs per user: if one is running already, it is handed ``command`` (default: show
-    its window) and this returns 0 at once. Otherwise ``command`` (``toggle``, ``start``,
-    ``stop``, ``show``) is carried out once the window is up.
+    its window), and this says so in one line on stdout and returns 0 at once. Otherwise
+    ``command`` (``toggle``, ``start``, ``stop``, ``show``) is carried out once the window is up.
     """
     # Before Qt and the heavy imports: a second launch only hands the running one its command.
     if forward_command(command):
-        return 0
+        return say_forwarded(command)
     from dictate.store.store import ModelStore
     from dictate.ui.instance import DataFolderClaim, InstanceServer
 
@@ -488,7 +506,7 @@ def run_app(command: str | None = None) -> int:
     server = InstanceServer()
     if not server.listen():  # another one came up meanwhile: it takes the command
         if forward_command(command):
-            return 0
+            return say_forwarded(command)
         log.error("another dictate answered on %s, then went away; start again", server.address)
         return 1
     claim = DataFolderClaim()
@@ -534,7 +552,7 @@ def hand_over(command: str | None, claim: DataFolderClaim) -> int:
 
     try:
         if forward_command(command):
-            return 0
+            return say_forwarded(command)
         why = "it does not answer"
     except DictateError as exc:
         why = str(exc)

@@ -7,8 +7,8 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QKeySequenceEdit,
     QLabel,
+    QListWidget,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from dictate.config import COMMIT_AFTER_MS, COMMIT_AFTER_RANGE, Settings
 from dictate.errors import DictateError, DownloadCancelled, as_sentence
+from dictate.store.catalog import CATALOG, RECOMMENDED, CatalogEntry, find_entry, format_size
 from dictate.ui.hotkey import HotkeyError, parse_shortcut
 from dictate.writing.replacements import parse_replacements
 
@@ -368,14 +370,25 @@ def _download(name: str, signals: _DownloadSignals, cancel: threading.Event) -> 
         signals.finished.emit(str(path))
 
 
+def model_choice(entry: CatalogEntry) -> str:
+    """One line of the model list: the name, the download size and what the catalogue says of
+    its accuracy and needs (it has no figures for accuracy, only these words), and whether it
+    is the recommended one."""
+    recommended = " (recommended)" if entry.recommended else ""
+    return f"{entry.name}{recommended}: {format_size(entry.approx_bytes)}, {entry.description}"
+
+
 class ModelDialog(QDialog):
-    """First start without a Vosk model: download the recommended one, import one, or go on
-    with the bundled English engine. The download runs on a worker thread with progress,
-    cancel and retry."""
+    """First start without a Vosk model: download one of the catalogue's (the recommended one
+    chosen), import one, or go on with the bundled English engine. The download runs on a
+    worker thread with progress, cancel and retry.
+
+    A child of the main window, centred over it whenever it is shown and whenever the window
+    moves or resizes while it is up: at the first start it comes up right after the window,
+    before a window manager has placed that window, and was left where the window was not.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        from dictate.store.catalog import RECOMMENDED, find_entry, format_size
-
         super().__init__(parent)
         self.setWindowTitle("Speech model")
         self.entry = find_entry(RECOMMENDED)
@@ -390,10 +403,15 @@ class ModelDialog(QDialog):
         self.message = QLabel(
             "No Vosk speech model is installed. Dictation works now with the bundled "
             "PocketSphinx English engine, but it is much less accurate.\n\n"
-            f"Download the recommended model {self.entry.name} "
-            f"({format_size(self.entry.approx_bytes)}), or import one you already have."
+            "Download one of these models (the recommended one suits most computers), or "
+            "import one you already have."
         )
         self.message.setWordWrap(True)
+        self.models = QListWidget()
+        self.models.setAccessibleName("Speech models to download")
+        self.models.addItems([model_choice(entry) for entry in CATALOG])
+        self.models.setCurrentRow(CATALOG.index(self.entry))
+        self.models.currentRowChanged.connect(self._on_model_chosen)
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Download progress")
         self.progress.setVisible(False)
@@ -419,8 +437,42 @@ class ModelDialog(QDialog):
             row.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
+        layout.addWidget(self.models)
         layout.addWidget(self.progress)
         layout.addLayout(row)
+        if parent is not None:
+            parent.installEventFilter(self)
+
+    def _on_model_chosen(self, row: int) -> None:
+        if 0 <= row < len(CATALOG):
+            self.entry = CATALOG[row]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.centre_over_parent()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The window moved or resized while this is up (a window manager placing it): follow."""
+        if (
+            watched is self.parentWidget()
+            and event.type() in (QEvent.Type.Move, QEvent.Type.Resize)
+            and self.isVisible()
+        ):
+            self.centre_over_parent()
+        return super().eventFilter(watched, event)
+
+    def centre_over_parent(self) -> None:
+        """Put the dialog's centre on the main window's, kept on the window's screen."""
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        frame = self.frameGeometry()
+        frame.moveCenter(parent.geometry().center())
+        screen = parent.screen().availableGeometry() if parent.screen() else None
+        if screen is not None and screen.isValid():
+            frame.moveLeft(max(screen.left(), min(frame.left(), screen.right() - frame.width())))
+            frame.moveTop(max(screen.top(), min(frame.top(), screen.bottom() - frame.height())))
+        self.move(frame.topLeft())
 
     def start_download(self) -> None:
         self._cancel.clear()
@@ -429,6 +481,7 @@ class ModelDialog(QDialog):
         self.cancel_button.setVisible(True)
         self.download_button.setEnabled(False)
         self.import_button.setEnabled(False)
+        self.models.setEnabled(False)
         self.message.setText(f"Downloading {self.entry.name}…")
         signals, cancel, name = self._signals, self._cancel, self.entry.name
 
@@ -460,6 +513,7 @@ class ModelDialog(QDialog):
         self.download_button.setEnabled(True)
         self.download_button.setText("&Retry download")
         self.import_button.setEnabled(True)
+        self.models.setEnabled(True)
         self.message.setText(as_sentence(message))
 
     def _on_retrying(self, why: str) -> None:

@@ -13,7 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QStandardPaths,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -183,10 +191,23 @@ def ask_save_first(parent: QWidget) -> QMessageBox.StandardButton:
     return buttons(box.exec())
 
 
-def choose_save_path(parent: QWidget) -> str | None:
-    """The Save As dialog; a name typed without an extension gets the chosen filter's (".txt"
-    by default), before the dialog asks whether to replace an existing file. None: cancelled."""
-    dialog = QFileDialog(parent, "Save as", "", FILE_FILTER)
+def start_folder(document: Path | None) -> str:
+    """Where Open and Save As start: the current document's folder, else the user's documents
+    folder (else home). Never the working directory: a launcher or the installer may have
+    started the app in a source checkout, which is not where anyone keeps their texts."""
+    if document is not None and document.parent.is_dir():
+        return str(document.parent.resolve())
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if documents and Path(documents).is_dir():
+        return documents
+    return str(Path.home())
+
+
+def choose_save_path(parent: QWidget, document: Path | None = None) -> str | None:
+    """The Save As dialog, in :func:`start_folder` of ``document`` (the current one's path);
+    a name typed without an extension gets the chosen filter's (".txt" by default), before the
+    dialog asks whether to replace an existing file. None: cancelled."""
+    dialog = QFileDialog(parent, "Save as", start_folder(document), FILE_FILTER)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setDefaultSuffix(_FILTER_SUFFIX["Text (*.txt)"][1:])
     dialog.filterSelected.connect(
@@ -1073,7 +1094,9 @@ class MainWindow(QMainWindow):
             return
         if path is None:
             with self._document_dialog():
-                chosen, _ = QFileDialog.getOpenFileName(self, "Open", "", FILE_FILTER)
+                chosen, _ = QFileDialog.getOpenFileName(
+                    self, "Open", start_folder(self.path), FILE_FILTER
+                )
             if not chosen:
                 return
             path = chosen
@@ -1108,7 +1131,7 @@ class MainWindow(QMainWindow):
     def save_as(self, path: str | Path | None = None) -> bool:
         if path is None:
             with self._document_dialog():
-                chosen = choose_save_path(self)
+                chosen = choose_save_path(self, self.path)
             if not chosen:
                 return False
             path = chosen

@@ -35,7 +35,7 @@ from dictate.control import (
     send_command,
 )
 from dictate.errors import DictateError
-from dictate.ui.app import RemoteCommands, apply_command
+from dictate.ui.app import RemoteCommands, apply_command, run_app
 from dictate.ui.instance import MAX_CLIENTS, DataFolderClaim, InstanceServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
@@ -276,6 +276,30 @@ def test_a_refused_command_is_answered_with_why_and_still_emitted(
         DictateError, match=r"^the running dictate refused start: a dialog is open$"
     ):
         in_thread(qtbot, lambda: cmd_control("start", io.StringIO()))
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        (None, "dictate is already running; its window was brought to the front.\n"),
+        ("show", "dictate is already running; its window was brought to the front.\n"),
+        ("toggle", "dictate is already running; the toggle command was handed to it.\n"),
+    ],
+)
+def test_a_second_launch_says_it_handed_the_running_app_its_command(
+    qtbot: QtBot,
+    server: InstanceServer,
+    capsys: pytest.CaptureFixture[str],
+    command: str | None,
+    line: str,
+) -> None:
+    """A second `dictate` launch used to exit 0 in silence: the user could not tell it from a
+    start that failed. It says in one line on stdout what the running app was asked to do."""
+    with qtbot.waitSignal(server.commandReceived) as signal:
+        assert in_thread(qtbot, lambda: run_app(command)) == 0
+    assert signal.args == [command or "show"]
+    captured = capsys.readouterr()
+    assert captured.out == line and captured.err == ""
 
 
 def test_ping_is_answered_and_not_emitted(qtbot: QtBot, server: InstanceServer) -> None:
@@ -540,6 +564,7 @@ class SlowClients:
             thread.join(5)
 
 
+@pytest.mark.slow  # over 2 s: the fast lane stays short
 def test_slow_clients_on_every_slot_do_not_keep_a_command_out(qtbot: QtBot, address: str) -> None:
     """More slow connections than slots, taken again as soon as they are closed: a real command
     (and a ping) still gets its answer within a few seconds, every time."""
