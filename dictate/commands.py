@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from dictate.asr.engine import Word
 
@@ -25,15 +26,31 @@ whether a word's time includes the silence after it; PocketSphinx's often does).
 pauses around a command are longer; the gaps between words said in one breath are shorter, and
 so are the pauses a speech synthesiser makes at a full stop (0.16-0.22 s measured with flite)."""
 
-# Kinds of command.
-NEW_LINE = "new_line"
-NEW_PARAGRAPH = "new_paragraph"
-SCRATCH = "scratch"
-UNDO = "undo"
-STOP = "stop"
-MARK = "mark"
-CAP = "cap"
-ALL_CAPS = "all_caps"
+
+class CommandKind(str, Enum):
+    """What a command does. The values are the strings the events and ``--json`` carry
+    (``"new_paragraph"``...), and a member equals its string; ``str()`` and f-strings give the
+    value, as on every Python this runs on (3.11 changed ``format()`` of mixed-in enums)."""
+
+    NEW_LINE = "new_line"
+    NEW_PARAGRAPH = "new_paragraph"
+    SCRATCH = "scratch"
+    UNDO = "undo"
+    STOP = "stop"
+    MARK = "mark"
+    """Spoken punctuation (applied by the punctuator; never a :class:`~dictate.events.Command`)."""
+    CAP = "cap"
+    ALL_CAPS = "all_caps"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})
+"""The commands that break the line (a paragraph is two)."""
 
 # Spoken punctuation: the mark it writes. Quotes and parentheses open before the next word or
 # close after the previous one.
@@ -45,46 +62,46 @@ OPENING_MARKS = frozenset({OPEN_QUOTE, OPEN_PAREN})
 _CLOSER = {OPEN_QUOTE: CLOSE_QUOTE, OPEN_PAREN: CLOSE_PAREN}
 _SENTENCE_ENDS = ".?!"
 
-_PHRASES: dict[str, tuple[str, str]] = {
+_PHRASES: dict[str, tuple[CommandKind, str]] = {
     # phrase: (kind, mark)
-    "new line": (NEW_LINE, ""),
-    "newline": (NEW_LINE, ""),
-    "new paragraph": (NEW_PARAGRAPH, ""),
-    "next paragraph": (NEW_PARAGRAPH, ""),
-    "scratch that": (SCRATCH, ""),
-    "delete that": (SCRATCH, ""),
-    "undo that": (UNDO, ""),
-    "stop dictating": (STOP, ""),
-    "stop listening": (STOP, ""),
-    "stop dictation": (STOP, ""),
-    "period": (MARK, "."),
-    "full stop": (MARK, "."),
-    "comma": (MARK, ","),
-    "question mark": (MARK, "?"),
-    "exclamation mark": (MARK, "!"),
-    "exclamation point": (MARK, "!"),
-    "colon": (MARK, ":"),
-    "semicolon": (MARK, ";"),
-    "semi colon": (MARK, ";"),
-    "open quote": (MARK, OPEN_QUOTE),
-    "begin quote": (MARK, OPEN_QUOTE),
-    "close quote": (MARK, CLOSE_QUOTE),
-    "end quote": (MARK, CLOSE_QUOTE),
-    "unquote": (MARK, CLOSE_QUOTE),
-    "open paren": (MARK, OPEN_PAREN),
-    "open parenthesis": (MARK, OPEN_PAREN),
-    "open bracket": (MARK, OPEN_PAREN),
-    "close paren": (MARK, CLOSE_PAREN),
-    "close parenthesis": (MARK, CLOSE_PAREN),
-    "close bracket": (MARK, CLOSE_PAREN),
+    "new line": (CommandKind.NEW_LINE, ""),
+    "newline": (CommandKind.NEW_LINE, ""),
+    "new paragraph": (CommandKind.NEW_PARAGRAPH, ""),
+    "next paragraph": (CommandKind.NEW_PARAGRAPH, ""),
+    "scratch that": (CommandKind.SCRATCH, ""),
+    "delete that": (CommandKind.SCRATCH, ""),
+    "undo that": (CommandKind.UNDO, ""),
+    "stop dictating": (CommandKind.STOP, ""),
+    "stop listening": (CommandKind.STOP, ""),
+    "stop dictation": (CommandKind.STOP, ""),
+    "period": (CommandKind.MARK, "."),
+    "full stop": (CommandKind.MARK, "."),
+    "comma": (CommandKind.MARK, ","),
+    "question mark": (CommandKind.MARK, "?"),
+    "exclamation mark": (CommandKind.MARK, "!"),
+    "exclamation point": (CommandKind.MARK, "!"),
+    "colon": (CommandKind.MARK, ":"),
+    "semicolon": (CommandKind.MARK, ";"),
+    "semi colon": (CommandKind.MARK, ";"),
+    "open quote": (CommandKind.MARK, OPEN_QUOTE),
+    "begin quote": (CommandKind.MARK, OPEN_QUOTE),
+    "close quote": (CommandKind.MARK, CLOSE_QUOTE),
+    "end quote": (CommandKind.MARK, CLOSE_QUOTE),
+    "unquote": (CommandKind.MARK, CLOSE_QUOTE),
+    "open paren": (CommandKind.MARK, OPEN_PAREN),
+    "open parenthesis": (CommandKind.MARK, OPEN_PAREN),
+    "open bracket": (CommandKind.MARK, OPEN_PAREN),
+    "close paren": (CommandKind.MARK, CLOSE_PAREN),
+    "close parenthesis": (CommandKind.MARK, CLOSE_PAREN),
+    "close bracket": (CommandKind.MARK, CLOSE_PAREN),
 }
 # Commands that take the word after them: "cap john" -> John, "all caps nasa" -> NASA.
-_WORD_COMMANDS: dict[str, str] = {"cap": CAP, "all caps": ALL_CAPS}
+_WORD_COMMANDS: dict[str, CommandKind] = {"cap": CommandKind.CAP, "all caps": CommandKind.ALL_CAPS}
 _MAX_PHRASE = max(len(p.split()) for p in [*_PHRASES, *_WORD_COMMANDS]) + 1
 
 #: Every phrase, for documentation and tests: phrase -> (kind, mark).
-PHRASES: dict[str, tuple[str, str]] = dict(_PHRASES)
-WORD_COMMANDS: dict[str, str] = dict(_WORD_COMMANDS)
+PHRASES: dict[str, tuple[CommandKind, str]] = dict(_PHRASES)
+WORD_COMMANDS: dict[str, CommandKind] = dict(_WORD_COMMANDS)
 
 
 @dataclass(frozen=True)
@@ -99,13 +116,13 @@ class Command:
     """A voice command found in a segment.
 
     Attributes:
-        kind: One of the kinds above (``NEW_LINE``, ``MARK``, ``CAP``, ...).
+        kind: What it does (:class:`CommandKind`).
         spoken: The words as recognised ("new paragraph", "cap john").
-        mark: For ``MARK``: the punctuation it writes.
-        word: For ``CAP`` and ``ALL_CAPS``: the word it applies to.
+        mark: For ``CommandKind.MARK``: the punctuation it writes.
+        word: For ``CommandKind.CAP`` and ``CommandKind.ALL_CAPS``: the word it applies to.
     """
 
-    kind: str
+    kind: CommandKind
     spoken: str
     mark: str = ""
     word: str = ""

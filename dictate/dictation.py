@@ -18,15 +18,8 @@ from typing import Any, Protocol
 
 from dictate.asr.engine import Word
 from dictate.commands import (
-    ALL_CAPS,
-    CAP,
-    MARK,
-    NEW_LINE,
-    NEW_PARAGRAPH,
     OPENING_MARKS,
-    SCRATCH,
-    STOP,
-    UNDO,
+    CommandKind,
     Piece,
     Words,
     close_open_marks,
@@ -132,10 +125,10 @@ class TextStage:
             try:
                 if isinstance(piece, Words):
                     update = self.punctuator.feed(list(piece.words))
-                elif piece.kind == MARK:
+                elif piece.kind == CommandKind.MARK:
                     update = self.punctuator.mark(piece.mark)
-                elif piece.kind in (CAP, ALL_CAPS):
-                    case = CAPITALIZED if piece.kind == CAP else ALL_CAPS_TAG
+                elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
+                    case = CAPITALIZED if piece.kind == CommandKind.CAP else ALL_CAPS_TAG
                     update = self.punctuator.feed([piece.word], [case])
                 else:
                     self._command(piece, segment)
@@ -201,22 +194,24 @@ class TextStage:
         assert self.punctuator is not None
         target = ""
         self._bare_end = False
-        if command.kind in (NEW_LINE, NEW_PARAGRAPH):
+        if command.kind in (CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH):
             # The break goes after the pending words: finalize them first (a paragraph closes
             # the sentence; a line break keeps it as said, e.g. in a list).
-            self._emit_update(self.punctuator.flush(close=command.kind == NEW_PARAGRAPH), segment)
-        elif command.kind == SCRATCH:
+            self._emit_update(
+                self.punctuator.flush(close=command.kind == CommandKind.NEW_PARAGRAPH), segment
+            )
+        elif command.kind == CommandKind.SCRATCH:
             dropped = self.punctuator.drop_pending()
             target = "pending" if len(dropped) else "sentence"
-        if target == "sentence" or command.kind == UNDO:
+        if target == "sentence" or command.kind == CommandKind.UNDO:
             # The words a pause committed (if those are what goes) take their open sentence.
             forget = getattr(self.punctuator, "forget_commit", None)
             if forget is not None:
                 forget()
         self.emit(Command(self.now(), segment, command.kind, command.spoken, target))
-        if command.kind == SCRATCH and target == "pending":
+        if command.kind == CommandKind.SCRATCH and target == "pending":
             self.emit(Pending(self.now(), segment, ""))
-        if command.kind == STOP and self.on_stop is not None and self.stop_command:
+        if command.kind == CommandKind.STOP and self.on_stop is not None and self.stop_command:
             self.on_stop()
 
     def _raw(self, pieces: list[Piece], segment: int) -> None:
@@ -229,10 +224,14 @@ class TextStage:
         for piece in pieces:
             if isinstance(piece, Words):
                 words = list(piece.words)
-            elif piece.kind in (CAP, ALL_CAPS):
+            elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
                 word = piece.word
-                words = [word.upper() if piece.kind == ALL_CAPS else word[:1].upper() + word[1:]]
-            elif piece.kind == MARK:
+                words = [
+                    word.upper()
+                    if piece.kind == CommandKind.ALL_CAPS
+                    else word[:1].upper() + word[1:]
+                ]
+            elif piece.kind == CommandKind.MARK:
                 if piece.mark in OPENING_MARKS:
                     self._opening += piece.mark
                 elif self._held:
@@ -243,14 +242,18 @@ class TextStage:
             else:
                 target = ""
                 self._bare_end = False
-                if piece.kind == SCRATCH:
+                if piece.kind == CommandKind.SCRATCH:
                     target = "pending" if self._held else "sentence"
                     self._held = ""
                 self._finalize_held(segment)
                 self.emit(Command(self.now(), segment, piece.kind, piece.spoken, target))
-                if piece.kind == SCRATCH and target == "pending":
+                if piece.kind == CommandKind.SCRATCH and target == "pending":
                     self.emit(Pending(self.now(), segment, ""))
-                if piece.kind == STOP and self.on_stop is not None and self.stop_command:
+                if (
+                    piece.kind == CommandKind.STOP
+                    and self.on_stop is not None
+                    and self.stop_command
+                ):
                     self.on_stop()
                 continue
             if words and self._opening:

@@ -125,7 +125,8 @@ class Command(Event):
 
     segment: int
     kind: str
-    """"new_line", "new_paragraph", "scratch", "undo" or "stop"."""
+    """A :class:`dictate.commands.CommandKind` (equal to its string: "new_line",
+    "new_paragraph", "scratch", "undo" or "stop", as ``--json`` prints it)."""
     spoken: str
     target: str = ""
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dictate.asr.engine import Word
-from dictate.commands import PHRASES, WORD_COMMANDS, Command, Words, split_commands
+from dictate.commands import PHRASES, WORD_COMMANDS, Command, CommandKind, Words, split_commands
 from dictate.dictation import TextStage
 from dictate.editing.replay import EventDocument
 from dictate.events import Command as CommandEvent
@@ -89,15 +89,15 @@ def test_every_word_command_takes_the_word_after_it(head: str) -> None:
 def test_cap_takes_the_next_word_and_the_longest_phrase_wins() -> None:
     assert split_commands(timed("ask | cap john | about it")) == [
         Words(("ask",)),
-        Command("cap", "cap john", word="john"),
+        Command(CommandKind.CAP, "cap john", word="john"),
         Words(("about", "it")),
     ]
     assert split_commands(timed("| all caps nasa |")) == [
-        Command("all_caps", "all caps nasa", word="nasa")
+        Command(CommandKind.ALL_CAPS, "all caps nasa", word="nasa")
     ]
     assert split_commands(timed("x | new paragraph |")) == [
         Words(("x",)),
-        Command("new_paragraph", "new paragraph"),
+        Command(CommandKind.NEW_PARAGRAPH, "new paragraph"),
     ]
 
 
@@ -105,7 +105,7 @@ def test_plain_text_has_no_pauses_so_only_whole_segments_are_commands() -> None:
     assert split_commands("hello new line world".split()) == [
         Words(("hello", "new", "line", "world"))
     ]
-    assert split_commands(["Scratch", "That"]) == [Command("scratch", "scratch that")]
+    assert split_commands(["Scratch", "That"]) == [Command(CommandKind.SCRATCH, "scratch that")]
 
 
 @settings(max_examples=300, deadline=None)
@@ -365,3 +365,15 @@ def test_a_punctuator_failing_inside_a_long_segment_loses_and_repeats_nothing(
     )
     assert any(isinstance(e, Error) for e in events)
     assert _plain(text) == said
+
+
+def test_command_kinds_read_and_print_as_their_strings() -> None:
+    """One enum for the kinds; events, ``--json`` and messages still carry the strings."""
+    import json
+
+    from dictate.events import Command as CommandEvent
+
+    event = CommandEvent(0.0, 1, CommandKind.NEW_PARAGRAPH, "new paragraph")
+    assert event.kind == "new_paragraph" and f"{event.kind}" == str(event.kind) == "new_paragraph"
+    assert json.loads(json.dumps(event.to_json()))["kind"] == "new_paragraph"
+    assert {kind.value for kind in CommandKind} >= {"new_line", "scratch", "undo", "stop"}

@@ -28,6 +28,7 @@ def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
     from dictate.audio.capture import FileSource, MicrophoneSource
+    from dictate.commands import BREAKS, CommandKind
     from dictate.editing.replay import EventDocument
     from dictate.editing.text import separator
     from dictate.events import Command, Error, Event, Finalized, Level
@@ -123,9 +124,9 @@ def cmd_transcribe(
         try:
             if isinstance(event, Finalized) and event.sentences:
                 typist.sentences(event.sentences, continues=event.continues)
-            elif isinstance(event, Command) and event.kind in ("new_line", "new_paragraph"):
-                typist.new_line(paragraph=event.kind == "new_paragraph")
-            elif isinstance(event, Command) and event.kind == "scratch":
+            elif isinstance(event, Command) and event.kind in BREAKS:
+                typist.new_line(paragraph=event.kind == CommandKind.NEW_PARAGRAPH)
+            elif isinstance(event, Command) and event.kind == CommandKind.SCRATCH:
                 moved = event.target != "pending" and typist.scratch() == "moved"
                 if moved:
                     err.write("dictate: note: the focus moved to another window; nothing deleted\n")

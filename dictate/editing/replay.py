@@ -7,11 +7,9 @@ the dictation point, line and paragraph breaks, "scratch that" and "undo that".
 
 from __future__ import annotations
 
+from dictate.commands import BREAKS, CommandKind
 from dictate.editing.buffer import DictationBuffer
 from dictate.events import Command, Event, Finalized, Pending
-
-NEW_LINE = "new_line"
-NEW_PARAGRAPH = "new_paragraph"
 
 
 class EventDocument:
@@ -28,11 +26,11 @@ class EventDocument:
         elif isinstance(event, Pending):
             buffer.set_pending(event.text)
         elif isinstance(event, Command):
-            if event.kind in (NEW_LINE, NEW_PARAGRAPH):
-                buffer.insert_break(paragraph=event.kind == NEW_PARAGRAPH)
-            elif event.kind == "scratch":
+            if event.kind in BREAKS:
+                buffer.insert_break(paragraph=event.kind == CommandKind.NEW_PARAGRAPH)
+            elif event.kind == CommandKind.SCRATCH:
                 buffer.scratch(event.target or "auto")
-            elif event.kind == "undo":
+            elif event.kind == CommandKind.UNDO:
                 buffer.undo()
 
     @property

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dictate.asr.engine import Word
-from dictate.commands import MARK, Command, split_commands
+from dictate.commands import Command, CommandKind, split_commands
 from dictate.evaluation.simulate import simulate_segments
 
 
@@ -61,7 +61,7 @@ def timed_words(utterance: str, rng: random.Random, timing: Timing = Timing()) -
 
 def command_label(command: Command) -> str:
     """How the test set writes a command: ``new_paragraph``, ``mark:,``, ``cap:john``."""
-    if command.kind == MARK:
+    if command.kind == CommandKind.MARK:
         return f"mark:{command.mark}"
     if command.word:
         return f"{command.kind}:{command.word}"

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dictate.commands import BREAKS, CommandKind
 from dictate.config import Settings, save_settings
 from dictate.dictation import live_partial
 from dictate.errors import AudioError, DictateError, ModelError, as_sentence
@@ -945,21 +946,22 @@ class MainWindow(QMainWindow):
 
     def _on_command(self, event: Command) -> None:
         """A voice command: the pipeline has done its part (see :class:`Command`)."""
-        if self._typist is not None and event.kind in ("new_line", "new_paragraph", "scratch"):
+        typed = event.kind in BREAKS or event.kind == CommandKind.SCRATCH
+        if self._typist is not None and typed:
             self._typed_command(event)
             return
-        if event.kind in ("new_line", "new_paragraph"):
-            self.editor.insert_break(paragraph=event.kind == "new_paragraph")
-        elif event.kind == "scratch":
+        if event.kind in BREAKS:
+            self.editor.insert_break(paragraph=event.kind == CommandKind.NEW_PARAGRAPH)
+        elif event.kind == CommandKind.SCRATCH:
             removed = self.editor.scratch(event.target or "auto")
             said = {
                 "pending": "Scratched the words not yet final.",
                 "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
             }
             self.statusBar().showMessage(said.get(removed, "Nothing to scratch."), 5000)
-        elif event.kind == "undo":
+        elif event.kind == CommandKind.UNDO:
             self.editor.undo_edit()
-        elif event.kind == "stop":
+        elif event.kind == CommandKind.STOP:
             self.statusBar().showMessage("Stopped dictating (voice command).", 5000)
 
     def _overlay_event(self, overlay: Any, event: Event) -> None:
@@ -984,11 +986,11 @@ class MainWindow(QMainWindow):
         """A command while typing into another application: Return, or BackSpace over what
         this app typed there last (never after the focus moved to another window)."""
         assert self._typist is not None
-        if event.kind == "scratch":
+        if event.kind == CommandKind.SCRATCH:
             if event.target != "pending":  # pending words were only on the overlay
                 self._typist.submit("scratch")
         else:
-            self._typist.submit("new_line", event.kind == "new_paragraph")
+            self._typist.submit("new_line", event.kind == CommandKind.NEW_PARAGRAPH)
 
     def about_text(self) -> str:
         """Version, the models in use and their licences (Help > About)."""
