@@ -114,7 +114,7 @@ def script(seed: int, steps: int) -> list[dict[str, Any]]:
 
 
 def _shown(window: Any) -> str:
-    from dictate.journal import Recovered
+    from dictate.editing.journal import Recovered
 
     buffer = window.editor.buffer
     return Recovered(buffer.text, buffer.pending, None, False, buffer.point).full_text
@@ -134,8 +134,8 @@ def child_run(
     from PySide6.QtWidgets import QApplication
 
     from dictate.config import Settings
+    from dictate.editing.journal import Journal
     from dictate.events import Finalized, Partial, Pending
-    from dictate.journal import Journal
     from dictate.ui.main_window import MainWindow
 
     app = QApplication([])
@@ -213,7 +213,7 @@ def child_recover(journal: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     from dictate.config import Settings
-    from dictate.journal import Journal, replay
+    from dictate.editing.journal import Journal, replay
     from dictate.ui.app import open_document_at_start
     from dictate.ui.main_window import MainWindow
 
@@ -392,7 +392,7 @@ def one_kill(
             # The damage is measured against what the same journal gave before it: a kill
             # between two records of one step (the point moved for a sentence, the sentence
             # not yet in) is a state no step reported, exact for the journal, not the damage.
-            from dictate.journal import replay
+            from dictate.editing.journal import replay
 
             intact = replay(journal)
             undamaged = intact.full_text if intact is not None else None

@@ -31,8 +31,8 @@ def main(out: Path) -> int:
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
+    from dictate.editing.journal import Journal
     from dictate.events import Event, Finalized, Finished, Pending
-    from dictate.journal import Journal
     from dictate.paths import asset_path
     from dictate.ui.app import application
     from dictate.ui.main_window import MainWindow

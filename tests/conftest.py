@@ -102,7 +102,7 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServ
 def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
     """A real main window, offscreen, with its journal in the test's temporary folder."""
     from dictate.config import Settings
-    from dictate.journal import Journal
+    from dictate.editing.journal import Journal
     from dictate.ui.main_window import MainWindow
 
     win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)

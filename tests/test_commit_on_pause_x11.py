@@ -33,7 +33,7 @@ from pulse import PulseServer, need
 from xserver import Receiver, XServer, end_process
 
 from dictate.control import ADDRESS_ENV
-from dictate.journal import Recovered, replay
+from dictate.editing.journal import Recovered, replay
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 

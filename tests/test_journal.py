@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.journal import Journal, encode_record, replay
+from dictate.editing.journal import Journal, encode_record, replay
 
 
 def test_replay_rebuilds_the_document_exactly(tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ def test_format_1_journals_still_recover(tmp_path: Path) -> None:
 def test_compaction_keeps_the_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from dictate.editing.buffer import DictationBuffer
 
-    monkeypatch.setattr("dictate.journal.COMPACT_AFTER", 10)
+    monkeypatch.setattr("dictate.editing.journal.COMPACT_AFTER", 10)
     path = tmp_path / "j.jsonl"
     buffer = DictationBuffer(Journal(path))
     buffer.load("", "/doc.txt")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.journal import LOST, SNAPSHOT_PIECE, Journal, _Text, encode_record, replay
+from dictate.editing.journal import LOST, SNAPSHOT_PIECE, Journal, _Text, encode_record, replay
 
 DOC = "".join(f"Sentence {i:05d} says café, naïve and 😀. " for i in range(2500))  # ~100K chars
 
@@ -195,7 +195,7 @@ def test_a_named_pipe_in_place_of_the_journal_is_refused_without_hanging(tmp_pat
 def test_the_pieces_edit_exactly_as_one_string_does(
     start: str, edits: list[tuple[int, int, str]]
 ) -> None:
-    import dictate.journal as journal_module
+    import dictate.editing.journal as journal_module
 
     old = journal_module._PIECE
     journal_module._PIECE = 7  # many pieces, edits across them
@@ -272,7 +272,7 @@ def test_the_journal_compacts_when_its_records_outweigh_the_snapshot(
     journal long before 2,000 records."""
     from dictate.editing.buffer import DictationBuffer
 
-    monkeypatch.setattr("dictate.journal.COMPACT_BYTES", 10_000)
+    monkeypatch.setattr("dictate.editing.journal.COMPACT_BYTES", 10_000)
     path = tmp_path / "j.jsonl"
     buffer = DictationBuffer(Journal(path))
     buffer.load("Short document. ")

@@ -17,9 +17,9 @@ import pytest
 from PySide6.QtTest import QTest
 
 from dictate.config import Settings, save_settings
+from dictate.editing.journal import Journal, replay
 from dictate.events import Finalized, Pending
 from dictate.fileio import atomic_write
-from dictate.journal import Journal, replay
 from dictate.ui.main_window import MainWindow
 
 

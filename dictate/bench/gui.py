@@ -19,8 +19,8 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
+    from dictate.editing.journal import Journal
     from dictate.events import Event, Finished
-    from dictate.journal import Journal
     from dictate.ui.app import application
     from dictate.ui.main_window import MainWindow
 
@@ -87,7 +87,7 @@ def bench_editor(chars: int, keys: int, runs: int) -> dict[str, Any]:
     from PySide6.QtGui import QKeyEvent
     from PySide6.QtWidgets import QApplication
 
-    from dictate.journal import Journal
+    from dictate.editing.journal import Journal
     from dictate.ui.app import application
     from dictate.ui.editor import DictationEditor
 

@@ -1,11 +1,11 @@
 """``dictate bench replay``: how long recovery takes to replay a journal, and its peak memory.
 
-The journal is written in the app's own format (:func:`dictate.journal.encode_record`, the
-snapshot in pieces as :meth:`dictate.journal.Journal.reset` writes it) straight to a file, not
-record by record through :class:`dictate.journal.Journal` (a million fsyncs would take an hour
-and measure the disk, not the replay). Each run replays it in a fresh process and reads its
-peak resident memory (``VmHWM``: Linux keeps ``ru_maxrss`` across ``exec``, so a child started
-by a process that built a 100 MB document would report the parent's peak).
+The journal is written in the app's own format (:func:`dictate.editing.journal.encode_record`,
+the snapshot in pieces as :meth:`dictate.editing.journal.Journal.reset` writes it) straight to a
+file, not record by record through :class:`dictate.editing.journal.Journal` (a million fsyncs
+would take an hour and measure the disk, not the replay). Each run replays it in a fresh process
+and reads its peak resident memory (``VmHWM``: Linux keeps ``ru_maxrss`` across ``exec``, so a
+child started by a process that built a 100 MB document would report the parent's peak).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dictate.journal import encode_record, replay, snapshot_records
+from dictate.editing.journal import encode_record, replay, snapshot_records
 
 WORDS = ("the", "journal", "keeps", "every", "change", "café", "naïve", "😀", "words", "and")
 

@@ -309,8 +309,8 @@ def _run_window(
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
+    from dictate.editing.journal import Journal
     from dictate.events import Error, Finished
-    from dictate.journal import Journal
     from dictate.ui.app import application
     from dictate.ui.main_window import MainWindow
 

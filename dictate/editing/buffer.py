@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dictate.editing.journal import Journal
 from dictate.editing.text import (
     CLOSING_MARKS,
     fit_to_context,
@@ -39,7 +40,6 @@ from dictate.editing.text import (
     word_end,
     word_start,
 )
-from dictate.journal import Journal
 
 TYPING_GROUP_SECONDS = 1.0
 _MAX_DICTATED_SPANS = 200

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
-from dictate.journal import LOST, Recovered
+from dictate.editing.journal import LOST, Recovered
 
 if TYPE_CHECKING:
     from dictate.ui.instance import DataFolderClaim
@@ -355,7 +355,7 @@ def start_window() -> MainWindow:
     from opening: an unreadable journal or settings file, or an unusable data directory, is
     reported in the window."""
     from dictate.config import load_settings, settings_path
-    from dictate.journal import Journal, default_journal_path, replay
+    from dictate.editing.journal import Journal, default_journal_path, replay
     from dictate.ui.main_window import MainWindow
 
     settings = load_settings()
@@ -593,9 +593,9 @@ def self_test(
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
+    from dictate.editing.journal import Journal, replay
     from dictate.evaluation.metrics import word_accuracy
     from dictate.events import Error, Event, Finished
-    from dictate.journal import Journal, replay
     from dictate.paths import asset_path
     from dictate.pipeline import final_text
     from dictate.ui.main_window import MainWindow

@@ -49,6 +49,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QWidget
 
 from dictate.editing.buffer import Change, DictationBuffer
+from dictate.editing.journal import Journal
 from dictate.editing.text import (
     diff,
     fit_to_context,
@@ -57,7 +58,6 @@ from dictate.editing.text import (
     to_utf16,
     word_end,
 )
-from dictate.journal import Journal
 
 __all__ = ["DictationEditor", "fit_to_context", "release_clipboard"]
 

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from dictate.commands import BREAKS, CommandKind
 from dictate.config import Settings, save_settings
 from dictate.dictation import live_partial
+from dictate.editing.journal import Journal
 from dictate.errors import AudioError, DictateError, ModelError, as_sentence
 from dictate.events import (
     Command,
@@ -56,7 +57,6 @@ from dictate.events import (
     Segment,
 )
 from dictate.fileio import TextFormat, atomic_write
-from dictate.journal import Journal
 from dictate.ui.controller import DictationController, Loaded
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.editor import DictationEditor

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
+from dictate.editing.journal import Journal, replay
 from dictate.editing.text import fit_to_context, takes_mark, word_start
-from dictate.journal import Journal, replay
 
 EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))
 

@@ -139,7 +139,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 from dictate.config import Settings
 from dictate.events import Command, Finalized
-from dictate.journal import Journal
+from dictate.editing.journal import Journal
 from dictate.ui.main_window import MainWindow
 
 app = QApplication(sys.argv[:1])

@@ -15,8 +15,8 @@ import pytest
 from zip_server import serve_model_zip
 
 from dictate.config import Settings, load_settings, save_settings
+from dictate.editing.journal import Journal, replay
 from dictate.events import Finalized
-from dictate.journal import Journal, replay
 from dictate.ui.app import open_document_at_start
 from dictate.ui.main_window import MainWindow
 
@@ -29,7 +29,7 @@ CRASHING_SESSION = textwrap.dedent(
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
     from dictate.config import Settings
-    from dictate.journal import Journal
+    from dictate.editing.journal import Journal
     from dictate.events import Finalized, Pending
     from dictate.ui.main_window import MainWindow
 

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from dictate.config import Settings
+from dictate.editing.journal import Journal, replay
 from dictate.editing.text import to_utf16
 from dictate.events import Finalized, Partial, Pending
-from dictate.journal import Journal, replay
 from dictate.ui.app import apply_command, refusal
 from dictate.ui.controller import State
 from dictate.ui.editor import fit_to_context

@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
 
 from dictate.asr.engine import Word
+from dictate.editing.journal import replay
 from dictate.events import Finalized, Finished, Level, Partial, Pending, Segment
-from dictate.journal import replay
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
 

@@ -39,8 +39,8 @@ from PySide6.QtGui import (
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
+from dictate.editing.journal import Journal, replay
 from dictate.editing.text import fit_to_context, to_utf16, word_end, word_start
-from dictate.journal import Journal, replay
 from dictate.ui.editor import DictationEditor
 
 EXAMPLES = int(os.environ.get("DICTATE_WIDGET_EXAMPLES", "100"))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dictate.config import Settings
-from dictate.journal import Journal, Recovered, replay
+from dictate.editing.journal import Journal, Recovered, replay
 from dictate.ui.app import (
     clean_up_copies,
     copies_folder,

@@ -79,7 +79,7 @@ def test_an_unusable_data_directory_keeps_the_text_and_says_so(
     tmp_path: Path,
     damage: str,
 ) -> None:
-    from dictate.journal import default_journal_path
+    from dictate.editing.journal import default_journal_path
 
     if damage == "data dir is a file":
         (tmp_path / "data-file").write_text("not a folder")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from dictate.config import Settings
+from dictate.editing.journal import replay
 from dictate.events import Command, Finalized, Partial, Pending
-from dictate.journal import replay
 
 
 def test_a_paragraph_break_between_sentences_is_in_the_editor_and_the_journal(

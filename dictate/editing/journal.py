@@ -67,7 +67,7 @@ from dictate.fileio import (
 )
 from dictate.paths import user_data_dir
 
-log = logging.getLogger("dictate.journal")
+log = logging.getLogger("dictate.editing.journal")
 
 COMPACT_AFTER = 2000
 """Records after which the journal is rewritten as a single snapshot."""
