@@ -7,7 +7,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -410,6 +410,10 @@ class ModelDialog(QDialog):
         self.models = QListWidget()
         self.models.setAccessibleName("Speech models to download")
         self.models.addItems([model_choice(entry) for entry in CATALOG])
+        # Each line whole, wrapped, never behind a horizontal scroll bar (seen under Xvfb: the
+        # descriptions were cut at the dialog's edge).
+        self.models.setWordWrap(True)
+        self.models.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.models.setCurrentRow(CATALOG.index(self.entry))
         self.models.currentRowChanged.connect(self._on_model_chosen)
         self.progress = QProgressBar()

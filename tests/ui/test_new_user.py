@@ -137,3 +137,13 @@ def test_the_model_dialog_offers_every_catalogue_model_with_its_size(qtbot: Any)
     assert RECOMMENDED in chosen and "recommended" in chosen
     dialog.models.setCurrentRow(len(CATALOG) - 1)
     assert dialog.entry == CATALOG[-1]
+
+
+def test_the_model_lines_are_wrapped_not_cut_at_the_dialogs_edge(qtbot: Any) -> None:
+    """Seen under Xvfb: the descriptions ran past the list behind a horizontal scroll bar."""
+    dialog = ModelDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.models.wordWrap()
+    assert dialog.models.horizontalScrollBar().maximum() == 0
