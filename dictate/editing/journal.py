@@ -5,9 +5,9 @@ eight hexadecimal digits of the CRC-32 of the JSON bytes, and every JSON object 
 counting up from 1 in each file. Positions count code points (Python string indices), never
 Qt's UTF-16 units. Records:
 
-* ``{"op": "reset", "size": N, "text": ...}`` the document became exactly this text (start,
-  New, Open, a compaction snapshot, or a rewrite after a failed write), of ``size`` code points:
-  the record holds the first :data:`SNAPSHOT_PIECE` of them, and
+* ``{"op": "reset", "size": N, "piece": P, "text": ...}`` the document became exactly this
+  text (start, New, Open, a compaction snapshot, or a rewrite after a failed write), of ``size``
+  code points: the record holds the first ``piece`` (:data:`SNAPSHOT_PIECE`) of them, and
   ``{"op": "more", "at": N, "text": ...}`` records right after it the rest, a piece each
   (journals before 0.3 held the whole text in the one record, without ``size``);
 * ``{"op": "edit", "pos": N, "del": "...", "ins": "..."}`` at ``pos``, ``del`` was replaced by
@@ -30,7 +30,8 @@ of zeros) is found by the checksum and the sequence numbers:
   :data:`LOST` characters of its size, and the replay goes on. Since every recovery, Open and
   compaction puts the whole document there, one bad byte no longer costs the document;
 * in a change after it, the replay ends there: the intact text before it is recovered (what
-  follows depends on the damaged change).
+  follows depends on the damaged change). After damage was read around, a change may remove
+  text that differs from the salvaged text in a few characters (:data:`LENIENT_CHARS`).
 
 :class:`Recovered` says what could not be read. Format 1 journals (plain JSON lines, positions
 as the old editor counted them) still replay; a line without a checksum in a format-2 journal is
