@@ -62,15 +62,17 @@ def as_sentence(message: str) -> str:
     return message[:1].upper() + message[1:] if message[:1].islower() else message
 
 
-def log_failure(logger: logging.Logger, message: str, *args: object) -> None:
+def log_failure(
+    logger: logging.Logger, message: str, *args: object, exc: BaseException | None = None
+) -> None:
     """Log the exception being handled, without its message: the stages run on the user's
     words, and an exception's message often quotes them (``invalid literal for int(): 'my pin
     is four four'``); the log must hold nothing the user said. Its type and where it was raised
     (file, line and function of each frame: the code, never the values) find the bug.
 
-    Call it in an ``except`` block, as :meth:`logging.Logger.exception`.
+    Call it in an ``except`` block, as :meth:`logging.Logger.exception`, or give ``exc``.
     """
-    kind, _, tb = sys.exc_info()
+    kind, _, tb = (type(exc), exc, exc.__traceback__) if exc is not None else sys.exc_info()
     frames = traceback.extract_tb(tb)[-10:]
     where = " < ".join(f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in reversed(frames))
     logger.error(f"{message}: %s at %s", *args, kind.__name__ if kind else "error", where or "?")

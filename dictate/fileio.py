@@ -25,7 +25,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 def _umask() -> int:
@@ -150,24 +150,39 @@ def describe_file_type(mode: int) -> str:
     return next((words for test, words in kinds if test(mode)), "not a regular file")
 
 
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` open for reading, only if it is a regular file (a symbolic link to one is
+    followed). It is opened without blocking, so a named pipe is refused instead of waiting for
+    a writer, and checked after opening (the file read is the file checked).
+
+    Raises:
+        FileNotFoundError: There is no such file.
+        UnreadableFile: It is not a regular file.
+        OSError: It cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fh = os.fdopen(fd, "rb")
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        fh.close()
+        raise UnreadableFile(f"{path} is {describe_file_type(mode)}, not a file")
+    return fh
+
+
 def read_regular(path: Path, limit: int | None) -> bytes:
     """The bytes of ``path``, only if it is a regular file (a symbolic link to one is followed)
     of at most ``limit`` bytes (None: any size).
 
-    It is opened without blocking, so a named pipe is refused instead of waiting for a writer,
-    and checked after opening (the file read is the file checked); a file that grows past
-    ``limit`` while it is read is refused too.
+    Opened with :func:`open_regular`; a file that grows past ``limit`` while it is read is
+    refused too.
 
     Raises:
         FileNotFoundError: There is no such file.
         UnreadableFile: It is not a regular file, or bigger than ``limit``.
         OSError: It cannot be read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFile(f"{path} is {describe_file_type(info.st_mode)}, not a file")
+    with open_regular(path) as fh:
+        info = os.fstat(fh.fileno())
         if limit is not None and info.st_size > limit:
             raise UnreadableFile(
                 f"{path} is {info.st_size:,} bytes, more than the {limit:,} it may have"

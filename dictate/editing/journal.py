@@ -50,7 +50,6 @@ import json
 import logging
 import os
 import re
-import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -62,8 +61,8 @@ from dictate.fileio import (
     UnreadableFile,
     atomic_write,
     check_json_depth,
-    describe_file_type,
     open_private,
+    open_regular,
     private_dir,
 )
 from dictate.paths import user_data_dir
@@ -552,18 +551,14 @@ def _at(op: dict[str, Any]) -> int | None:
 
 
 def _open_journal(path: Path) -> BinaryIO | None:
-    """The journal, open for reading, if it is a regular file (a named pipe would hang the start:
-    it is opened without blocking and checked)."""
+    """The journal, open for reading, if it is a regular file (a named pipe would hang the
+    start); None if there is none."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        return open_regular(path)
     except FileNotFoundError:
         return None
-    fh = os.fdopen(fd, "rb")
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        fh.close()
-        raise OSError(errno.EINVAL, f"it is {describe_file_type(mode)}, not a file", str(path))
-    return fh
+    except UnreadableFile as exc:  # the callers handle OSError: an unusable journal file
+        raise OSError(errno.EINVAL, str(exc), str(path)) from None
 
 
 def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:

@@ -307,13 +307,10 @@ def _log_unexpected(what: str, kind: type[BaseException], exc: object, tb: objec
     log holds nothing they said); the window's dialog shows the message to the user."""
     from dictate.errors import log_failure
 
-    if not isinstance(exc, BaseException):
+    if isinstance(exc, BaseException):
+        log_failure(log, what, exc=exc.with_traceback(cast(TracebackType | None, tb)))
+    else:
         log.error("%s: %s", what, kind.__name__)
-        return
-    try:
-        raise exc.with_traceback(cast(TracebackType | None, tb))
-    except BaseException:
-        log_failure(log, what)
 
 
 def install_excepthook(logfile: Path | None) -> None:
