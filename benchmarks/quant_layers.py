@@ -7,7 +7,7 @@ int8, and what keeping them in float costs in size.
 
 For the float model, the all-int8 model and one model per transformer layer with that layer's
 MatMuls left in float (``onnxruntime.quantization.quantize_dynamic``, per-channel int8, as
-``dictate.training.train.export``), it prints the file size and overall punctuation F1 on the
+``dictate.training.export.export``), it prints the file size and overall punctuation F1 on the
 first ``--words`` words of the reference (a validation file: never a test set when choosing).
 ``--keep-float`` also scores the model with those layers in float together. ``--model`` gives
 the tokenizer.json and config.json that go beside each variant.

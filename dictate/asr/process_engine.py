@@ -32,7 +32,7 @@ def _serve(conn: Connection, name: str | None, model: str | None) -> None:
 
 
 def _serve_until_closed(conn: Connection, name: str | None, model: str | None) -> None:
-    from dictate.asr.engine import load_engine
+    from dictate.asr.loader import load_engine
 
     try:
         engine = load_engine(name, model)

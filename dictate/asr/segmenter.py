@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dictate.audio import SAMPLE_RATE
+from dictate.audio.format import SAMPLE_RATE
 
 CHUNK_SAMPLES = 512
 """Samples per VAD decision (Silero's fixed window at 16 kHz): 32 ms."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from dictate.asr.engine import Word
-from dictate.audio import SAMPLE_RATE
+from dictate.audio.format import SAMPLE_RATE
 
 _FRAME_SECONDS = 0.01  # PocketSphinx's default frame rate is 100 per second
 _NOT_WORDS = re.compile(r"^(<s>|</s>|<sil>|\[.*\]|\+\+.*\+\+)$")

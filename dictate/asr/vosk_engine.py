@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from dictate.asr.engine import Word
-from dictate.audio import SAMPLE_RATE
+from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError
 
 log = logging.getLogger("dictate.asr")
@@ -43,7 +43,7 @@ class VoskEngine:
     def __init__(self, model_path: str | Path) -> None:
         import vosk
 
-        from dictate.store.store import is_vosk_model_dir
+        from dictate.store.folders import is_vosk_model_dir
 
         path = Path(model_path)
         if not is_vosk_model_dir(path):

@@ -25,7 +25,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dictate.audio import SAMPLE_RATE
 from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
 from dictate.audio.devices import (
     InputDevice,
@@ -34,6 +33,7 @@ from dictate.audio.devices import (
     stream_closed,
     stream_opened,
 )
+from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import Resampler
 from dictate.errors import AudioDeviceError
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import soxr
 
-from dictate.audio import SAMPLE_RATE
+from dictate.audio.format import SAMPLE_RATE
 
 _INT16_MAX = 32767
 

@@ -122,7 +122,8 @@ def cmd_bench_editor(args: argparse.Namespace, stdout: TextIO) -> int:
 
 def cmd_bench_latency(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from dictate.audio.capture import FileSource
-    from dictate.bench.latency import bench_latency, format_latency
+    from dictate.bench.latency import bench_latency
+    from dictate.bench.latency_report import format_latency
 
     audio = Path(args.audio) if args.audio else None
     if audio is not None:
@@ -254,7 +255,7 @@ def register(commands: Any) -> None:
         "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
     )
     gui.add_argument("--json", action="store_true", help="print JSON")
-    from dictate.bench.latency import SENTENCES
+    from dictate.bench.recording import SENTENCES
     from dictate.config import COMMIT_AFTER_MS, COMMIT_AFTER_RANGE
 
     latency = bench_kinds.add_parser(

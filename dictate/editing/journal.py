@@ -40,6 +40,9 @@ damage.
 A write that fails raises :class:`OSError` and leaves the journal *broken*: nothing more is
 appended (a half-written line may be on disk) until :meth:`Journal.reset` has rewritten the
 whole state, atomically, into a new file.
+
+Size: one file format. The writer and the replay must agree on every record, and the replay's
+damage handling on what a cut-off or corrupted line can hold; this docstring specifies them all.
 """
 
 from __future__ import annotations

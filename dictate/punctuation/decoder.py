@@ -8,6 +8,10 @@ sentences are emitted once and never change; the rest stays pending and is re-ta
 
 :class:`SegmentPunctuator` is the paper's baseline: each segment is punctuated alone and closed
 as a sentence.
+
+Size: one algorithm. The methods of :class:`StreamingPunctuator` share its pending words, the
+user's forced marks and the commit point, whose invariants hold only together; the baseline
+beside it is what the algorithm is measured against.
 """
 
 from __future__ import annotations

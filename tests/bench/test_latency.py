@@ -11,7 +11,8 @@ import time
 import pytest
 from pulse import need
 
-from dictate.bench.latency import NOT_MEASURED_NO_DISPLAY, format_latency, percentile
+from dictate.bench.latency import NOT_MEASURED_NO_DISPLAY
+from dictate.bench.latency_report import format_latency, percentile
 from dictate.cli import main
 
 COMMIT_MS = 1000

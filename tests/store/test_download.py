@@ -29,7 +29,8 @@ from model_server import (
 
 from dictate.errors import DownloadCancelled, DownloadError
 from dictate.store.catalog import BASE_URL_ENV, find_entry
-from dictate.store.store import ModelStore, is_vosk_model_dir
+from dictate.store.folders import is_vosk_model_dir
+from dictate.store.store import ModelStore
 
 SMALL = "vosk-model-small-en-us-0.15"
 TIMEOUT = 5.0

@@ -30,7 +30,8 @@ from model_server import (
 from dictate.errors import DownloadError, InputError, ModelNotFound
 from dictate.paths import user_data_dir
 from dictate.store.catalog import find_entry
-from dictate.store.store import ModelStore, is_vosk_model_dir
+from dictate.store.folders import is_vosk_model_dir
+from dictate.store.store import ModelStore
 
 SMALL = "vosk-model-small-en-us-0.15"
 LARGE = "vosk-model-en-us-0.22"

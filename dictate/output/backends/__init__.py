@@ -31,15 +31,11 @@ What was typed where is kept by :class:`dictate.output.typist.Typist`.
 from __future__ import annotations
 
 import logging
-import subprocess
 from typing import Protocol
 
 from dictate.editing.text import joins_previous
-from dictate.errors import TypingError
 
 log = logging.getLogger("dictate.typing")
-TIMEOUT = 60.0
-"""Seconds for one typing command (a long sentence at 8 ms a key is ~2 s)."""
 
 
 class Backend(Protocol):
@@ -74,21 +70,6 @@ def keystrokes(text: str) -> int:
             count += 1
         join_next = char == "\u200d"
     return count
-
-
-def run_command(command: list[str], name: str, stdin: str | None = None) -> str:
-    """Run a typing program; its failure (or a missing program) is a :class:`TypingError`."""
-    try:
-        result = subprocess.run(
-            command, input=stdin, capture_output=True, text=True, timeout=TIMEOUT, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise TypingError(f"{name} failed: {exc}") from None
-    if result.returncode != 0:
-        detail = (result.stderr or result.stdout).strip().splitlines()
-        reason = detail[-1] if detail else f"exit status {result.returncode}"
-        raise TypingError(f"{name} could not type: {reason}")
-    return result.stdout
 
 
 def close_backend(backend: Backend) -> None:

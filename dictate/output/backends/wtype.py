@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dictate.output.backends import run_command
+from dictate.output.backends.process import run_command
 
 
 class WtypeBackend:

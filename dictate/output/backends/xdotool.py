@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dictate.errors import TypingError
-from dictate.output.backends import run_command
+from dictate.output.backends.process import run_command
 
 
 class XdotoolBackend:
