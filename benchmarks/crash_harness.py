@@ -214,8 +214,8 @@ def child_recover(journal: Path) -> int:
 
     from dictate.config import Settings
     from dictate.editing.journal import Journal, replay
-    from dictate.ui.app import open_document_at_start
     from dictate.ui.main_window import MainWindow
+    from dictate.ui.recovery import open_document_at_start
 
     app = QApplication([])
     recovered = replay(journal)

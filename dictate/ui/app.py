@@ -1,26 +1,26 @@
-"""Starting the desktop app, crash recovery, the first-start dialog, and ``--self-test``."""
+"""Starting the desktop app and the first-start dialog (crash recovery: :mod:`.recovery`)."""
 
 from __future__ import annotations
 
 import contextlib
 import faulthandler
-import json
 import logging
-import os
 import sys
-import tempfile
 import threading
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
-from dictate.editing.journal import LOST, Recovered
+from dictate.ui.recovery import (
+    ask_to_recover,
+    clean_up_copies,
+    keep_damaged_journal,
+    open_document_at_start,
+)
 
 if TYPE_CHECKING:
-    from dictate.ui.instance import DataFolderClaim
+    from dictate.ui.instance_server import DataFolderClaim
     from dictate.ui.main_window import MainWindow
 
 log = logging.getLogger("dictate.ui")
@@ -72,182 +72,6 @@ def application() -> object:
     except FileNotFoundError as exc:
         log.warning("%s", exc)
     return app
-
-
-KEEP_COPIES_DAYS = 30
-"""Copies of damaged journals and of text not recovered are deleted after this many days."""
-
-
-def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
-    """What the recovery question says, including what of a damaged journal could not be read."""
-    words = len(recovered.full_text.split())
-    counted = f"{words} word{'s' if words != 1 else ''}"
-    message = (
-        f"The autosave journal of your last session holds {counted}. Recover them?"
-        if recovered.closed  # closed normally, but damaged since: what it held is unknown
-        else f"dictate did not close normally last time. Recover the text you had ({counted})?"
-    )
-    if recovered.damaged:
-        message += f"\n\nThe autosave journal is damaged ({recovered.problem})."
-        if recovered.salvaged_records or recovered.missing_chars:
-            n = recovered.salvaged_records
-            message += (
-                f" {n} damaged piece{'s' if n != 1 else ''} of the saved text "
-                f"{'were' if n != 1 else 'was'} read around the damage"
-            )
-            if recovered.missing_chars:
-                message += (
-                    f"; {recovered.missing_chars:,} character"
-                    f"{'s' if recovered.missing_chars != 1 else ''} could not be read"
-                )
-            message += f", and characters that could not be read are shown as {LOST}."
-        if recovered.unread_records:
-            n = recovered.unread_records
-            message += (
-                f" The last {n} change{'s' if n != 1 else ''} in it "
-                f"({recovered.unread_bytes:,} of {recovered.total_bytes:,} bytes) could not be "
-                "read, so the text offered is the text as it was before them."
-            )
-        if kept is not None:
-            message += f" The damaged journal is kept as {kept}."
-    return message
-
-
-def _stamp() -> str:
-    return time.strftime("%Y%m%d-%H%M%S")
-
-
-def _keep(folder: Path, name: str, data: bytes) -> Path:
-    """Write ``data`` as a new private file ``name`` in ``folder``, never over another one (a
-    second copy in the same second gets a number)."""
-    from dictate.fileio import PRIVATE_FILE, fsync_dir, private_dir
-
-    private_dir(folder)
-    stem, dot, suffix = name.partition(".")
-    for n in range(1000):
-        candidate = folder / (name if n == 0 else f"{stem}-{n}{dot}{suffix}")
-        try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
-        except FileExistsError:
-            continue
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        except BaseException:
-            with contextlib.suppress(OSError):
-                candidate.unlink()
-            raise
-        fsync_dir(folder)
-        return candidate
-    raise FileExistsError(f"too many copies named {name} in {folder}")
-
-
-def copies_folder(journal: Path) -> Path:
-    """Where copies of damaged journals and of text not recovered are kept (beside it)."""
-    return journal.parent / "kept"
-
-
-def keep_damaged_journal(path: Path, recovered: Recovered | None) -> Path | None:
-    """Copy a damaged journal aside before it is rewritten, with the time in its name (a later
-    damaged start never overwrites it); None if intact or not copied."""
-    if recovered is None or not recovered.damaged:
-        return None
-    try:
-        from dictate.fileio import read_regular
-
-        return _keep(copies_folder(path), f"damaged-{_stamp()}.jsonl", read_regular(path, None))
-    except (OSError, ValueError) as exc:
-        log.warning("could not keep a copy of the damaged journal %s: %s", path, exc)
-        return None
-
-
-def keep_declined_text(path: Path, recovered: Recovered) -> Path:
-    """Keep the text the user chose not to recover ("No"), so that answer loses nothing.
-
-    Raises:
-        OSError: It could not be written.
-    """
-    return _keep(
-        copies_folder(path), f"not-recovered-{_stamp()}.txt", recovered.full_text.encode("utf-8")
-    )
-
-
-def clean_up_copies(journal: Path, days: float = KEEP_COPIES_DAYS) -> None:
-    """Delete the copies kept beside the journal that are older than ``days``."""
-    folder = copies_folder(journal)
-    limit = time.time() - days * 86400
-    with contextlib.suppress(OSError):  # none yet, or the data folder is unusable (said later)
-        for copy in folder.iterdir():
-            with contextlib.suppress(OSError):
-                if copy.is_file() and copy.stat().st_mtime < limit:
-                    copy.unlink()
-                    log.info("deleted %s, kept for %s days", copy, days)
-
-
-def ask_to_recover(parent: object, recovered: Recovered, kept: Path | None = None) -> bool:
-    from PySide6.QtWidgets import QMessageBox
-
-    answer = QMessageBox.question(
-        parent,  # type: ignore[arg-type]
-        "Recover text",
-        recovery_message(recovered, kept),
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
-
-
-def open_document_at_start(
-    window: MainWindow,
-    recovered: Recovered | None,
-    ask: Callable[[object, Recovered], bool] = ask_to_recover,
-    kept: Path | None = None,
-) -> bool:
-    """Offer to recover an unfinished document; returns whether it was recovered.
-
-    The question comes whenever the journal held text that was not closed normally, and when it
-    was damaged (then its last state is unknown: the text read is offered, or, if none could
-    be read, the window says so and where the damaged journal is kept). "No" keeps a copy of
-    the text it leaves, and the window says where.
-    """
-    if recovered is None or (recovered.closed and not recovered.damaged):
-        window.load_text("", None)
-        return False
-    if not recovered.full_text.strip():
-        window.load_text("", None)
-        if recovered.damaged:
-            where = f" It is kept as {kept}." if kept else ""
-            window.messages.add_message(
-                f"The autosave journal was damaged ({recovered.problem}) and no text could be "
-                f"read from it.{where}"
-            )
-        return False
-    if ask(window, recovered):
-        _load_recovered(window, recovered)
-        return True
-    try:
-        copy = keep_declined_text(window.journal.path, recovered)
-    except OSError as exc:
-        # Starting empty now would rewrite the journal, the only other place the text is.
-        log.error("cannot keep the text that was not recovered: %s", exc)
-        _load_recovered(window, recovered)
-        window.messages.add_message(
-            f"The text you did not recover could not be kept aside ({exc.strerror or exc}), so "
-            "it is in the window after all: delete it yourself if you do not want it."
-        )
-        return True
-    window.load_text("", None)
-    window.messages.add_message(
-        f"The text you did not recover is kept in {copy} for {KEEP_COPIES_DAYS} days."
-    )
-    return False
-
-
-def _load_recovered(window: MainWindow, recovered: Recovered) -> None:
-    window.load_text(recovered.full_text, Path(recovered.path) if recovered.path else None)
-    window.modified = True
-    window._update_title()
 
 
 def log_to_file() -> Path | None:
@@ -454,8 +278,8 @@ def forward_command(command: str | None) -> bool:
     Raises:
         DictateError: One runs but does not answer, or answered with an error.
     """
-    from dictate.control import send_command
     from dictate.errors import DictateError
+    from dictate.instance_client import send_command
 
     reply = send_command(command or "show")
     if reply is None:
@@ -494,7 +318,7 @@ def run_app(command: str | None = None) -> int:
     if forward_command(command):
         return say_forwarded(command)
     from dictate.store.store import ModelStore
-    from dictate.ui.instance import DataFolderClaim, InstanceServer
+    from dictate.ui.instance_server import DataFolderClaim, InstanceServer
 
     logfile = log_to_file()
     install_excepthook(logfile)
@@ -569,84 +393,3 @@ def hand_over(command: str | None, claim: DataFolderClaim) -> int:
     if QGuiApplication.platformName() not in ("offscreen", "minimal"):
         QMessageBox.critical(None, "dictate is already running", message)
     return 1
-
-
-SELF_TEST_MIN_ACCURACY = 0.8
-"""The bundled engine recognises the flite sample word for word (100%, measured); espeak-ng
-speech it gets about a quarter right, which no longer passes."""
-
-
-def self_test(
-    timeout: float = 180.0, sample: Path | None = None, transcript: str | None = None
-) -> int:
-    """Run the whole app offscreen on the bundled sample recording.
-
-    Exit status 0 only if dictation finished, the editor holds exactly the finalized text, the
-    journal replays to it, the text was punctuated, and its words match the sample's transcript
-    (``sample_en.json``) with at least :data:`SELF_TEST_MIN_ACCURACY` word accuracy.
-    """
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QCoreApplication
-
-    from dictate.audio.capture import FileSource
-    from dictate.config import Settings
-    from dictate.editing.journal import Journal, replay
-    from dictate.evaluation.metrics import word_accuracy
-    from dictate.events import Error, Event, Finished
-    from dictate.paths import asset_path
-    from dictate.pipeline import final_text
-    from dictate.ui.main_window import MainWindow
-
-    application()
-    if sample is None:
-        sample = asset_path("sample_en.wav")
-        meta = json.loads(asset_path("sample_en.json").read_text(encoding="utf-8"))
-        transcript = " ".join(phrase["text"] for phrase in meta["phrases"])
-    assert transcript is not None, "a sample needs its transcript"
-    with tempfile.TemporaryDirectory(prefix="dictate-self-test-") as tmp:
-        journal = Journal(Path(tmp) / "journal.jsonl")
-        window = MainWindow(
-            Settings(engine="sphinx", first_run_done=True), journal, save_settings_on_change=False
-        )
-        window.load_text("", None)
-        window.show()
-        events: list[Event] = []
-        window.controller.pipelineEvent.connect(events.append)
-        window.start_dictation(lambda: FileSource(sample))
-        deadline = time.monotonic() + timeout
-        while not any(isinstance(e, Finished) for e in events):
-            if time.monotonic() > deadline:
-                print("self-test: FAILED: dictation did not finish in time", file=sys.stderr)
-                return 1
-            QCoreApplication.processEvents()
-            time.sleep(0.01)
-        QCoreApplication.processEvents()
-        errors = [e.message for e in events if isinstance(e, Error)]
-        expected = final_text(events)
-        shown = window.editor.text
-        journaled = replay(journal.path)
-        window.modified = False  # nothing to save: close without asking
-        window.close()
-    problems = []
-    if errors:
-        problems.append(f"errors: {errors}")
-    if shown != expected:
-        problems.append(f"editor holds {shown!r}, the pipeline finalized {expected!r}")
-    accuracy = word_accuracy(transcript, shown)
-    if accuracy < SELF_TEST_MIN_ACCURACY:
-        problems.append(
-            f"word accuracy {accuracy:.0%} is below {SELF_TEST_MIN_ACCURACY:.0%}: heard "
-            f"{shown!r} for {transcript!r}"
-        )
-    if not shown.rstrip().endswith((".", "?", "!")):
-        problems.append(f"the text was not punctuated: {shown!r}")
-    if journaled is None or journaled.text != shown:
-        problems.append("the journal does not match the editor")
-    if problems:
-        print("self-test: FAILED: " + "; ".join(problems), file=sys.stderr)
-        return 1
-    print(
-        f"self-test: OK: word accuracy {accuracy:.0%} (at least {SELF_TEST_MIN_ACCURACY:.0%} "
-        f"needed), punctuated and journaled: {shown}"
-    )
-    return 0

@@ -17,14 +17,14 @@ import pytest
 
 from dictate.config import Settings
 from dictate.editing.journal import Journal, Recovered, replay
-from dictate.ui.app import (
+from dictate.ui.main_window import MainWindow
+from dictate.ui.recovery import (
     clean_up_copies,
     copies_folder,
     keep_damaged_journal,
     open_document_at_start,
     recovery_message,
 )
-from dictate.ui.main_window import MainWindow
 
 TEXT = "".join(f"Paragraph {i} of the long document, written by voice. " for i in range(900))
 
