@@ -269,6 +269,7 @@ def test_closed_or_full_outputs_and_huge_lines_give_one_line(tmp_path: Path) -> 
     assert_one_line_error(dictate("punctuate", stdin=b"word " * 600_000), "longer than")
 
 
+@pytest.mark.slow
 def test_non_finite_numbers_fifos_and_empty_names_are_refused(tmp_path: Path) -> None:
     for value in ("nan", "inf", "-inf"):
         assert_one_line_error(

@@ -83,6 +83,7 @@ def test_settings_nested_100000_deep_are_refused_and_kept(tmp_path: Path) -> Non
     assert kept.read_bytes() == path.read_bytes() and _mode(kept) == 0o600
 
 
+@pytest.mark.slow
 def test_transcribe_with_a_named_pipe_for_settings_does_not_hang(tmp_path: Path) -> None:
     """The reviewed failure: `dictate transcribe` waited for a writer to the pipe forever."""
     from dictate.paths import asset_path

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -371,4 +372,5 @@ BufferMachine.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-test_buffer_states = BufferMachine.TestCase
+# ~8 s: in the full suite (and CI), not the fast lane.
+test_buffer_states = pytest.mark.slow(BufferMachine.TestCase)

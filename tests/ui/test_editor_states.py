@@ -474,7 +474,10 @@ EditorMachine.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-# The offscreen platform cannot do these for the right-click menu's popup.
-test_editor_states = pytest.mark.qt_log_ignore(
-    "does not support propagateSizeHints", "does not support raise", "grabbing the keyboard"
-)(EditorMachine.TestCase)
+# The offscreen platform cannot do these for the right-click menu's popup. ~4 s: in the full
+# suite (and CI), not the fast lane.
+test_editor_states = pytest.mark.slow(
+    pytest.mark.qt_log_ignore(
+        "does not support propagateSizeHints", "does not support raise", "grabbing the keyboard"
+    )(EditorMachine.TestCase)
+)
