@@ -3,11 +3,11 @@ written forms. No audio and no Qt, so the pipeline's punctuation thread and ``di
 share it and behave the same.
 
 For each segment, :class:`TextStage` cuts the words at the voice commands set apart in them
-(:mod:`dictate.commands`), feeds the words to the streaming punctuator, hands spoken punctuation
-and "cap" to the punctuator, carries out the other commands, writes every finalized sentence and
-the pending text in their written form, and emits :class:`Finalized`, :class:`Pending` and
-:class:`Command` events. If the punctuator fails, the words still arrive, unpunctuated: nothing
-said is ever lost.
+(:mod:`dictate.voice_commands`), feeds the words to the streaming punctuator, hands spoken
+punctuation and "cap" to the punctuator, carries out the other commands, writes every finalized
+sentence and the pending text in their written form, and emits :class:`Finalized`,
+:class:`Pending` and :class:`Command` events. If the punctuator fails, the words still arrive,
+unpunctuated: nothing said is ever lost.
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from dictate.asr.engine import Word
-from dictate.commands import (
+from dictate.errors import log_failure
+from dictate.events import Command, Error, Event, Finalized, Live, Pending
+from dictate.punctuation.decoder import Update
+from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
+from dictate.punctuation.labels import CAPITALIZED
+from dictate.voice_commands import (
     OPENING_MARKS,
     CommandKind,
     Piece,
@@ -25,11 +30,6 @@ from dictate.commands import (
     close_open_marks,
     split_commands,
 )
-from dictate.errors import log_failure
-from dictate.events import Command, Error, Event, Finalized, Live, Pending
-from dictate.punctuation.decoder import Update
-from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
-from dictate.punctuation.labels import CAPITALIZED
 
 log = logging.getLogger("dictate.dictation")
 

@@ -114,7 +114,7 @@ class Finalized(Event):
 
 @dataclass(frozen=True)
 class Command(Event):
-    """A voice command the user said (see :mod:`dictate.commands`), to carry out in order.
+    """A voice command the user said (see :mod:`dictate.voice_commands`), to carry out in order.
 
     Spoken punctuation and "cap" never appear here: the punctuator applies them. The pipeline
     has already done its part: for "new_line"/"new_paragraph" the pending sentence is
@@ -125,7 +125,7 @@ class Command(Event):
 
     segment: int
     kind: str
-    """A :class:`dictate.commands.CommandKind` (equal to its string: "new_line",
+    """A :class:`dictate.voice_commands.CommandKind` (equal to its string: "new_line",
     "new_paragraph", "scratch", "undo" or "stop", as ``--json`` prints it)."""
     spoken: str
     target: str = ""

@@ -1,7 +1,7 @@
 """Talking to the running app from another process, without Qt (``dictate toggle``, a second
 launch): where the one instance listens, and :func:`send_command`.
 
-The app (:class:`dictate.ui.instance.InstanceServer`) listens with ``QLocalServer`` on
+The app (:class:`dictate.ui.instance_server.InstanceServer`) listens with ``QLocalServer`` on
 :func:`instance_address`. The protocol is one line per connection: the client sends a command
 word and a line break, the app answers one line, ``ok`` or ``error <why>``, and closes.
 
@@ -213,7 +213,7 @@ def _send(address: str, line: bytes, timeout: float) -> str | None:
 
 def address_file() -> Path:
     """Where the app that holds the data folder writes the address it listens on
-    (:class:`dictate.ui.instance.DataFolderClaim`)."""
+    (:class:`dictate.ui.instance_server.DataFolderClaim`)."""
     return user_data_dir() / "instance.address"
 
 

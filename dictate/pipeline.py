@@ -50,8 +50,8 @@ from dictate.asr.segmenter import (
     SegmenterOptions,
     SpeechStarted,
 )
-from dictate.audio import SAMPLE_RATE
 from dictate.audio.capture import AudioSource
+from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
 from dictate.dictation import Punctuator, TextStage
 from dictate.editing.text import separator
@@ -107,7 +107,7 @@ class Pipeline:
         on_event: Called with every event, from the worker threads.
         segmenter_options: VAD thresholds and durations.
         vad: A replacement for Silero (for tests of timing logic only).
-        commands: Recognise voice commands and spoken punctuation (:mod:`dictate.commands`).
+        commands: Recognise voice commands and spoken punctuation (:mod:`dictate.voice_commands`).
         writer: Turns punctuated text into its written form (numbers, dates, replacements);
             applied to every finalized sentence and the pending text. None: as punctuated.
         commit_after: Seconds of silence after which everything pending is committed; None:

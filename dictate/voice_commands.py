@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from dictate.asr.engine import Word
+from dictate.enums import TextEnum
 
 PAUSE_S = 0.25
 """Silence between two words (seconds) that sets a phrase apart: a gap between the recogniser's
@@ -27,10 +27,9 @@ pauses around a command are longer; the gaps between words said in one breath ar
 so are the pauses a speech synthesiser makes at a full stop (0.16-0.22 s measured with flite)."""
 
 
-class CommandKind(str, Enum):
+class CommandKind(TextEnum):
     """What a command does. The values are the strings the events and ``--json`` carry
-    (``"new_paragraph"``...), and a member equals its string; ``str()`` and f-strings give the
-    value, as on every Python this runs on (3.11 changed ``format()`` of mixed-in enums)."""
+    (``"new_paragraph"``...)."""
 
     NEW_LINE = "new_line"
     NEW_PARAGRAPH = "new_paragraph"
@@ -41,12 +40,6 @@ class CommandKind(str, Enum):
     """Spoken punctuation (applied by the punctuator; never a :class:`~dictate.events.Command`)."""
     CAP = "cap"
     ALL_CAPS = "all_caps"
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self.value), spec)
 
 
 BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})

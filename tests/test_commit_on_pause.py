@@ -20,13 +20,13 @@ from fake_tagger import FakeTagger
 from recorder import Recorder
 
 from dictate.asr.engine import Word
-from dictate.audio import SAMPLE_RATE
 from dictate.audio.capture import AudioBlock
+from dictate.audio.format import SAMPLE_RATE
 from dictate.cli import run as cli_run
 from dictate.config import Settings
 from dictate.dictation import TextStage, live_partial
+from dictate.editing.apply import EventDocument
 from dictate.editing.buffer import DictationBuffer
-from dictate.editing.replay import EventDocument
 from dictate.editing.text import fit_to_context, separator, takes_mark
 from dictate.events import Event, Finalized, Live, Partial, Pending, SpeechStart
 from dictate.output.typist import Typist

@@ -32,8 +32,8 @@ import pytest
 from pulse import PulseServer, need
 from xserver import Receiver, XServer, end_process
 
-from dictate.control import ADDRESS_ENV
 from dictate.editing.journal import Recovered, replay
+from dictate.instance_client import ADDRESS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 

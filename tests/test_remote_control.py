@@ -17,7 +17,7 @@ import pytest
 from other_user import OtherUser, second_user, shared_folder
 
 from dictate.cli import build_parser
-from dictate.control import ADDRESS_ENV, send_command
+from dictate.instance_client import ADDRESS_ENV, send_command
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets, os.getsid")
 
@@ -203,7 +203,7 @@ def test_a_second_app_on_a_held_data_folder_says_why_and_exits_1(address: str) -
     """An app holds the data folder but answers nowhere this launch can find (hung, or its
     address file lost): the launch refuses to open a second window on the same journal."""
     hold = (
-        "from dictate.ui.instance import DataFolderClaim; import time\n"
+        "from dictate.ui.instance_server import DataFolderClaim; import time\n"
         "claim = DataFolderClaim()\n"
         "print(claim.claim('/nowhere/dictate.sock'), flush=True); time.sleep(120)"
     )

@@ -10,19 +10,22 @@ from typing import Any
 from dictate.errors import DictateError
 
 
-def _timed_run(engine: Any, punctuator: Any, source: Any) -> tuple[float, list[Any]]:
+def _timed_run(engine: Any, model: Any, source: Any) -> tuple[float, list[Any], str]:
+    """One run of a fresh pipeline (a fresh punctuator: no state from the run before): its
+    time, its events and why punctuation was off ("" if it was on)."""
+    from dictate.assembly import build_pipeline
     from dictate.events import Error
-    from dictate.pipeline import Pipeline
 
     events: list[Any] = []
-    pipeline = Pipeline(engine, punctuator, events.append)
+    built = build_pipeline(engine, model, events.append)
+    pipeline = built.pipeline
     began = time.perf_counter()
     pipeline.run(source)
     elapsed = time.perf_counter() - began
     failures = [e.message for e in events if isinstance(e, Error)]
     if failures:
         raise DictateError(f"the pipeline failed: {failures[0]}")
-    return elapsed, events
+    return elapsed, events, built.punctuation_off
 
 
 def _latencies(events: list[Any]) -> dict[str, list[float]]:
@@ -44,10 +47,8 @@ def bench_pipeline(
     audio: str, engines: list[str], model: str | None, punctuator_dir: str | None, runs: int
 ) -> dict[str, Any]:
     """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions."""
-    from dictate.asr.engine import load_engine
-    from dictate.asr.language import engine_mismatch
+    from dictate.asr.loader import load_engine
     from dictate.audio.capture import FileSource
-    from dictate.punctuation.decoder import make_punctuator
     from dictate.punctuation.model import load_punctuation_model
 
     punctuation_model = load_punctuation_model(punctuator_dir)
@@ -55,19 +56,13 @@ def bench_pipeline(
     results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
     for name in engines:
         engine = load_engine(name, model if name == "vosk" else None)
-        # Never punctuate another language's words (periods inside Korean words).
-        off = engine_mismatch(engine, punctuation_model.config.language)
-
-        def punctuator(off: str = off) -> Any:
-            return None if off else make_punctuator(punctuation_model)
-
         times = []
         words = 0
         for _ in range(runs):
-            elapsed, events = _timed_run(engine, punctuator(), FileSource(audio))
+            elapsed, events, off = _timed_run(engine, punctuation_model, FileSource(audio))
             times.append(elapsed)
             words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
-        _, live = _timed_run(engine, punctuator(), FileSource(audio, realtime=True))
+        _, live, off = _timed_run(engine, punctuation_model, FileSource(audio, realtime=True))
         lat = _latencies(live)
         results["engines"][name] = {
             "label": engine.label,

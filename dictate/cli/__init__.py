@@ -20,12 +20,12 @@ from typing import Any, TextIO
 from dictate import __version__
 from dictate.cli import (
     bench,
-    control,
     devices,
     evaluate,
     models,
     normalize,
     punctuate,
+    remote_control,
     transcribe,
     typetext,
 )
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--command",
         dest="app_command",
-        choices=control.APP_COMMANDS,
+        choices=remote_control.APP_COMMANDS,
         metavar="CMD",
         help="with the app: carry out CMD (toggle, start, stop, show) once its window is up, or "
         "hand it to the dictate already running",
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models, typetext):
         module.register(commands)
-    control.register(commands)
+    remote_control.register(commands)
     return parser
 
 
@@ -84,7 +84,7 @@ def run(
     if command is not None:
         return int(command(args, Streams(out, stderr, stdin)))
     if args.self_test:
-        from dictate.ui.app import self_test
+        from dictate.ui.selftest import self_test
 
         return self_test()
     from dictate.ui.app import run_app

@@ -102,15 +102,6 @@ def add_writing_args(parser: argparse.ArgumentParser, *, default_on: bool) -> No
         )
 
 
-def writer_for(args: argparse.Namespace) -> Any:
-    """The written-forms function for ``--written``/``--no-written`` and the user's
-    replacements from the settings file; None when neither applies."""
-    from dictate.config import load_settings
-    from dictate.writing.writer import make_writer
-
-    return make_writer(args.written, load_settings().replacements)
-
-
 MAX_LINE_BYTES = 1 << 20
 """The longest stdin line ``punctuate`` and ``normalize`` read (a segment is ~2,000 words)."""
 
@@ -249,14 +240,6 @@ def bounded(kind: type, low: float, high: float) -> Callable[[str], Any]:
     return parse
 
 
-def punctuator_for(args: argparse.Namespace, options: Any) -> Any:
-    from dictate.punctuation.decoder import make_punctuator
-    from dictate.punctuation.model import load_punctuation_model
-
-    model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
-    return make_punctuator(model, getattr(args, "mode", "streaming"), options)
-
-
 def segmenter_options(args: argparse.Namespace) -> Any:
     from dictate.asr.segmenter import SegmenterOptions
 
@@ -267,7 +250,7 @@ def segmenter_options(args: argparse.Namespace) -> Any:
 
 
 def engine_for(args: argparse.Namespace, name: str | None, err: TextIO) -> Any:
-    from dictate.asr.engine import load_engine
+    from dictate.asr.loader import load_engine
 
     engine = load_engine(name, args.model)
     if engine.name == "sphinx" and name is None:

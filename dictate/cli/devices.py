@@ -51,8 +51,8 @@ def register(commands: Any) -> None:
 def _tell_the_running_app(stdout: TextIO) -> None:
     """The running app holds its settings in memory: make it read the file again (or it would
     go on with the old microphone, and write it back at its next change)."""
-    from dictate.control import send_command
     from dictate.errors import DictateError
+    from dictate.instance_client import send_command
 
     try:
         reply = send_command("reload")

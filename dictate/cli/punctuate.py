@@ -36,33 +36,18 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 
 
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
+    from dictate.cli.text_output import TextOutput
     from dictate.dictation import TextStage
-    from dictate.editing.replay import EventDocument
-    from dictate.editing.text import separator
-    from dictate.events import Event, Finalized
     from dictate.punctuation.decoder import make_punctuator
     from dictate.writing.writer import make_writer
 
     options = decoder_options(args)
     punctuator = make_punctuator(load_model(args), args.mode, options)
-    written = False
-    # With voice commands the text is printed at the end: "scratch that" and "undo that" can
-    # take back what was dictated. Without them each sentence is printed as soon as it is final.
-    document = EventDocument() if args.commands else None
-
-    def emit(event: Event) -> None:
-        nonlocal written
-        if document is not None:
-            document.apply(event)
-        elif isinstance(event, Finalized) and event.text:
-            stdout.write((separator(event.text) if written else "") + event.text)
-            stdout.flush()  # a live pipe sees each sentence as soon as it is final
-            written = True
-
+    output = TextOutput(stdout, whole=args.commands)
     # Written forms only: the settings' replacements are the window's and `transcribe`'s, and
     # would make this command's output depend on the machine.
     writer = make_writer(True) if args.written else None
-    stage = TextStage(punctuator, emit, commands=args.commands, writer=writer)
+    stage = TextStage(punctuator, output.apply, commands=args.commands, writer=writer)
     number = 0
     try:
         for number, words in enumerate(_stdin_segments(stdin), start=1):
@@ -70,12 +55,7 @@ def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     finally:
         # Bad input further down must not swallow what was already read.
         stage.finish(number)
-        if document is not None and document.text.strip("\n"):
-            stdout.write(document.text.strip("\n"))
-            written = True
-        if written:
-            stdout.write("\n")
-            stdout.flush()
+        output.close()
     return 0
 
 

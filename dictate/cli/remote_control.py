@@ -1,7 +1,7 @@
 """``dictate toggle``, ``start``, ``stop``, ``show``: control the running app from a shell or a
 desktop keyboard shortcut, starting the app first where it is not running (``stop`` does not).
 
-Qt is not imported here: the command connects to the app's socket (:mod:`dictate.control`).
+Qt is not imported here: the command connects to the app's socket (:mod:`dictate.instance_client`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from dictate.cli.common import bounded
-from dictate.control import InstanceNotResponding, send_command
 from dictate.errors import DictateError
+from dictate.instance_client import InstanceNotResponding, send_command
 from dictate.paths import APP_NAME
 
 __all__ = ["APP_COMMANDS", "AppNotStarted", "cmd_control", "register", "start_detached"]
@@ -48,8 +48,8 @@ def cmd_control(command: str, stdout: TextIO, wait: float = START_WAIT_S) -> int
     Raises:
         DictateError: The running app did not answer or refused the command, the app that was
             started did not answer within ``wait`` seconds, or the instance address is another
-            user's socket or folder (:class:`dictate.control.UnsafeInstanceAddress`: nothing is
-            sent there, nor is an app started that could not listen there either).
+            user's socket or folder (:class:`dictate.instance_client.UnsafeInstanceAddress`:
+            nothing is sent there, nor is an app started that could not listen there either).
     """
     reply = send_command(command)
     if reply is not None:

@@ -17,9 +17,7 @@ from dictate.cli.common import (
     bounded,
     decoder_options,
     engine_for,
-    punctuator_for,
     segmenter_options,
-    writer_for,
 )
 from dictate.errors import DictateError, InputError
 
@@ -27,12 +25,13 @@ from dictate.errors import DictateError, InputError
 def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
+    from dictate.assembly import TextOptions, build_pipeline
     from dictate.audio.capture import FileSource, MicrophoneSource
-    from dictate.commands import BREAKS, CommandKind
-    from dictate.editing.replay import EventDocument
-    from dictate.editing.text import separator
-    from dictate.events import Command, Error, Event, Finalized, Level
-    from dictate.pipeline import Pipeline
+    from dictate.cli.text_output import TextOutput
+    from dictate.config import load_settings
+    from dictate.editing.apply import apply_event
+    from dictate.events import Error, Event, Finalized, Level
+    from dictate.punctuation.model import load_punctuation_model
 
     err = stderr or sys.stderr
     if args.mic == bool(args.audio):
@@ -41,8 +40,6 @@ def cmd_transcribe(
         raise InputError("--duration needs --mic and a positive number of seconds")
     source: Any
     if args.mic:
-        from dictate.config import load_settings
-
         source = MicrophoneSource(args.device or load_settings().input_device)
     else:
         source = FileSource(args.audio, realtime=args.realtime)
@@ -55,24 +52,11 @@ def cmd_transcribe(
             )
     seg_options = segmenter_options(args)
     engine = engine_for(args, args.engine, err)
-    punctuator = punctuator_for(args, options)
-    from dictate.asr.language import engine_mismatch
-
-    config = getattr(punctuator.tagger, "config", None)
-    off = engine_mismatch(engine, getattr(config, "language", "en"))
-    if off:
-        err.write(f"dictate: note: punctuation is off: {off}\n")
-        punctuator = None
-    # Written forms and voice commands are English; with punctuation off for another
-    # language they stay off too.
-    commands = args.commands and not off
-    writer = None if off else writer_for(args)
-    document = EventDocument() if commands and not args.json else None
+    model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
     typist = None
     if args.type:
-        from dictate.config import load_settings
         from dictate.output.chooser import choose_backend
-        from dictate.output.typist import Typist
+        from dictate.output.typist import Call, TypingTarget, Typist
 
         settings = load_settings()
         typist = Typist(
@@ -80,7 +64,6 @@ def cmd_transcribe(
         )
 
     lock = threading.Lock()
-    written = False
     heard = False  # any recognised words, even ones a voice command took back
     broken = threading.Event()
     errors: list[Error] = []
@@ -93,7 +76,7 @@ def cmd_transcribe(
             pipeline.stop()
 
     def write(event: Event) -> None:
-        nonlocal written, heard
+        nonlocal heard
         with lock:
             if broken.is_set():
                 return
@@ -101,56 +84,56 @@ def cmd_transcribe(
                 heard = True
             if isinstance(event, Error):
                 errors.append(event)
-            if typist is not None:
-                type_event(event)
+            if typing_target is not None:
+                apply_event(typing_target, event)
             if args.json:
                 if not isinstance(event, Level):
                     stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
                     stdout.flush()
-            elif document is not None:
-                # "scratch that" and "undo that" can take back dictated text: the document is
-                # printed whole at the end.
-                document.apply(event)
-            elif isinstance(event, Finalized) and event.text:
-                stdout.write((separator(event.text) if written else "") + event.text)
-                stdout.flush()
-                written = True
+            elif output is not None:
+                output.apply(event)
 
     typing_errors: list[str] = []
 
-    def type_event(event: Event) -> None:
+    def type_now(kind: str, arg: Any) -> None:
         """--type: each finalized sentence as it becomes final, and the commands' keys."""
         assert typist is not None
         try:
-            if isinstance(event, Finalized) and event.sentences:
-                typist.sentences(event.sentences, continues=event.continues)
-            elif isinstance(event, Command) and event.kind in BREAKS:
-                typist.new_line(paragraph=event.kind == CommandKind.NEW_PARAGRAPH)
-            elif isinstance(event, Command) and event.kind == CommandKind.SCRATCH:
-                moved = event.target != "pending" and typist.scratch() == "moved"
-                if moved:
-                    err.write("dictate: note: the focus moved to another window; nothing deleted\n")
+            if typist.run(kind, arg) == "moved" and kind == Call.SCRATCH:
+                err.write("dictate: note: the focus moved to another window; nothing deleted\n")
         except DictateError as exc:
             typing_errors.append(str(exc))
             err.write(f"dictate: warning: typing failed: {exc}\n")
 
-    if args.commit_after is None:
-        from dictate.config import load_settings
+    typing_target = TypingTarget(type_now) if typist is not None else None
 
+    if args.commit_after is None:
         commit_ms = load_settings().commit_after_ms
     else:
         commit_ms = None if args.commit_after == "never" else args.commit_after
-    pipeline = Pipeline(
+    text = TextOptions(
+        mode=getattr(args, "mode", "streaming"),
+        decoder=options,
+        commands=args.commands,
+        written_forms=args.written,
+        replacements=load_settings().replacements,
+    )
+    built = build_pipeline(
         engine,
-        punctuator,
+        model,
         on_event,
+        text,
         seg_options,
-        commands=commands,
-        writer=writer,
         commit_after=None if commit_ms is None else commit_ms / 1000,
         live=args.json,
         stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
     )
+    pipeline = built.pipeline
+    if built.punctuation_off:
+        err.write(f"dictate: note: punctuation is off: {built.punctuation_off}\n")
+    # Voice commands can take back dictated text: then the text is printed whole at the end.
+    whole = text.commands and not built.punctuation_off
+    output = None if args.json else TextOutput(stdout, whole=whole)
     pipeline.start(source)
     if args.mic:
         err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
@@ -178,12 +161,8 @@ def cmd_transcribe(
             close_backend(typist.backend)
     if broken.is_set():
         raise BrokenPipeError
-    if document is not None and document.text.strip():
-        stdout.write(document.text.strip("\n"))
-        written = True
-    if written:
-        stdout.write("\n")
-        stdout.flush()
+    if output is not None:
+        output.close()
     fatal = [e for e in errors if e.fatal]
     for event in errors:
         err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")

@@ -13,11 +13,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dictate.editing.apply import EditTarget
 from dictate.editing.text import CLOSING_MARKS, fit_to_context, takes_mark
+from dictate.enums import TextEnum
 from dictate.errors import TypingError
-from dictate.output.backends import TIMEOUT, Backend, close_backend, keystrokes, type_into
+from dictate.output.backends import Backend, close_backend, keystrokes, type_into
+from dictate.output.backends.process import TIMEOUT
 
 log = logging.getLogger("dictate.typing")
+
+
+class Call(TextEnum):
+    """A call to a :class:`Typist`, as :class:`TypingQueue` queues it with its argument."""
+
+    SENTENCES = "sentences"
+    """Finalized sentences (a list)."""
+    CONTINUED = "continued"
+    """Finalized sentences that go on with one a pause committed open."""
+    NEW_LINE = "new_line"
+    """Return; the argument says whether twice (a paragraph)."""
+    SCRATCH = "scratch"
+    """BackSpace over what was typed last."""
 
 
 @dataclass
@@ -93,6 +109,43 @@ class Typist:
         self._last = ""
         return "typed"
 
+    def run(self, kind: str, arg: Any = None) -> str:
+        """Make one queued call (see :meth:`TypingQueue.submit`); what :meth:`sentences` typed
+        or :meth:`scratch` says, "" for a line break."""
+        if kind in (Call.SENTENCES, Call.CONTINUED):
+            return self.sentences(arg, continues=kind == Call.CONTINUED)
+        if kind == Call.NEW_LINE:
+            self.new_line(paragraph=bool(arg))
+            return ""
+        if kind == Call.SCRATCH:
+            return self.scratch()
+        raise ValueError(f"no typing call {kind!r}")
+
+
+class TypingTarget(EditTarget):
+    """Pipeline events as calls to a :class:`Typist`: finalized sentences, line breaks and
+    "scratch that" (of what was typed). Pending words are never typed (they may change), and
+    there is no undo in another application.
+
+    Args:
+        submit: Makes or queues a call, ``submit(kind, arg)``: :meth:`TypingQueue.submit`, or
+            :meth:`Typist.run` wrapped to report its errors.
+    """
+
+    def __init__(self, submit: Callable[[str, Any], object]) -> None:
+        self._submit = submit
+
+    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
+        if sentences:
+            self._submit(Call.CONTINUED if continues else Call.SENTENCES, sentences)
+
+    def line_break(self, paragraph: bool) -> None:
+        self._submit(Call.NEW_LINE, paragraph)
+
+    def scratch(self, target: str) -> None:
+        if target != "pending":  # the pending words were never typed
+            self._submit(Call.SCRATCH, None)
+
 
 class TypingQueue:
     """Runs a :class:`Typist`'s calls in order on a thread of its own: typing takes 8-60 ms a
@@ -132,8 +185,7 @@ class TypingQueue:
         self._thread.start()
 
     def submit(self, kind: str, arg: Any = None) -> None:
-        """Queue ``("sentences", [...])``, ``("continued", [...])`` (sentences that go on with
-        one a pause committed open), ``("new_line", paragraph)`` or ``("scratch", None)``."""
+        """Queue a call: a :class:`Call` (or its string) and its argument."""
         self._queue.put((kind, arg))
 
     def _loop(self) -> None:
@@ -153,14 +205,11 @@ class TypingQueue:
                 continue
             kind, arg = item
             try:
-                if kind in ("sentences", "continued"):
-                    typed = self.typist.sentences(arg, continues=kind == "continued")
-                    if typed and self._on_typed is not None:
-                        self._on_typed(typed)
-                elif kind == "new_line":
-                    self.typist.new_line(paragraph=bool(arg))
-                else:
-                    self._on_scratched(self.typist.scratch())
+                result = self.typist.run(kind, arg)
+                if kind == Call.SCRATCH:
+                    self._on_scratched(result)
+                elif result and self._on_typed is not None:
+                    self._on_typed(result)
             except TypingError as exc:
                 self._undone.append(item)
                 self._on_failed(exc)

@@ -1,7 +1,8 @@
-"""One running instance: the app listens on :func:`dictate.control.instance_address` and carries
-out commands from other processes (``dictate toggle``, a second launch that only says ``show``).
+"""One running instance: the app listens on :func:`dictate.instance_client.instance_address`
+and carries out commands from other processes (``dictate toggle``, a second launch that only
+says ``show``).
 
-The protocol is in :mod:`dictate.control` (its client is there too, without Qt).
+The protocol is in :mod:`dictate.instance_client` (its client is there too, without Qt).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QSysInfo, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from dictate.control import (
+from dictate.fileio import atomic_write_text
+from dictate.instance_client import (
     COMMANDS,
     MAX_LINE,
     PING,
@@ -30,7 +32,6 @@ from dictate.control import (
     instance_address,
     socket_path,
 )
-from dictate.fileio import atomic_write_text
 
 __all__ = ["DataFolderClaim", "InstanceServer", "instance_address"]
 
@@ -51,7 +52,7 @@ _PROBE_TIMEOUT_MS = 1000
 class InstanceServer(QObject):
     """The app's end of the one-instance socket.
 
-    Each connection may send one line, a command word (:data:`dictate.control.COMMANDS`, or
+    Each connection may send one line, a command word (:data:`dictate.instance_client.COMMANDS`, or
     ``ping``), and gets one line back: ``ok``, or ``error <why>`` for an unknown command, a line
     too long or one that never ends in time, a connection pushed out by newer ones while it had
     not sent its line, or a command :attr:`refusal` refuses. A known
@@ -60,7 +61,7 @@ class InstanceServer(QObject):
     (a dialog), and the client should not wait.
 
     Args:
-        address: Where to listen (default :func:`dictate.control.instance_address`).
+        address: Where to listen (default :func:`dictate.instance_client.instance_address`).
         parent: The Qt parent.
         client_timeout_ms: How long a client may take to send its line, from its connection.
         first_byte_timeout_ms: How long a client may take to send its first byte.
@@ -99,8 +100,8 @@ class InstanceServer(QObject):
         A socket left by an instance that crashed (nothing accepts connections on it) is removed
         first. Where listening fails for another reason (a folder that cannot be written), or
         must not be tried (the folder, or a socket there, is another user's: whoever controls it
-        could take this user's commands, see :func:`dictate.control.folder_problem`), that is
-        logged and this still returns True: the window must open, only without remote control
+        could take this user's commands, see :func:`dictate.instance_client.folder_problem`), that
+        is logged and this still returns True: the window must open, only without remote control
         (:attr:`listening` says so).
 
         Returns:
@@ -311,7 +312,7 @@ class DataFolderClaim:
 
         Returns:
             False if another running app holds the folder (it wrote its address for
-            :func:`dictate.control.send_command` to find). True when this instance holds it
+            :func:`dictate.instance_client.send_command` to find). True when this instance holds it
             now, or when it could not be locked for another reason than a live holder (a lock
             left by an app that crashed that cannot be replaced, on a full disk; an unwritable
             folder): logged, :attr:`problem` set, and the app goes on, as it must still offer

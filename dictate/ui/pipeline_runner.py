@@ -11,12 +11,12 @@ import dataclasses
 import logging
 import threading
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from dictate.config import Settings
+from dictate.enums import TextEnum
 from dictate.errors import AudioDeviceError, DictateError
 from dictate.events import Event, Finished
 from dictate.pipeline import Pipeline
@@ -42,16 +42,13 @@ class Loaded:
     """Why punctuation is off for this speech model ("" when it runs)."""
 
 
-class State(str, Enum):
+class State(TextEnum):
     """Where dictation is; changed on the GUI thread only."""
 
     IDLE = "idle"
     STARTING = "starting"
     LISTENING = "listening"
     STOPPING = "stopping"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class DictationController(QObject):
@@ -128,12 +125,11 @@ class DictationController(QObject):
 
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s``, built once and reused across runs."""
-        from dictate.asr.engine import load_engine
-        from dictate.asr.language import engine_mismatch
+        from dictate.asr.loader import load_engine
         from dictate.asr.segmenter import SegmenterOptions
-        from dictate.punctuation.decoder import StreamingOptions, make_punctuator
+        from dictate.assembly import TextOptions, build_pipeline
+        from dictate.punctuation.decoder import StreamingOptions
         from dictate.punctuation.model import load_punctuation_model
-        from dictate.writing.writer import make_writer
 
         key = (
             s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
@@ -154,23 +150,19 @@ class DictationController(QObject):
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
-        off = engine_mismatch(engine, model.config.language)
-        punctuator = (
-            None
-            if off
-            else make_punctuator(model, s.mode, StreamingOptions(min_right_words=s.min_right_words))
-        )
         options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
-        # Written forms and voice commands are English, like the punctuator: off with it.
-        self._pipeline = Pipeline(
-            self._cache["engine"],
-            punctuator,
-            self._on_event,
-            options,
-            commands=s.voice_commands and not off,
-            writer=None if off else make_writer(s.written_forms, s.replacements),
-            commit_after=None if s.commit_after_ms is None else s.commit_after_ms / 1000,
+        text = TextOptions(
+            mode=s.mode,
+            decoder=StreamingOptions(min_right_words=s.min_right_words),
+            commands=s.voice_commands,
+            written_forms=s.written_forms,
+            replacements=s.replacements,
         )
+        commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
+        built = build_pipeline(
+            engine, model, self._on_event, text, options, commit_after=commit_after
+        )
+        self._pipeline, off = built.pipeline, built.punctuation_off
         self._cache["key"] = key
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline

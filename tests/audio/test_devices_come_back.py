@@ -28,7 +28,7 @@ def test_dictation_finds_the_microphone_after_the_sound_server_restarts(
     tmp_path: Path, qtbot: Any
 ) -> None:
     from dictate.audio.devices import refresh_devices
-    from dictate.ui.controller import DictationController
+    from dictate.ui.pipeline_runner import DictationController
 
     folder = tmp_path / "pulse"
     folder.mkdir()

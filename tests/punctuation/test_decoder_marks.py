@@ -8,7 +8,6 @@ from fake_tagger import FakeTagger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.commands import CLOSE_PAREN, CLOSE_QUOTE, OPEN_PAREN, OPEN_QUOTE
 from dictate.punctuation.decoder import (
     SegmentPunctuator,
     Span,
@@ -16,6 +15,7 @@ from dictate.punctuation.decoder import (
     StreamingPunctuator,
     Update,
 )
+from dictate.voice_commands import CLOSE_PAREN, CLOSE_QUOTE, OPEN_PAREN, OPEN_QUOTE
 
 
 def decoder(**options: Any) -> StreamingPunctuator:

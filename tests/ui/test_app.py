@@ -17,8 +17,8 @@ from zip_server import serve_model_zip
 from dictate.config import Settings, load_settings, save_settings
 from dictate.editing.journal import Journal, replay
 from dictate.events import Finalized
-from dictate.ui.app import open_document_at_start
 from dictate.ui.main_window import MainWindow
+from dictate.ui.recovery import open_document_at_start
 
 CRASHING_SESSION = textwrap.dedent(
     """
@@ -91,7 +91,7 @@ def test_kill_9_then_recover_exactly(tmp_path: Path, qtbot) -> None:  # type: ig
 def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much(
     tmp_path: Path, qtbot: object
 ) -> None:
-    from dictate.ui.app import keep_damaged_journal, recovery_message
+    from dictate.ui.recovery import keep_damaged_journal, recovery_message
 
     path = tmp_path / "journal.jsonl"
     window = MainWindow(Settings(engine="sphinx"), Journal(path), False)
@@ -275,7 +275,7 @@ def test_the_model_dialog_imports_a_zip_as_well_as_a_folder(qtbot, tmp_path, mon
         chosen.append("file")
         return str(archive), ""
 
-    monkeypatch.setattr("dictate.ui.dialogs.QFileDialog.getOpenFileName", pick_file)
+    monkeypatch.setattr("dictate.ui.dialogs.model.QFileDialog.getOpenFileName", pick_file)
     menu.actions()[1].trigger()  # the file dialog is the test's: a real one would wait
     assert chosen == ["file"]
     assert dialog.installed_path is not None and dialog.result() == 1
@@ -307,7 +307,7 @@ def test_self_test_fails_on_speech_the_engine_gets_wrong(
     """The espeak-ng fixture, which the bundled engine mostly mishears: no longer an OK."""
     import json
 
-    from dictate.ui.app import self_test
+    from dictate.ui.selftest import self_test
 
     data = Path(__file__).resolve().parents[1] / "data"
     meta = json.loads((data / "en_phrases.json").read_text(encoding="utf-8"))
@@ -334,7 +334,7 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
         asked.append("save?")
         return QMessageBox.StandardButton.Discard
 
-    monkeypatch.setattr("dictate.ui.main_window.ask_save_first", discard)
+    monkeypatch.setattr("dictate.ui.document_window.ask_save_first", discard)
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)
     window.show()

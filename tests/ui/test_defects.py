@@ -26,9 +26,9 @@ from dictate.editing.journal import Journal, replay
 from dictate.editing.text import to_utf16
 from dictate.events import Finalized, Partial, Pending
 from dictate.ui.app import apply_command, refusal
-from dictate.ui.controller import State
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
+from dictate.ui.pipeline_runner import State
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -134,7 +134,7 @@ def test_save_as_from_the_menu_and_the_shortcut(
     window.handle_event(Finalized(0.1, 1, ["Saved text."]))
     targets = iter([tmp_path / "menu.txt", tmp_path / "keys.txt"])
     monkeypatch.setattr(
-        "dictate.ui.main_window.choose_save_path", lambda *a, **k: str(next(targets))
+        "dictate.ui.document_window.choose_save_path", lambda *a, **k: str(next(targets))
     )
     window.save_as_action.trigger()
     assert (tmp_path / "menu.txt").read_text(encoding="utf-8") == "Saved text.\n"
@@ -408,7 +408,7 @@ def test_dictation_cannot_start_behind_the_save_question(
         apply_command(window, "start")  # arrives while the question is open
         return QMessageBox.StandardButton.Save
 
-    monkeypatch.setattr("dictate.ui.main_window.ask_save_first", question)
+    monkeypatch.setattr("dictate.ui.document_window.ask_save_first", question)
     assert window.modified
     window.close()
     assert started == []
@@ -607,7 +607,7 @@ def test_text_format_of_a_file(data: bytes, newline: str, bom: bool) -> None:
 def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> None:
     """Found by trying the app: bad values in settings.json were reported in the message bar
     at start, and the PocketSphinx notice replaced that message when the engine loaded."""
-    from dictate.ui.controller import Loaded
+    from dictate.ui.pipeline_runner import Loaded
 
     window.messages.add_message("Some settings in settings.json were not valid: silence_ms.")
     window._on_loaded(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))

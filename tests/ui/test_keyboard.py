@@ -45,3 +45,4 @@ def test_get_a_model_is_in_a_menu_and_about_says_what_runs(window: MainWindow) -
     about = window.about_text()
     assert f"dictate {__version__}" in about and "minilm-l6-mixed" in about
     assert "CC BY-NC-ND 4.0" in about and "Apache 2.0" in about
+    assert "code of dictate is under the MIT licence" in about

@@ -1,0 +1,82 @@
+"""Putting a :class:`~dictate.pipeline.Pipeline` together: the one place that decides, from a
+loaded recogniser and punctuation model, whether to punctuate, and builds the punctuator, the
+written-forms writer and the voice commands. The window (:mod:`dictate.ui.pipeline_runner`),
+``dictate transcribe`` and ``dictate bench pipeline`` all call :func:`build_pipeline`, so they
+make the same choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dictate.events import Event
+from dictate.pipeline import Pipeline
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    """What is done to the recognised words (the settings' or the command line's choices).
+
+    ``mode``: "streaming" or "baseline" (see :func:`~dictate.punctuation.decoder.make_punctuator`);
+    ``decoder``: its :class:`~dictate.punctuation.decoder.StreamingOptions` (None: defaults).
+    """
+
+    mode: str = "streaming"
+    decoder: Any = None
+    commands: bool = False
+    written_forms: bool = False
+    replacements: Sequence[Any] = ()
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """A pipeline and why punctuation is off in it ("" when it is on)."""
+
+    pipeline: Pipeline
+    punctuation_off: str
+
+
+def build_pipeline(
+    engine: Any,
+    model: Any,
+    on_event: Callable[[Event], None],
+    text: TextOptions | None = None,
+    segmenter: Any = None,
+    **pipeline_options: Any,
+) -> Assembled:
+    """A pipeline from ``engine`` (a loaded recogniser) to ``on_event``.
+
+    Words in another language than ``model``'s (a punctuation model, or None for none) are
+    never punctuated: periods inside Korean words help no one. Written forms and voice
+    commands are English, like the punctuator, so they are off with it.
+
+    Args:
+        engine: The recogniser.
+        model: The punctuation model (a tagger; its ``config.language``, English if it has
+            none, is checked against the recogniser's).
+        on_event: Receives every event, on the pipeline's threads.
+        text: Punctuation mode, voice commands, written forms, replacements.
+        segmenter: :class:`~dictate.asr.segmenter.SegmenterOptions` (None: defaults).
+        pipeline_options: Passed on to :class:`~dictate.pipeline.Pipeline` (``commit_after``,
+            ``live``, ``stop_command``...).
+    """
+    from dictate.asr.language import engine_mismatch
+    from dictate.punctuation.decoder import make_punctuator
+    from dictate.writing.writer import make_writer
+
+    text = text or TextOptions()
+    language = getattr(getattr(model, "config", None), "language", "en")
+    off = engine_mismatch(engine, language)
+    punctuator = None if off else make_punctuator(model, text.mode, text.decoder)
+    pipeline = Pipeline(
+        engine,
+        punctuator,
+        on_event,
+        segmenter,
+        commands=text.commands and not off,
+        writer=None if off else make_writer(text.written_forms, text.replacements),
+        **pipeline_options,
+    )
+    return Assembled(pipeline, off)

@@ -1,0 +1,100 @@
+"""What each pipeline event does to the text: one mapping, for every place the text goes.
+
+:func:`apply_event` turns the events that change text (:class:`~dictate.events.Finalized`,
+:class:`~dictate.events.Pending` and the voice :class:`~dictate.events.Command`) into the
+operations of an :class:`EditTarget`: finalize sentences, show the pending words, break the
+line, scratch, undo, stop. The window's editor, the typing into other applications, ``dictate
+transcribe`` and ``dictate punctuate`` are targets, so a command means the same everywhere; a
+target leaves out what it cannot do (typing has no pending words and no undo).
+
+:class:`EventDocument` is the target without a window: a :class:`DictationBuffer` built from
+events, which gives the command line and the tests exactly the text the window would show.
+"""
+
+from __future__ import annotations
+
+from dictate.editing.buffer import DictationBuffer
+from dictate.events import Command, Event, Finalized, Pending
+from dictate.voice_commands import BREAKS, CommandKind
+
+
+class EditTarget:
+    """Where dictated text goes. Every operation does nothing unless a subclass says otherwise."""
+
+    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
+        """Sentences became final (they never change): append them at the dictation point.
+
+        ``pending``: the words not yet final once these are taken out (None if not known);
+        ``continues``: the first sentence goes on with one a pause committed open.
+        """
+
+    def show_pending(self, text: str, segment: int) -> None:
+        """The words not yet final are now ``text`` (through segment ``segment``)."""
+
+    def line_break(self, paragraph: bool) -> None:
+        """ "New line" (``paragraph`` False) or "new paragraph"."""
+
+    def scratch(self, target: str) -> None:
+        """ "Scratch that": ``target`` is "pending", "sentence" or "auto" (the pending words if
+        there are any, else the last sentence)."""
+
+    def undo(self) -> None:
+        """ "Undo that"."""
+
+    def stop(self) -> None:
+        """ "Stop dictating" was heard (the pipeline stops by itself)."""
+
+
+def apply_event(target: EditTarget, event: Event) -> bool:
+    """Carry out ``event`` on ``target``; False for the events that change no text (levels,
+    partial words, segments, errors, the end), which are the caller's to show."""
+    if isinstance(event, Finalized):
+        target.finalize(event.sentences, event.pending, event.continues)
+    elif isinstance(event, Pending):
+        target.show_pending(event.text, event.segment)
+    elif isinstance(event, Command):
+        kind = CommandKind(event.kind)
+        if kind in BREAKS:
+            target.line_break(paragraph=kind is CommandKind.NEW_PARAGRAPH)
+        elif kind is CommandKind.SCRATCH:
+            target.scratch(event.target or "auto")
+        elif kind is CommandKind.UNDO:
+            target.undo()
+        elif kind is CommandKind.STOP:
+            target.stop()
+        else:  # spoken punctuation and "cap" are the punctuator's; they never arrive here
+            return False
+    else:
+        return False
+    return True
+
+
+class EventDocument(EditTarget):
+    """A document built from pipeline events (no journal, no undo limit beyond the buffer's)."""
+
+    def __init__(self) -> None:
+        self.buffer = DictationBuffer()
+
+    def apply(self, event: Event) -> None:
+        """Apply one event; events that change no text are ignored."""
+        apply_event(self, event)
+
+    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
+        self.buffer.finalize(sentences, pending, continues)
+
+    def show_pending(self, text: str, segment: int) -> None:
+        self.buffer.set_pending(text)
+
+    def line_break(self, paragraph: bool) -> None:
+        self.buffer.insert_break(paragraph=paragraph)
+
+    def scratch(self, target: str) -> None:
+        self.buffer.scratch(target)
+
+    def undo(self) -> None:
+        self.buffer.undo()
+
+    @property
+    def text(self) -> str:
+        """The document's text (pending words not included: they are not final)."""
+        return self.buffer.text

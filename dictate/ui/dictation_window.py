@@ -1,0 +1,471 @@
+"""The dictation side of the main window: starting and stopping, where the text goes (this
+window's editor, or typed into other applications through a typing queue), the pipeline's
+events shown as they arrive, the overlay and the feedback sounds.
+
+Every event that changes text goes through :func:`dictate.editing.apply.apply_event`, to the
+editor (:class:`EditorTarget`) or to the typing queue (:class:`WindowTypingTarget`), the same
+mapping ``dictate transcribe`` uses; the rest (levels, partial words, errors, the end) only
+change what is shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QApplication, QLabel, QProgressBar
+
+from dictate.config import Settings
+from dictate.dictation import live_partial
+from dictate.editing.apply import EditTarget, apply_event
+from dictate.errors import AudioError, DictateError, ModelError
+from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
+from dictate.output.typist import Call, TypingTarget
+from dictate.ui.document_window import DICTATION_STOPPED, DocumentWindow
+
+if TYPE_CHECKING:
+    from dictate.ui.pipeline_runner import Loaded
+
+log = logging.getLogger("dictate.ui")
+
+
+class _TypingSignals(QObject):
+    """Brings the typing thread's results to the GUI thread."""
+
+    failed = Signal(object)
+    scratched = Signal(str)
+    typed = Signal(str)
+
+
+class EditorTarget(EditTarget):
+    """Pipeline events as edits of the window's editor."""
+
+    def __init__(self, window: DictationWindow) -> None:
+        self._window = window
+
+    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
+        self._window.editor.insert_final(sentences, pending, continues)
+
+    def show_pending(self, text: str, segment: int) -> None:
+        window = self._window
+        clear_partial = window._partial_segment <= segment
+        window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
+
+    def line_break(self, paragraph: bool) -> None:
+        self._window.editor.insert_break(paragraph=paragraph)
+
+    def scratch(self, target: str) -> None:
+        removed = self._window.editor.scratch(target)
+        said = {
+            "pending": "Scratched the words not yet final.",
+            "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
+        }
+        self._window.statusBar().showMessage(said.get(removed, "Nothing to scratch."), 5000)
+
+    def undo(self) -> None:
+        self._window.editor.undo_edit()
+
+    def stop(self) -> None:
+        self._window.statusBar().showMessage("Stopped dictating (voice command).", 5000)
+
+
+class WindowTypingTarget(TypingTarget):
+    """Pipeline events typed into other applications through the window's typing queue:
+    Return for the breaks, BackSpace over what was typed last for "scratch that" (never after
+    the focus moved to another window). "Undo that" and "stop dictating" act in the window."""
+
+    def __init__(self, window: DictationWindow, queue: Any) -> None:
+        super().__init__(queue.submit)
+        self._editor = EditorTarget(window)
+
+    def undo(self) -> None:
+        self._editor.undo()
+
+    def stop(self) -> None:
+        self._editor.stop()
+
+
+class DictationWindow(DocumentWindow):
+    """Dictation in :class:`~dictate.ui.main_window.MainWindow` (which builds the widgets,
+    actions and labels named here, and sets the state in its ``__init__``)."""
+
+    settings: Settings
+    dictate_action: QAction
+    target_action: QAction
+    target_label: QLabel
+    engine_label: QLabel
+    provider_label: QLabel
+    latency_label: QLabel
+    dropped_label: QLabel
+    level: QProgressBar
+    punctuation_latency_ms: float | None
+    _segment_closed: dict[int, float]
+    _partial_segment: int
+    _shown_segment: int
+    _live: Live | None
+    _typist: Any
+    _typing_closed: Any
+    _typing_context: Any
+    overlay: Any
+    _sounds: Any
+    _start_sound: str
+    _sphinx_noted: bool
+
+    if TYPE_CHECKING:  # MainWindow's: it has the pickers, the settings file and the tray
+
+        def _settings_changed(self) -> None: ...
+        def _update_tray(self, state: str | None = None) -> None: ...
+        def offer_model(self) -> None: ...
+        def _focus_mic(self) -> None: ...
+        def refresh_devices(self, rescan: bool = False) -> None: ...
+        def refresh_engines(self) -> None: ...
+
+    def toggle_dictation(self) -> None:
+        if self.controller.state == "idle":
+            self.start_dictation()
+        else:
+            self.stop_dictation()
+
+    def start_refused(self) -> str | None:
+        """Why dictation cannot start now, or None (whether it then starts is up to the
+        microphone and the models: that is reported in the window)."""
+        if self._document_dialogs:
+            # `dictate start` or the global shortcut behind "Save the current text first?" or
+            # Open: the words would miss the text being saved, or go into a document about to
+            # be replaced.
+            return "answer the open dialog first"
+        if QApplication.activeModalWidget() is not None:
+            # Settings, the speech model dialog...: this window, and its Stop, cannot be
+            # reached until it is closed.
+            return "close the open dialog first"
+        return None
+
+    def start_dictation(self, source_factory: object = None) -> None:
+        if self.controller.state != "idle":  # `dictate start` while already dictating
+            return
+        refused = self.start_refused()
+        if refused:
+            # Seen once the dialog is closed: it must still be true then.
+            self.messages.show_message(
+                f"Dictation did not start: {refused}, then start it again (F9)."
+            )
+            return
+        self.messages.hide()
+        self._typist = self._make_typist() if self.settings.target == "apps" else None
+        if self._typist is not None and self.settings.show_overlay:
+            self._show_overlay()
+        self.controller.start(source_factory)
+
+    def stop_dictation(self) -> None:
+        self.controller.stop()
+
+    def set_target(self, target: str) -> None:
+        """Where finalized text goes: "window" (the editor) or "apps" (typed into the
+        focused application); takes effect at the next start of dictation."""
+        self.settings.target = target
+        self._show_target()
+        self._update_tray()
+        self._settings_changed()
+
+    def _show_target(self) -> None:
+        """The menu's tick and the status bar say where dictated text goes (the tick alone was
+        easy to miss: the window looked the same either way)."""
+        apps = self.settings.target == "apps"
+        self.target_action.setChecked(apps)
+        where = "other applications" if apps else "this window"
+        self.target_label.setText(f"Text goes to: {where}")
+
+    def _on_target_toggled(self) -> None:
+        self.set_target("apps" if self.target_action.isChecked() else "window")
+
+    def _on_state(self, state: str) -> None:
+        if state == "idle":
+            self.messages.no_longer_true(DICTATION_STOPPED)
+        self.dictate_action.setChecked(state in ("starting", "listening"))
+        self.dictate_action.setText(
+            {"idle": "&Dictate", "starting": "Starting…", "stopping": "Finishing…"}.get(
+                state, "Stop &dictating"
+            )
+        )
+        self.statusBar().showMessage(
+            {"listening": "Listening…", "starting": "Loading…", "stopping": "Finishing…"}.get(
+                state, ""
+            )
+        )
+
+    def _on_loaded(self, loaded: Loaded) -> None:
+        # Short in the status bar, which the messages share; the whole description as its tip.
+        self.engine_label.setText(f"Engine: {loaded.engine_label.split(' (', 1)[0]}")
+        self.engine_label.setToolTip(loaded.engine_label)
+        if loaded.punctuation_off:
+            self.provider_label.setText("Punctuation off")
+            self.provider_label.setToolTip(f"Punctuation is off: {loaded.punctuation_off}.")
+            self.statusBar().showMessage(f"Punctuation is off: {loaded.punctuation_off}.", 15000)
+        else:
+            self.provider_label.setText(
+                f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
+            )
+            self.provider_label.setToolTip("")
+        if "low accuracy" in loaded.engine_label and not self._sphinx_noted:
+            self._sphinx_noted = True  # once a session: it came back after every settings change
+            self.messages.add_message(
+                "Dictating with the bundled PocketSphinx engine, which is much less accurate. "
+                "Install a Vosk model for better results.",
+                [("&Get a model…", self.offer_model)],
+            )
+
+    def _on_start_failed(self, error: BaseException) -> None:
+        """Starting failed: the message, and the ways out that fit the kind of error."""
+        self.dictate_action.setChecked(False)
+        self._close_typing()
+        if self.overlay is not None:  # it said "Listening"; the message is in this window
+            self.overlay.clear()
+            self.overlay.hide()
+        actions: list[tuple[str, object]]
+        if isinstance(error, ModelError):  # a missing or broken speech or punctuation model
+            actions = [
+                ("&Get a model…", self.offer_model),
+                ("&Use the bundled engine", self._use_bundled_engine),
+            ]
+        elif isinstance(error, AudioError):
+            actions = [
+                ("&Choose microphone", self._focus_mic),
+                ("&Try again", self.start_dictation),
+            ]
+        else:
+            actions = [("&Try again", self.start_dictation)]
+        message = (
+            str(error)
+            if isinstance(error, DictateError)
+            else (f"dictation could not start: {error!r}")
+        )
+        self.messages.show_message(message, actions)
+
+    def _use_bundled_engine(self) -> None:
+        self.settings.engine, self.settings.vosk_model = "sphinx", None
+        self.controller.forget_engine()
+        self.refresh_engines()
+        self._settings_changed()
+
+    def _show_overlay(self) -> None:
+        """The always-on-top overlay for dictation into other applications: level, partial and
+        pending words, never taking the focus (see dictate/ui/overlay.py)."""
+        from dictate.ui.overlay import DictationOverlay
+
+        if self.overlay is None:
+            self.overlay = DictationOverlay()  # no parent: not minimised with this window
+            self.overlay.moved.connect(self._on_overlay_moved)
+        self.overlay.clear()
+        self.overlay.set_state(f"Listening — typing with {self._typist.typist.backend.name}")
+        self.overlay.place(self.settings.overlay_position)
+        self.overlay.show()
+
+    def _on_overlay_moved(self, x: int, y: int) -> None:
+        self.settings.overlay_position = [x, y]
+        self._settings_changed()
+
+    def _make_typist(self) -> Any:
+        """The typing queue for the "apps" target, or None (with a message) when no backend
+        works: then the text comes into this window, never lost."""
+        from dictate.errors import TypingError
+        from dictate.output.chooser import choose_backend
+        from dictate.output.typist import TypingContext, Typist
+
+        try:
+            backend = choose_backend(
+                self.settings.typing_backend,
+                clipboard_fallback=self.settings.clipboard_fallback,
+                clipboard=lambda text: QGuiApplication.clipboard().setText(text),
+            )
+        except TypingError as exc:
+            self.messages.show_message(
+                f"{exc}. Dictated text comes into this window instead.",
+                [("Type into &this window", lambda: self.set_target("window"))],
+            )
+            return None
+        if self._typing_context is None:
+            self._typing_context = TypingContext()
+        # One context for every run: a new run continues what the last one typed in that window.
+        return self.typing_queue(Typist(backend, self._typing_context))
+
+    def typing_queue(self, typist: Any) -> Any:
+        """``typist``'s calls on a thread of their own (typing must not stall this window),
+        its results brought back to this thread by signals."""
+        from dictate.output.typist import TypingQueue
+
+        signals = _TypingSignals(self)
+        # The previous run's queue may still be typing its last sentences: this one waits.
+        earlier = self._typing_closed
+        queue = TypingQueue(
+            typist,
+            signals.failed.emit,
+            signals.scratched.emit,
+            after=earlier,
+            on_typed=signals.typed.emit,
+        )
+        self._typing_closed = None
+        signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
+        signals.scratched.connect(self._on_scratched)
+        signals.typed.connect(lambda text: self._on_typed(queue, text))
+        return queue
+
+    def _on_typed(self, queue: Any, text: str) -> None:
+        """``queue`` typed ``text`` into another application: say so, for a moment."""
+        if queue is self._typist and self.overlay is not None and self.overlay.isVisible():
+            clipboard = queue.typist.backend.name == "clipboard"
+            self.overlay.show_committed("On the clipboard" if clipboard else "Committed")
+        self._play_sound("committed")
+
+    def _sound_on_state(self, state: str) -> None:
+        if state == "listening":
+            self._start_sound = "due"  # played when the first input level shows audio coming
+
+    def _sound_on_event(self, event: Event) -> None:
+        if isinstance(event, Level) and self._start_sound == "due":
+            self._start_sound = "played"
+            self._play_sound("start")
+        elif isinstance(event, Finished) and self._start_sound:
+            self._start_sound = ""
+            self._play_sound("stop")
+
+    def _play_sound(self, name: str) -> None:
+        """Play the feedback sound ``name`` if the settings say so; never blocks or raises."""
+        if not self.settings.feedback_sounds:
+            return
+        if self._sounds is None:
+            from dictate.output.sounds import FeedbackSounds
+
+            self._sounds = FeedbackSounds()
+        self._sounds.play(name)
+
+    def _on_typing_failed(self, queue: Any, exc: Exception) -> None:
+        """Typing failed: what was not typed, and everything after it, comes into this
+        window, in order."""
+        if self._typist is queue:
+            self._typist = None
+        if self._typing_closed is queue:  # drained here: closing must not bring it in again
+            self._typing_closed = None
+        self._bring_back(queue)
+        self.messages.show_message(
+            f"Typing into the other application failed ({exc}); the dictated text is kept in "
+            "this window from here on.",
+            [("Type into &this window", lambda: self.set_target("window"))],
+        )
+
+    def _on_scratched(self, result: str) -> None:
+        said = {
+            "typed": "Scratched what was typed last.",
+            "moved": "The focus moved to another window since; nothing was deleted.",
+            "clipboard": "Text put on the clipboard cannot be taken back; undo it where you "
+            "pasted it.",
+            "": "Nothing to scratch.",
+        }
+        self.statusBar().showMessage(said.get(result, ""), 5000)
+
+    def _close_typing(self) -> None:
+        """The run ended: the typing queue types what is queued, then its thread ends."""
+        if self._typist is not None:
+            self._typist.close()
+            self._typing_closed, self._typist = self._typist, None
+
+    def handle_event(self, event: Event) -> None:
+        """Apply one pipeline event to the window (called on the GUI thread)."""
+        overlay = self.overlay if self.overlay is not None and self.overlay.isVisible() else None
+        if overlay is not None:
+            self._overlay_event(overlay, event)
+        if isinstance(event, Pending):
+            self._shown_segment = max(self._shown_segment, event.segment)
+        if apply_event(self._edit_target(), event):
+            if isinstance(event, Pending):
+                self._show_latency(event.segment)
+        elif isinstance(event, Level):
+            self.level.setValue(max(-60, min(0, round(event.dbfs))))
+        elif isinstance(event, Partial):
+            # Typing into other applications: words not final yet are the overlay's, never
+            # this document's (nor its journal's).
+            if event.segment > self._shown_segment and self._typist is None:
+                self._partial_segment = event.segment
+                text = live_partial(self._live, event.segment, event.words)
+                self.editor.set_dictation(partial=text)
+        elif isinstance(event, Live):
+            # The words being spoken, punctuated with the pending words (display only).
+            if event.segment > self._shown_segment:
+                self._live = event
+                if self._typist is None:
+                    self._partial_segment = event.segment
+                    self.editor.set_dictation(partial=event.partial, live=event.pending)
+        elif isinstance(event, Segment):
+            self._segment_closed[event.segment] = time.monotonic()
+        elif isinstance(event, Error):
+            actions: list[tuple[str, object]] = []
+            if event.fatal:
+                self.refresh_devices()
+                actions = [
+                    ("&Choose microphone", self._focus_mic),
+                    ("&Resume dictation", self.start_dictation),
+                ]
+            self.messages.show_message(event.message, actions)
+        elif isinstance(event, Finished):
+            self._close_typing()
+            if event.reason == "error":
+                # The device may be gone, or another may have appeared: list them afresh.
+                QTimer.singleShot(0, lambda: self.refresh_devices(rescan=True))
+            self.editor.clear_dictation()
+            self.level.setValue(-60)
+            self._partial_segment = self._shown_segment = 0
+            self._live = None
+            self._segment_closed.clear()
+            if event.dropped_blocks:
+                self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
+
+    def _edit_target(self) -> EditTarget:
+        """Where dictated text goes now: typed into other applications, or this editor."""
+        if self._typist is not None:
+            return WindowTypingTarget(self, self._typist)
+        return EditorTarget(self)
+
+    def _show_latency(self, segment: int) -> None:
+        """Pending words of ``segment`` are shown: how long after its end."""
+        closed = self._segment_closed.pop(segment, None)
+        if closed is not None:
+            self.punctuation_latency_ms = 1000 * (time.monotonic() - closed)
+            self.latency_label.setText(f"Latency {self.punctuation_latency_ms:.0f} ms")
+
+    def _overlay_event(self, overlay: Any, event: Event) -> None:
+        if isinstance(event, Level):
+            overlay.set_level(event.dbfs)
+        elif isinstance(event, Partial):
+            overlay.set_partial(live_partial(self._live, event.segment, event.words))
+        elif isinstance(event, Live):
+            if event.segment > self._shown_segment:  # as handle_event: not a stale one
+                overlay.set_pending(event.pending)
+                overlay.set_partial(event.partial)
+        elif isinstance(event, Pending):
+            overlay.set_pending(event.text)
+            overlay.set_partial("")
+        elif isinstance(event, Finalized):
+            overlay.set_pending(event.pending or "")
+        elif isinstance(event, Finished):
+            overlay.clear()
+            overlay.hide()
+
+    def _finish_typing(self) -> None:
+        """Let the last run's queue type what it holds before the app quits (its thread would
+        die with the process); what it could not type comes into this window."""
+        queue, self._typing_closed = self._typing_closed, None
+        if queue is not None:
+            self._bring_back(queue)
+
+    def _bring_back(self, queue: Any) -> None:
+        """What ``queue`` did not type (it failed, or the app quits) comes into this window,
+        in order: sentences and line breaks (a "scratch that" of typed text has nothing here
+        to take back)."""
+        editor = EditorTarget(self)
+        for kind, arg in queue.drain():
+            if kind in (Call.SENTENCES, Call.CONTINUED):
+                editor.finalize(arg, "", kind == Call.CONTINUED)
+            elif kind == Call.NEW_LINE:
+                editor.line_break(paragraph=bool(arg))

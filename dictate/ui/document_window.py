@@ -1,0 +1,313 @@
+"""The document side of the main window: New, Open, Save and Save As, the title, and the
+one message that stays while the text or its autosave journal cannot be written.
+
+:class:`DocumentWindow` is the base of :class:`~dictate.ui.main_window.MainWindow`, which
+builds the editor, the message bars and the actions these methods use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QWidget
+
+from dictate.editing.journal import Journal
+from dictate.fileio import TextFormat, atomic_write
+from dictate.ui.message_bar import MessageBar
+
+if TYPE_CHECKING:
+    from dictate.ui.editor import DictationEditor
+    from dictate.ui.pipeline_runner import DictationController
+
+log = logging.getLogger("dictate.ui")
+
+FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
+_FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
+
+MAX_OPEN_BYTES = 32 * 2**20
+"""Largest file Open reads: a dictated document is far smaller, and the editor and the
+journal (which rewrites the whole text on load) slow down long before memory runs out."""
+
+DICTATION_STOPPED = "dictation stopped"
+"""The event after which "stop dictation first" is no longer true
+(:meth:`MessageBar.no_longer_true`)."""
+
+
+def ask_save_first(parent: QWidget) -> QMessageBox.StandardButton:
+    """ "Save the current text first?" with Save (the default), Discard and Cancel (Escape);
+    Alt+S and Alt+D choose, as on every other button of the app."""
+    buttons = QMessageBox.StandardButton
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Unsaved text",
+        "Save the current text first?",
+        buttons.Save | buttons.Discard | buttons.Cancel,
+        parent,
+    )
+    for button, text in ((buttons.Save, "&Save"), (buttons.Discard, "&Discard")):
+        box.button(button).setText(text)
+    box.setDefaultButton(buttons.Save)
+    box.setEscapeButton(buttons.Cancel)
+    return buttons(box.exec())
+
+
+def start_folder(document: Path | None) -> str:
+    """Where Open and Save As start: the current document's folder, else the user's documents
+    folder (else home). Never the working directory: a launcher or the installer may have
+    started the app in a source checkout, which is not where anyone keeps their texts."""
+    if document is not None and document.parent.is_dir():
+        return str(document.parent.resolve())
+    documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if documents and Path(documents).is_dir():
+        return documents
+    return str(Path.home())
+
+
+def choose_save_path(parent: QWidget, document: Path | None = None) -> str | None:
+    """The Save As dialog, in :func:`start_folder` of ``document`` (the current one's path);
+    a name typed without an extension gets the chosen filter's (".txt" by default), before the
+    dialog asks whether to replace an existing file. None: cancelled."""
+    dialog = QFileDialog(parent, "Save as", start_folder(document), FILE_FILTER)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setDefaultSuffix(_FILTER_SUFFIX["Text (*.txt)"][1:])
+    dialog.filterSelected.connect(
+        lambda chosen: dialog.setDefaultSuffix(_FILTER_SUFFIX.get(chosen, "")[1:])
+    )
+    if not dialog.exec() or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0]
+
+
+def _save_advice(exc: OSError) -> str:
+    """What a user can do about a failed save, by its cause."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space, or choose another place with Save As."
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "it may not be changed there; choose another name or place with Save As."
+    return "choose another place with Save As."
+
+
+def _autosave_advice(exc: OSError) -> str:
+    """What a user can do about an autosave that fails, by its cause (a read-only folder is not
+    helped by freeing space)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space, or save your text elsewhere with Save As."
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            "the folder may not be written (read-only, or its permissions changed): make it "
+            "writable, or save your text elsewhere with Save As."
+        )
+    if exc.errno in (errno.ENOENT, errno.ESTALE, errno.ENODEV, errno.EIO):
+        return (
+            "the folder or its disk went away: connect it again, or save your text elsewhere "
+            "with Save As."
+        )
+    return "save your text elsewhere with Save As."
+
+
+class DocumentWindow(QMainWindow):
+    """The document's file and its autosave, for :class:`~dictate.ui.main_window.MainWindow`."""
+
+    # Made by MainWindow.__init__:
+    editor: DictationEditor
+    journal: Journal
+    controller: DictationController
+    messages: MessageBar
+    write_problem: MessageBar
+    undo_action: QAction
+    redo_action: QAction
+    path: Path | None
+    text_format: TextFormat
+    modified: bool
+    _save_error: str | None
+    _journal_vanished: bool
+    _retry_timer: QTimer
+    _document_dialogs: int
+
+    def _on_text_edited(self) -> None:
+        self.undo_action.setEnabled(self.editor.can_undo())
+        self.redo_action.setEnabled(self.editor.can_redo())
+        self.modified = True
+        self._update_title()
+
+    def _update_title(self) -> None:
+        name = self.path.name if self.path else "Untitled"
+        self.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")
+
+    @contextlib.contextmanager
+    def _document_dialog(self) -> Iterator[None]:
+        """While a dialog decides what becomes of the document (save or discard it, open
+        another), dictation may not start: see :meth:`start_dictation`."""
+        self._document_dialogs += 1
+        try:
+            yield
+        finally:
+            self._document_dialogs -= 1
+
+    def _confirm_discard(self) -> bool:
+        if not self.modified or not self.editor.text:
+            return True
+        with self._document_dialog():
+            answer = ask_save_first(self)
+            if answer == QMessageBox.StandardButton.Save:
+                return self.save()
+            return answer == QMessageBox.StandardButton.Discard
+
+    def _refuse_while_dictating(self, what: str) -> bool:
+        if self.controller.state == "idle":
+            return False
+        self.messages.show_message(
+            f"{what} replaces the document dictation is writing into: stop dictation first (F9).",
+            until=DICTATION_STOPPED,
+        )
+        return True
+
+    def new_document(self) -> None:
+        if self._refuse_while_dictating("New") or not self._confirm_discard():
+            return
+        self.load_text("", None)
+
+    def load_text(self, text: str, path: Path | None, form: TextFormat | None = None) -> None:
+        """Show ``text`` as the document, from ``path`` (None: a new document), whose line
+        breaks and byte-order mark Save keeps (``form``; default plain ``\\n``, no mark)."""
+        self.editor.set_text(text, str(path) if path else None)
+        self.path = path
+        self.text_format = form or TextFormat()
+        self.modified = False
+        self._update_title()
+        if self._save_error is not None:  # it was about the document just closed
+            self._save_error = None
+            self._show_write_problem()
+
+    def open_document(self, path: str | Path | None = None) -> None:
+        if self._refuse_while_dictating("Open") or not self._confirm_discard():
+            return
+        if path is None:
+            with self._document_dialog():
+                chosen, _ = QFileDialog.getOpenFileName(
+                    self, "Open", start_folder(self.path), FILE_FILTER
+                )
+            if not chosen:
+                return
+            path = chosen
+        try:
+            size = Path(path).stat().st_size
+            if size > MAX_OPEN_BYTES:
+                self.messages.show_message(
+                    f"Could not open {path}: it is {size / 2**20:,.0f} MB, more than dictate "
+                    f"opens ({MAX_OPEN_BYTES // 2**20} MB). Open it in another editor, or split it."
+                )
+                return
+            data = Path(path).read_bytes()
+            form = TextFormat.of(data)
+            text = form.decode(data)
+        except UnicodeDecodeError as exc:
+            self.messages.show_message(
+                f"Could not open {path}: it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+                f"at position {exc.start:,}). dictate opens UTF-8 text files: convert it first, "
+                "for example with iconv -f latin1 -t utf-8."
+            )
+            return
+        except (OSError, MemoryError) as exc:
+            self.messages.show_message(f"Could not open {path}: {str(exc) or type(exc).__name__}")
+            return
+        self.load_text(text, Path(path), form)
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self._write(self.path)
+
+    def save_as(self, path: str | Path | None = None) -> bool:
+        if path is None:
+            with self._document_dialog():
+                chosen = choose_save_path(self, self.path)
+            if not chosen:
+                return False
+            path = chosen
+        if self._write(Path(path)):
+            self.path = Path(path)
+            self.editor.buffer.set_path(str(self.path))
+            self._update_title()
+            return True
+        return False
+
+    def _write(self, path: Path) -> bool:
+        """Save the text (ending with a line break) atomically; on failure the text stays here
+        and a message that stays until a save works says what failed and what to do."""
+        text = self.editor.text
+        if text and not text.endswith("\n"):
+            text += "\n"
+        try:
+            atomic_write(path, self.text_format.encode(text))
+        except OSError as exc:
+            self._save_error = (
+                f"Could not save {path}: {exc.strerror or exc}. Your text is still here: "
+                f"{_save_advice(exc)}"
+            )
+            self._show_write_problem()
+            return False
+        self._save_error = None
+        self._show_write_problem()
+        self.modified = False
+        self._update_title()
+        # The name only: the status bar's permanent labels leave little room for a path.
+        self.statusBar().showMessage(f"Saved {path.name}", 3000)
+        return True
+
+    def _on_journal_state(self, error: OSError | None) -> None:
+        if error is None:
+            self._retry_timer.stop()
+            self.statusBar().showMessage("Autosave works again.", 5000)
+            if self._journal_vanished:
+                self._journal_vanished = False
+                self.messages.add_message(
+                    f"The autosave file {self.journal.path} was removed or replaced while "
+                    "dictate ran; it was written again, with all of your text in it."
+                )
+        else:
+            log.error("cannot write the journal %s: %s", self.journal.path, error)
+            self._retry_timer.start()
+            if error.errno in (errno.ENOENT, errno.ESTALE):
+                # The file was deleted or replaced: made again at once (after the change being
+                # made is applied: the rewrite holds it), not in a few seconds.
+                self._journal_vanished = True
+                QTimer.singleShot(0, self, self.retry_journal)
+        self._show_write_problem()
+
+    def retry_journal(self) -> bool:
+        """Try to write the autosave journal again (every few seconds while it fails)."""
+        return self.editor.buffer.retry_journal()
+
+    def _show_write_problem(self) -> None:
+        """One persistent message for what could not be written, until it can be."""
+        problems = []
+        error = self.editor.buffer.journal_error
+        if error is not None:
+            problems.append(
+                f"Autosave failed: cannot write {self.journal.path} "
+                f"({error.strerror or error}). Everything you dictate and type is kept while "
+                "dictate runs, and autosave is retried every few seconds; "
+                + _autosave_advice(error)
+            )
+        if self._save_error:
+            problems.append(self._save_error)
+        if problems:
+            self.write_problem.show_message(
+                " ".join(problems),
+                [("Save &As…", lambda: self.save_as()), ("Retry &now", self.retry_journal)]
+                if error is not None
+                else [("Save &As…", lambda: self.save_as())],
+            )
+        else:
+            self.write_problem.hide()
+
+    def copy_all(self) -> None:
+        QGuiApplication.clipboard().setText(self.editor.text)
