@@ -7,11 +7,11 @@ Imports inside functions count (a lazy import still ties two modules together); 
 1. No cycles between modules. The implicit import of parent packages is not counted, so a
    package's ``__init__`` may import its own submodules.
 2. Nothing runs back up: a module does not import from an ancestor package's ``__init__``,
-   except ``__version__`` from ``dictate`` (and the names in FROM_ANCESTOR, to be moved).
+   except the names in FROM_ANCESTOR (``__version__`` from ``dictate``).
 3. Layers: every top-level module or subpackage of ``dictate`` is placed in LAYERS, and imports
    only from its own layer or lower ones.
 4. A module over MAX_LINES lines says why at its top: a line starting "Size:" in its docstring
-   (BEING_SPLIT: those being split now).
+   (BEING_SPLIT: modules being split, exempt meanwhile; none now).
 """
 
 from __future__ import annotations
