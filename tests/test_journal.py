@@ -176,7 +176,26 @@ def test_random_byte_damage_is_always_detected(
     got = replay(path)
     assert got is not None
     assert got.text in states
-    assert got.damaged and got.unread_records >= 1
+    assert got.damaged and (got.unread_records or got.salvaged_records or got.gaps)
+
+
+def test_a_line_end_lost_to_a_zero_byte_is_damage_read_around(tmp_path: Path) -> None:
+    """Found by CI (the test above): a zero where a line end was joined two intact records; both
+    were read, and the journal was reported whole, so no copy of the damaged file was kept."""
+    path = tmp_path / "j.jsonl"
+    states = _journal_states(path)
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"\n", raw.index(b"\n") + 1)] = 0  # the line end after the second record
+    path.write_bytes(bytes(raw))
+    got = replay(path)
+    assert got is not None and got.text == states[-1]
+    assert got.damaged and got.gaps == 1 and got.unread_records == 0
+    assert "zero bytes where a line end was" in got.problem
+    from dictate.ui.recovery import recovery_message
+
+    message = recovery_message(got, tmp_path / "kept.jsonl")
+    assert "damaged (zero bytes where a line end was)" in message
+    assert "Every change in it could still be read." in message and "kept as" in message
 
 
 def test_crc_covers_the_record(tmp_path: Path) -> None:

@@ -107,6 +107,9 @@ class Recovered:
     missing_chars: int = 0
     """Characters of the saved text that could not be read at all (shown as U+FFFD where
     text follows them)."""
+    gaps: int = 0
+    """Places where zero bytes stood between two records instead of a line end (part of the
+    file was lost or overwritten); the records on both sides were read."""
 
     @property
     def full_text(self) -> str:
@@ -123,7 +126,12 @@ class Recovered:
 
     @property
     def damaged(self) -> bool:
-        return self.unread_records > 0 or self.salvaged_records > 0 or self.missing_chars > 0
+        return (
+            self.unread_records > 0
+            or self.salvaged_records > 0
+            or self.missing_chars > 0
+            or self.gaps > 0
+        )
 
 
 class _Damaged(ValueError):
@@ -407,6 +415,7 @@ class _State:
         self.size: int | None = None
         self.piece: int | None = None
         self.salvaged = 0
+        self.gaps = 0  # zero bytes instead of a line end, read around
         self.missing = 0
         self.problems: list[str] = []
 
@@ -564,8 +573,9 @@ def _open_journal(path: Path) -> BinaryIO | None:
         raise OSError(errno.EINVAL, str(exc), str(path)) from None
 
 
-def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
-    """The records of the file: (bytes it took, the line, whether a line end followed it).
+def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes, bool, bool]]:
+    """The records of the file: (bytes it took, the line, whether a line end followed it,
+    whether zero bytes stood before it instead of a line end).
 
     A journal copied through a tool that wrote CRLF line ends: records never hold a raw CR
     (JSON escapes it), so it is only the line end. Zeros where a line end was (a lost block)
@@ -575,12 +585,12 @@ def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
         complete = raw.endswith(b"\n")
         line = raw[:-1].removesuffix(b"\r") if complete else raw
         if b"\x00" not in line:
-            yield len(raw), line, complete
+            yield len(raw), line, complete, False
             continue
         parts = _ZEROS_BEFORE_RECORD.split(line)
-        for part in parts[:-1]:
-            yield 0, part, True
-        yield len(raw), parts[-1], complete
+        for number, part in enumerate(parts[:-1]):
+            yield 0, part, True, number > 0
+        yield len(raw), parts[-1], complete, len(parts) > 1
 
 
 def replay(path: Path) -> Recovered | None:
@@ -599,7 +609,10 @@ def replay(path: Path) -> Recovered | None:
         total = os.fstat(fh.fileno()).st_size
         state = _State()
         offset = 0
-        for index, (size, line, complete) in enumerate(_lines(fh)):
+        for index, (size, line, complete, after_zeros) in enumerate(_lines(fh)):
+            if after_zeros:  # a line end was lost: the file is damaged, though this reads
+                state.gaps += 1
+                state.problems.append("zero bytes where a line end was")
             try:
                 if not line.strip():
                     if not complete:
@@ -642,6 +655,7 @@ def _recovered(
         problem="; ".join(dict.fromkeys(problems)),
         salvaged_records=state.salvaged,
         missing_chars=state.missing,
+        gaps=state.gaps,
     )
 
 

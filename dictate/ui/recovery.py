@@ -53,6 +53,8 @@ def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
                 f"({recovered.unread_bytes:,} of {recovered.total_bytes:,} bytes) could not be "
                 "read, so the text offered is the text as it was before them."
             )
+        if not (recovered.unread_records or recovered.salvaged_records or recovered.missing_chars):
+            message += " Every change in it could still be read."
         if kept is not None:
             message += f" The damaged journal is kept as {kept}."
     return message
