@@ -33,6 +33,21 @@ from dictate.voice_commands import (
 
 log = logging.getLogger("dictate.dictation")
 
+_SETTLE = {
+    CommandKind.NEW_LINE: False,
+    CommandKind.NEW_PARAGRAPH: True,
+    CommandKind.SELECT: True,
+    CommandKind.RECASE: True,
+    CommandKind.INSERT_BEFORE: True,
+    CommandKind.INSERT_AFTER: True,
+    CommandKind.GO: True,
+    CommandKind.DELETE_LAST: True,
+    CommandKind.KEY: False,
+    CommandKind.SLEEP: False,
+}
+"""The commands that finalize the pending words before they act, and whether that closes the
+sentence (``flush(close=...)``)."""
+
 
 def live_partial(live: Live | None, segment: int, words: Sequence[str]) -> str:
     """The partial words to show: as the last :class:`Live` event punctuated them where they
@@ -102,6 +117,8 @@ class TextStage:
         self._bare_end = False
         """The text committed last (at a pause) ends in a word with no mark after it: a mark
         said next ("comma", "period") goes right after it."""
+        self.asleep = False
+        """ "Go to sleep" was said: everything is ignored until "wake up"."""
 
     def segment(
         self,
@@ -118,6 +135,11 @@ class TextStage:
             if self.commands
             else [Words(tuple(w.text if isinstance(w, Word) else w for w in words))]
         )
+        self._pieces(pieces, segment)
+
+    def _pieces(self, pieces: list[Piece], segment: int) -> None:
+        if self.asleep:
+            pieces = self._wake(pieces, segment)
         if self.punctuator is None or self.raw_mode:
             self._raw(pieces, segment)
             return
@@ -132,6 +154,9 @@ class TextStage:
                     update = self.punctuator.feed([piece.word], [case])
                 else:
                     self._command(piece, segment)
+                    if self.asleep:  # "go to sleep": the rest waits for "wake up"
+                        self._pieces(pieces[index + 1 :], segment)
+                        return
                     continue
             except Exception as exc:
                 # The failed piece and the rest go on unpunctuated, in the order said.
@@ -139,6 +164,23 @@ class TextStage:
                 self._raw(pieces[index:], segment)
                 return
             self._emit_update(update, segment)
+            if not isinstance(piece, Words):
+                self._report(piece, segment)
+
+    def _report(self, piece: Any, segment: int) -> None:
+        """Spoken punctuation and "cap WORD" are applied by the punctuator; the event says
+        they were heard (``--json``), and changes no text."""
+        argument = piece.mark if piece.kind == CommandKind.MARK else piece.word
+        self.emit(Command(self.now(), segment, piece.kind, piece.spoken, argument))
+
+    def _wake(self, pieces: list[Piece], segment: int) -> list[Piece]:
+        """Asleep: the pieces after a "wake up" among ``pieces`` (none if there is none)."""
+        for index, piece in enumerate(pieces):
+            if not isinstance(piece, Words) and piece.kind == CommandKind.WAKE:
+                self.asleep = False
+                self.emit(Command(self.now(), segment, piece.kind, piece.spoken))
+                return pieces[index + 1 :]
+        return []
 
     def commit(self, segment: int) -> None:
         """The speaker paused (no speech for the commit time): finalize everything pending,
@@ -170,6 +212,7 @@ class TextStage:
     def finish(self, segment: int) -> None:
         """The run ended: finalize everything pending, and be ready for the next run."""
         self._bare_end = False
+        self.asleep = False
         if self.punctuator is None or self.raw_mode:
             self._finalize_held(segment)
             self._opening = ""
@@ -194,12 +237,12 @@ class TextStage:
         assert self.punctuator is not None
         target = ""
         self._bare_end = False
-        if command.kind in (CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH):
-            # The break goes after the pending words: finalize them first (a paragraph closes
-            # the sentence; a line break keeps it as said, e.g. in a list).
-            self._emit_update(
-                self.punctuator.flush(close=command.kind == CommandKind.NEW_PARAGRAPH), segment
-            )
+        if command.kind in _SETTLE:
+            # The break, the move or the edit comes after the pending words: finalize them
+            # first (a paragraph or a correction closes the sentence; a line break, a key or
+            # sleep keeps it as said, e.g. in a list).
+            close = _SETTLE[command.kind]
+            self._emit_update(self.punctuator.flush(close=close), segment)
         elif command.kind == CommandKind.SCRATCH:
             dropped = self.punctuator.drop_pending()
             target = "pending" if len(dropped) else "sentence"
@@ -208,11 +251,17 @@ class TextStage:
             forget = getattr(self.punctuator, "forget_commit", None)
             if forget is not None:
                 forget()
-        self.emit(Command(self.now(), segment, command.kind, command.spoken, target))
+        self._carry_out(command, segment, target)
+
+    def _carry_out(self, command: Any, segment: int, target: str) -> None:
+        """The command's event, and what the stage itself does for it."""
+        self.emit(Command(self.now(), segment, command.kind, command.spoken, target or command.arg))
         if command.kind == CommandKind.SCRATCH and target == "pending":
             self.emit(Pending(self.now(), segment, ""))
         if command.kind == CommandKind.STOP and self.on_stop is not None and self.stop_command:
             self.on_stop()
+        if command.kind == CommandKind.SLEEP:
+            self.asleep = True
 
     def _raw(self, pieces: list[Piece], segment: int) -> None:
         """Without a punctuator: the words as recognised, the marks said, the commands.
@@ -221,7 +270,7 @@ class TextStage:
         command come, so a mark said in the next segment ("comma") can still attach to them.
         """
         fresh = True  # the first words of this segment finalize the previous segment's
-        for piece in pieces:
+        for index, piece in enumerate(pieces):
             if isinstance(piece, Words):
                 words = list(piece.words)
             elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
@@ -231,6 +280,7 @@ class TextStage:
                     if piece.kind == CommandKind.ALL_CAPS
                     else word[:1].upper() + word[1:]
                 ]
+                self._report(piece, segment)
             elif piece.kind == CommandKind.MARK:
                 if piece.mark in OPENING_MARKS:
                     self._opening += piece.mark
@@ -238,6 +288,7 @@ class TextStage:
                     self._held += piece.mark
                 else:
                     self._attach_mark(piece.mark, segment)
+                self._report(piece, segment)
                 continue
             else:
                 target = ""
@@ -246,15 +297,10 @@ class TextStage:
                     target = "pending" if self._held else "sentence"
                     self._held = ""
                 self._finalize_held(segment)
-                self.emit(Command(self.now(), segment, piece.kind, piece.spoken, target))
-                if piece.kind == CommandKind.SCRATCH and target == "pending":
-                    self.emit(Pending(self.now(), segment, ""))
-                if (
-                    piece.kind == CommandKind.STOP
-                    and self.on_stop is not None
-                    and self.stop_command
-                ):
-                    self.on_stop()
+                self._carry_out(piece, segment, target)
+                if self.asleep:  # "go to sleep": the rest waits for "wake up"
+                    self._pieces(pieces[index + 1 :], segment)
+                    return
                 continue
             if words and self._opening:
                 words[0], self._opening = self._opening + words[0], ""

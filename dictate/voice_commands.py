@@ -40,6 +40,26 @@ class CommandKind(TextEnum):
     """Spoken punctuation (applied by the punctuator; never a :class:`~dictate.events.Command`)."""
     CAP = "cap"
     ALL_CAPS = "all_caps"
+    SELECT = "select"
+    """Select the words named (the nearest match before the dictation point, else after it),
+    or, with no words ("select that"), the last dictated sentence."""
+    RECASE = "recase"
+    """"cap that", "all caps that", "no caps that": the selection (else the last dictated
+    sentence) capitalised ("cap"), in capitals ("upper") or in lower case ("lower")."""
+    INSERT_BEFORE = "insert_before"
+    INSERT_AFTER = "insert_after"
+    GO = "go"
+    """Move the dictation point: to the "end" or "start" of the text, or "back" to where it
+    was before the last move by voice."""
+    DELETE_LAST = "delete_last"
+    """Delete the last "word" or "sentence" before the dictation point."""
+    KEY = "key"
+    """Press a key: "enter", "tab" or "escape"."""
+    HELP = "help"
+    """"What can I say": the list of commands."""
+    SLEEP = "sleep"
+    """Keep listening, but ignore everything until "wake up"."""
+    WAKE = "wake"
 
 
 BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})
@@ -56,7 +76,7 @@ _CLOSER = {OPEN_QUOTE: CLOSE_QUOTE, OPEN_PAREN: CLOSE_PAREN}
 _SENTENCE_ENDS = ".?!"
 
 _PHRASES: dict[str, tuple[CommandKind, str]] = {
-    # phrase: (kind, mark)
+    # phrase: (kind, the mark it writes or the command's argument)
     "new line": (CommandKind.NEW_LINE, ""),
     "newline": (CommandKind.NEW_LINE, ""),
     "new paragraph": (CommandKind.NEW_PARAGRAPH, ""),
@@ -64,6 +84,25 @@ _PHRASES: dict[str, tuple[CommandKind, str]] = {
     "scratch that": (CommandKind.SCRATCH, ""),
     "delete that": (CommandKind.SCRATCH, ""),
     "undo that": (CommandKind.UNDO, ""),
+    "select that": (CommandKind.SELECT, ""),
+    "cap that": (CommandKind.RECASE, "cap"),
+    "caps that": (CommandKind.RECASE, "cap"),
+    "all caps that": (CommandKind.RECASE, "upper"),
+    "no caps that": (CommandKind.RECASE, "lower"),
+    "go to end": (CommandKind.GO, "end"),
+    "go to the end": (CommandKind.GO, "end"),
+    "go to start": (CommandKind.GO, "start"),
+    "go to the start": (CommandKind.GO, "start"),
+    "go back": (CommandKind.GO, "back"),
+    "delete last word": (CommandKind.DELETE_LAST, "word"),
+    "delete last sentence": (CommandKind.DELETE_LAST, "sentence"),
+    "press enter": (CommandKind.KEY, "enter"),
+    "press return": (CommandKind.KEY, "enter"),
+    "press tab": (CommandKind.KEY, "tab"),
+    "press escape": (CommandKind.KEY, "escape"),
+    "what can i say": (CommandKind.HELP, ""),
+    "go to sleep": (CommandKind.SLEEP, ""),
+    "wake up": (CommandKind.WAKE, ""),
     "stop dictating": (CommandKind.STOP, ""),
     "stop listening": (CommandKind.STOP, ""),
     "stop dictation": (CommandKind.STOP, ""),
@@ -90,11 +129,31 @@ _PHRASES: dict[str, tuple[CommandKind, str]] = {
 }
 # Commands that take the word after them: "cap john" -> John, "all caps nasa" -> NASA.
 _WORD_COMMANDS: dict[str, CommandKind] = {"cap": CommandKind.CAP, "all caps": CommandKind.ALL_CAPS}
+# Commands that take every word after them up to the next pause: "select the red car".
+_WORDS_COMMANDS: dict[str, CommandKind] = {
+    "select": CommandKind.SELECT,
+    "insert before": CommandKind.INSERT_BEFORE,
+    "insert after": CommandKind.INSERT_AFTER,
+}
+MAX_NAMED_WORDS = 8
+"""The most words a "select ..." or "insert before ..." names (more is dictation)."""
 _MAX_PHRASE = max(len(p.split()) for p in [*_PHRASES, *_WORD_COMMANDS]) + 1
 
 #: Every phrase, for documentation and tests: phrase -> (kind, mark).
 PHRASES: dict[str, tuple[CommandKind, str]] = dict(_PHRASES)
 WORD_COMMANDS: dict[str, CommandKind] = dict(_WORD_COMMANDS)
+WORDS_COMMANDS: dict[str, CommandKind] = dict(_WORDS_COMMANDS)
+
+
+def grammar_phrases() -> list[str]:
+    """The fixed command phrases (no words of the user's in them), for a recogniser's grammar:
+    a segment said apart is decoded against these a second time (:mod:`dictate.asr`)."""
+    return sorted(_PHRASES)
+
+
+def command_heads() -> list[str]:
+    """The first words of the commands that take words after them ("cap", "select"...)."""
+    return sorted([*_WORD_COMMANDS, *_WORDS_COMMANDS])
 
 
 @dataclass(frozen=True)
@@ -113,12 +172,15 @@ class Command:
         spoken: The words as recognised ("new paragraph", "cap john").
         mark: For ``CommandKind.MARK``: the punctuation it writes.
         word: For ``CommandKind.CAP`` and ``CommandKind.ALL_CAPS``: the word it applies to.
+        arg: For the others that take one: the words named ("select the red car": "the red
+            car"), or the table's argument ("go to end": "end"; "press tab": "tab").
     """
 
     kind: CommandKind
     spoken: str
     mark: str = ""
     word: str = ""
+    arg: str = ""
 
 
 Piece = Words | Command
@@ -148,12 +210,38 @@ def _matches(texts: list[str], i: int) -> Iterator[tuple[Command, int]]:
     for length in range(min(_MAX_PHRASE, len(texts) - i), 0, -1):
         phrase = " ".join(texts[i : i + length])
         if phrase in _PHRASES:
-            kind, mark = _PHRASES[phrase]
-            yield Command(kind, phrase, mark), length
+            kind, value = _PHRASES[phrase]
+            if kind == CommandKind.MARK:
+                yield Command(kind, phrase, value), length
+            else:
+                yield Command(kind, phrase, arg=value), length
         head = " ".join(texts[i : i + length - 1])
         if length >= 2 and head in _WORD_COMMANDS:
             word = texts[i + length - 1]
             yield Command(_WORD_COMMANDS[head], phrase, word=word), length
+
+
+def _named_words(
+    texts: list[str],
+    words: Sequence[Word | str],
+    i: int,
+    pause: float,
+    pauses: Sequence[tuple[float, float]],
+) -> tuple[Command, int] | None:
+    """A command that names words ("select the red car", "insert after lunch") starting at
+    texts[i] (after a pause): the head, then one to :data:`MAX_NAMED_WORDS` words up to the
+    next pause or the segment's end."""
+    for head, kind in _WORDS_COMMANDS.items():
+        size = len(head.split())
+        if " ".join(texts[i : i + size]) != head:
+            continue
+        end = i + size
+        while end < len(texts) and not _pause_before(words, end, pause, pauses):
+            end += 1
+        if 0 < end - i - size <= MAX_NAMED_WORDS:
+            named = " ".join(texts[i + size : end])
+            return Command(kind, " ".join(texts[i:end]), arg=named), end - i
+    return None
 
 
 def split_commands(
@@ -187,6 +275,8 @@ def split_commands(
                 ),
                 None,
             )
+            if found is None:
+                found = _named_words(texts, words, i, pause, pauses)
             if found is not None:
                 if plain:
                     pieces.append(Words(tuple(plain)))

@@ -278,6 +278,8 @@ def test_bench_pipeline_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert sphinx["segments"] == 3 and sphinx["latency_close_ms_median"] > 0
     # Speech end -> shown includes the 500 ms of silence that closes a segment.
     assert sphinx["latency_speech_end_ms_median"] > 450
+    # Asleep the recogniser still runs ("wake up" must be heard), so listening costs CPU too.
+    assert sphinx["cpu_per_audio_s_asleep"] > 0 and sphinx["cpu_per_audio_s_awake"] > 0
 
 
 @pytest.mark.slow

@@ -52,14 +52,19 @@ def spoken_words(pieces: list[Words | Command]) -> list[str]:
 
 @pytest.mark.parametrize("phrase", sorted(PHRASES))
 def test_every_phrase_is_found_when_set_apart(phrase: str) -> None:
-    kind, mark = PHRASES[phrase]
+    kind, value = PHRASES[phrase]
     pieces = split_commands(timed(f"we went home | {phrase} | and then"))
+    command = (
+        Command(kind, phrase, value)
+        if kind == CommandKind.MARK
+        else Command(kind, phrase, arg=value)
+    )
     assert pieces == [
         Words(("we", "went", "home")),
-        Command(kind, phrase, mark),
+        command,
         Words(("and", "then")),
     ]
-    assert split_commands(phrase.split()) == [Command(kind, phrase, mark)]  # a whole segment
+    assert split_commands(phrase.split()) == [command]  # a whole segment
 
 
 @pytest.mark.parametrize(
@@ -209,14 +214,27 @@ def test_scratch_that_removes_the_pending_words_else_the_last_sentence() -> None
     assert [e.target for e in events if isinstance(e, CommandEvent)] == ["pending"]
     document, events, _ = run(["we went home | period", "scratch that", "fine"])
     assert document.text == "Fine."
-    assert [e.target for e in events if isinstance(e, CommandEvent)] == ["sentence"]
+    commands = [(e.kind, e.target) for e in events if isinstance(e, CommandEvent)]
+    assert commands == [("mark", "."), ("scratch", "sentence")]
     document, _, _ = run(["one stop two stop", "new paragraph", "scratch that", "undo that"])
     assert document.text == "One stop. Two stop.\n\n"
 
 
-def test_spoken_punctuation_and_cap_in_the_middle_of_a_segment() -> None:
-    document, _, _ = run(["ask | cap john | comma | is it late | question mark", "yes"])
-    assert document.text == "Ask John, is it late? Yes."
+@pytest.mark.parametrize("punctuate", [True, False])
+def test_spoken_punctuation_and_cap_in_the_middle_of_a_segment(punctuate: bool) -> None:
+    document, events, _ = run(
+        ["ask | cap john | comma | is it late | question mark", "yes"], punctuate=punctuate
+    )
+    if punctuate:
+        assert document.text == "Ask John, is it late? Yes."
+    # Every command is reported (``--json``), spoken punctuation and "cap" included, though
+    # they change no text by themselves (the punctuator, or the raw words, carry them).
+    commands = [(e.kind, e.spoken, e.target) for e in events if isinstance(e, CommandEvent)]
+    assert commands == [
+        ("cap", "cap john", "john"),
+        ("mark", "comma", ","),
+        ("mark", "question mark", "?"),
+    ]
 
 
 def test_stop_dictating_stops_and_the_rest_is_kept() -> None:
@@ -384,3 +402,55 @@ def test_command_kinds_read_and_print_as_their_strings() -> None:
     assert event.kind == "new_paragraph" and f"{event.kind}" == str(event.kind) == "new_paragraph"
     assert json.loads(json.dumps(event.to_json()))["kind"] == "new_paragraph"
     assert {kind.value for kind in CommandKind} >= {"new_line", "scratch", "undo", "stop"}
+
+
+# ---------------------------------------------------------------------- correcting by voice
+
+
+@pytest.mark.parametrize("punctuate", [True, False])
+def test_select_then_words_said_replace_the_selection(punctuate: bool) -> None:
+    document, events, _ = run(["the cat sat on the mat", "select cat", "dog"], punctuate=punctuate)
+    selects = [e for e in events if isinstance(e, CommandEvent) and e.kind == "select"]
+    assert [(e.spoken, e.target) for e in selects] == [("select cat", "cat")]
+    if punctuate:
+        assert document.text == "The cat sat on the mat.".replace("cat", "dog")
+    else:
+        assert document.text == "The dog sat on the mat"
+
+
+def test_corrections_said_apart_edit_the_document() -> None:
+    document, _, _ = run(["we went home", "select that", "all caps that"])
+    assert document.text == "WE WENT HOME."
+    document, _, _ = run(["one stop two stop three", "delete last sentence"])
+    assert document.text == "One stop. Two stop."
+    document, _, _ = run(["one stop two stop three", "delete last word", "four"])
+    assert document.text == "One stop. Two stop. Four."
+    document, _, _ = run(["the cat sat", "insert before cat", "black", "go to end", "stop"])
+    assert document.text == "The black cat sat. Stop."
+    document, _, _ = run(["it was late", "select late", "delete that", "go to end", "fine"])
+    assert document.text == "It was. Fine."
+
+
+@pytest.mark.parametrize("punctuate", [True, False])
+def test_asleep_everything_but_wake_up_is_ignored(punctuate: bool) -> None:
+    document, events, _ = run(
+        ["we went home", "go to sleep", "this is not for you | new paragraph", "wake up", "back"],
+        punctuate=punctuate,
+    )
+    said = document.text.lower()
+    assert "not for you" not in said and "\n" not in said
+    assert said.startswith("we went home") and said.rstrip(".").endswith("back")
+    kinds = [e.kind for e in events if isinstance(e, CommandEvent)]
+    assert kinds == ["sleep", "wake"]
+
+
+def test_wake_up_in_the_same_segment_and_the_next_run_starts_awake() -> None:
+    document, _, _ = run(["go to sleep | ignored words | wake up | kept words"])
+    assert document.text == "Kept words."
+    events: list[Event] = []
+    stage = TextStage(None, events.append, commands=True)
+    stage.segment(1, timed("go to sleep"))
+    stage.finish(1)
+    stage.segment(2, timed("awake again"))
+    stage.finish(2)
+    assert [e.text for e in events if isinstance(e, Finalized)] == ["awake again"]

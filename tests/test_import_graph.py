@@ -31,7 +31,8 @@ LAYERS: list[set[str]] = [
     {"__init__", "enums", "errors", "fileio", "paths", "config"},  # base: no dictation in them
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)
-    {"events", "voice_commands", "editing", "writing", "punctuation"},  # words to edited text
+    # words to edited text (command_help: the list of voice commands, read from voice_commands)
+    {"events", "voice_commands", "command_help", "editing", "writing", "punctuation"},
     {"output"},  # typing the text into other windows
     {"dictation", "pipeline", "assembly", "instance_client"},  # together; reaching the app
     {"evaluation", "training"},

@@ -10,22 +10,28 @@ from typing import Any
 from dictate.errors import DictateError
 
 
-def _timed_run(engine: Any, model: Any, source: Any) -> tuple[float, list[Any], str]:
+def _timed_run(
+    engine: Any, model: Any, source: Any, asleep: bool = False
+) -> tuple[float, list[Any], str, float]:
     """One run of a fresh pipeline (a fresh punctuator: no state from the run before): its
-    time, its events and why punctuation was off ("" if it was on)."""
+    time, its events, why punctuation was off ("" if it was on) and the CPU time it took
+    (every thread of this process). ``asleep``: as after "go to sleep" (the recogniser listens
+    for "wake up"; nothing is punctuated)."""
     from dictate.assembly import build_pipeline
     from dictate.events import Error
 
     events: list[Any] = []
     built = build_pipeline(engine, model, events.append)
     pipeline = built.pipeline
-    began = time.perf_counter()
+    pipeline.text.asleep = asleep
+    began, cpu = time.perf_counter(), time.process_time()
     pipeline.run(source)
     elapsed = time.perf_counter() - began
+    cpu = time.process_time() - cpu
     failures = [e.message for e in events if isinstance(e, Error)]
     if failures:
         raise DictateError(f"the pipeline failed: {failures[0]}")
-    return elapsed, events, built.punctuation_off
+    return elapsed, events, built.punctuation_off, cpu
 
 
 def _latencies(events: list[Any]) -> dict[str, list[float]]:
@@ -56,13 +62,17 @@ def bench_pipeline(
     results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
     for name in engines:
         engine = load_engine(name, model if name == "vosk" else None)
-        times = []
+        times, cpu_awake, cpu_asleep = [], [], []
         words = 0
         for _ in range(runs):
-            elapsed, events, off = _timed_run(engine, punctuation_model, FileSource(audio))
+            elapsed, events, off, cpu = _timed_run(engine, punctuation_model, FileSource(audio))
             times.append(elapsed)
+            cpu_awake.append(cpu)
             words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
-        _, live, off = _timed_run(engine, punctuation_model, FileSource(audio, realtime=True))
+            cpu_asleep.append(
+                _timed_run(engine, punctuation_model, FileSource(audio), asleep=True)[3]
+            )
+        _, live, off, _ = _timed_run(engine, punctuation_model, FileSource(audio, realtime=True))
         lat = _latencies(live)
         results["engines"][name] = {
             "label": engine.label,
@@ -82,5 +92,8 @@ def bench_pipeline(
             if lat["from_speech_end"]
             else None,
             "segments": len(lat["from_segment_close"]),
+            # CPU seconds per second of audio: the share of one core listening takes.
+            "cpu_per_audio_s_awake": round(statistics.median(cpu_awake) / duration, 4),
+            "cpu_per_audio_s_asleep": round(statistics.median(cpu_asleep) / duration, 4),
         }
     return results

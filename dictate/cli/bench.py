@@ -59,6 +59,8 @@ def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
             f"{r['latency_close_ms_median']} ms, max {r['latency_close_ms_max']} ms; "
             f"after end of speech: median {r['latency_speech_end_ms_median']} ms "
             f"({r['segments']} segments, real-time feed)\n"
+            f"  CPU per second of audio: {r['cpu_per_audio_s_awake']} s dictating, "
+            f"{r['cpu_per_audio_s_asleep']} s asleep (median; all threads)\n"
         )
         if r["punctuation"] != "on":
             stdout.write(f"  punctuation {r['punctuation']}\n")
@@ -186,7 +188,9 @@ def register(commands: Any) -> None:
         description="Runs AUDIO through segmenter, recogniser and punctuator. Real-time factor: "
         "processing time / audio duration with the file fed as fast as possible (median of "
         "--runs). Latency: with the file fed at real-time speed, the time from a segment's "
-        "close (and from the end of its speech) to its words being shown as pending or final.",
+        "close (and from the end of its speech) to its words being shown as pending or final. "
+        'CPU: process CPU seconds per second of audio, dictating and asleep (after "go to '
+        'sleep" the recogniser still listens for "wake up"; nothing is punctuated).',
     )
     pipeline.add_argument(
         "audio", metavar="AUDIO", help="audio file (WAV, FLAC, ...) with several spoken phrases"

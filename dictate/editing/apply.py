@@ -13,6 +13,7 @@ events, which gives the command line and the tests exactly the text the window w
 
 from __future__ import annotations
 
+from dictate.editing import voice_edits
 from dictate.editing.buffer import DictationBuffer
 from dictate.events import Command, Event, Finalized, Pending
 from dictate.voice_commands import BREAKS, CommandKind
@@ -44,6 +45,31 @@ class EditTarget:
     def stop(self) -> None:
         """ "Stop dictating" was heard (the pipeline stops by itself)."""
 
+    def select(self, words: str) -> None:
+        """ "Select WORDS": the nearest match before the dictation point, else after it;
+        ``words`` "" ("select that"): the last dictated sentence."""
+
+    def recase(self, style: str) -> None:
+        """ "cap that" ("cap"), "all caps that" ("upper"), "no caps that" ("lower")."""
+
+    def insert_at(self, words: str, after: bool) -> None:
+        """ "Insert before/after WORDS": the dictation point goes there."""
+
+    def go(self, where: str) -> None:
+        """ "Go to end" ("end"), "go to start" ("start"), "go back" ("back")."""
+
+    def delete_last(self, unit: str) -> None:
+        """ "Delete last word" ("word") or "delete last sentence" ("sentence")."""
+
+    def press_key(self, key: str) -> None:
+        """ "Press enter/tab/escape" (``key`` "enter", "tab" or "escape")."""
+
+    def show_help(self) -> None:
+        """ "What can I say"."""
+
+    def asleep(self, sleeping: bool) -> None:
+        """ "Go to sleep" (True): all but "wake up" is ignored until "wake up" (False)."""
+
 
 def apply_event(target: EditTarget, event: Event) -> bool:
     """Carry out ``event`` on ``target``; False for the events that change no text (levels,
@@ -62,7 +88,23 @@ def apply_event(target: EditTarget, event: Event) -> bool:
             target.undo()
         elif kind is CommandKind.STOP:
             target.stop()
-        else:  # spoken punctuation and "cap" are the punctuator's; they never arrive here
+        elif kind is CommandKind.SELECT:
+            target.select(event.target)
+        elif kind is CommandKind.RECASE:
+            target.recase(event.target)
+        elif kind in (CommandKind.INSERT_BEFORE, CommandKind.INSERT_AFTER):
+            target.insert_at(event.target, after=kind is CommandKind.INSERT_AFTER)
+        elif kind is CommandKind.GO:
+            target.go(event.target)
+        elif kind is CommandKind.DELETE_LAST:
+            target.delete_last(event.target)
+        elif kind is CommandKind.KEY:
+            target.press_key(event.target)
+        elif kind is CommandKind.HELP:
+            target.show_help()
+        elif kind in (CommandKind.SLEEP, CommandKind.WAKE):
+            target.asleep(kind is CommandKind.SLEEP)
+        else:  # spoken punctuation and "cap": the punctuator applied them (reported only)
             return False
     else:
         return False
@@ -89,10 +131,32 @@ class EventDocument(EditTarget):
         self.buffer.insert_break(paragraph=paragraph)
 
     def scratch(self, target: str) -> None:
-        self.buffer.scratch(target)
+        if target == "pending" or not voice_edits.delete_selection(self.buffer):
+            self.buffer.scratch(target)
 
     def undo(self) -> None:
         self.buffer.undo()
+
+    def select(self, words: str) -> None:
+        voice_edits.select(self.buffer, words)
+
+    def recase(self, style: str) -> None:
+        voice_edits.recase(self.buffer, style)
+
+    def insert_at(self, words: str, after: bool) -> None:
+        voice_edits.insert_at(self.buffer, words, after)
+
+    def go(self, where: str) -> None:
+        voice_edits.go(self.buffer, where)
+
+    def delete_last(self, unit: str) -> None:
+        voice_edits.delete_last(self.buffer, unit)
+
+    def press_key(self, key: str) -> None:
+        if key == "enter":
+            self.buffer.insert_break()
+        elif key == "tab":
+            self.buffer.voice_edit(self.buffer.point, self.buffer.point, "\t")
 
     @property
     def text(self) -> str:

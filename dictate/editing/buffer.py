@@ -21,6 +21,10 @@ Rules:
   :meth:`retry_journal` has rewritten the journal.
 * Undo/redo is a linear history of every change to the text: typing is grouped into words, a
   finalized event is one step, and the region is never touched by it.
+
+Size: one state machine (text, point, region, selection, undo, journal calls) whose invariants
+hold together; its property tests (tests/editing/test_buffer_states.py) check it as one. What
+corrections by voice act on is found in :mod:`dictate.editing.voice_edits`.
 """
 
 from __future__ import annotations
@@ -67,6 +71,22 @@ def _norm_word(word: str) -> str:
     return re.sub(r"\W", "", word.lower())
 
 
+def _inside_sentence(adjusted: str, after: str) -> str:
+    """Dictated text put inside a sentence by voice: its sentence end goes where the sentence
+    goes on after it in lower case, or a mark follows ("tomorrow [morning]." said over with
+    "afternoon." is "tomorrow afternoon.", not "afternoon. .")."""
+    follows = after.lstrip(" ")
+    mark_next = follows[:1] in (",", ";", ":", ".", "?", "!")
+    if not (follows[:1].islower() or mark_next):
+        return adjusted
+    body = adjusted.rstrip(" ")
+    if body[-1:] in (".", "?", "!"):
+        body = body[:-1]
+    if mark_next and after[:1] != " ":
+        return body  # the mark after attaches to the words
+    return body + adjusted[len(adjusted.rstrip(" ")) :]
+
+
 def remaining_pending(old_pending: str, finalized: str) -> str:
     """The pending words left once ``finalized`` (the first words of the old pending words,
     perhaps punctuated differently) has been taken from them; "" if they do not match."""
@@ -107,6 +127,14 @@ class DictationBuffer:
         self._redo: list[_Op] = []
         self._dictated: list[list[int]] = []  # spans of dictated units, newest last
         self._typing_open = False  # the last undo step is typing that more typing may join
+        self.selection: tuple[int, int] | None = None
+        """Text selected by voice ("select ..."; the dictation point is at its end): shown
+        selected, and the next finalized words replace it. Any other change clears it."""
+        self.back: int | None = None
+        """Where the dictation point was before the last move by voice ("go back")."""
+        self._inside = False
+        """The point was put inside the text by voice: a sentence end dictated there, before
+        text that goes on in lower case, is dropped ("the dog sat", not "the dog. sat")."""
 
     # -- the region ------------------------------------------------------------------------
 
@@ -212,6 +240,11 @@ class DictationBuffer:
             elif span[0] >= end:
                 kept.append([span[0] + delta, span[1] + delta])
         self._dictated = kept
+        self.selection = None
+        if self.back is not None and self.back >= end:  # "go back" keeps its place in the text
+            self.back += delta
+        elif self.back is not None and self.back > op.pos:
+            self.back = op.pos
         if record:
             self._undo.append(op)
             self._redo.clear()
@@ -276,6 +309,8 @@ class DictationBuffer:
     def move_point(self, pos: int) -> None:
         """The user moved the cursor: the region and the next finalized sentence go there."""
         self._check(pos)
+        self.selection = None
+        self._inside = False
         if pos == self.point:
             return
         self.point = pos
@@ -308,12 +343,22 @@ class DictationBuffer:
         if not joined:
             self.set_pending(new_pending)
             return None
-        adjusted = fit_to_context(joined, self.text[:pos], self.text[pos:], keep_case=continues)
+        removed = ""
+        if self.selection is not None and not mark:  # said words replace a voice selection
+            pos, end = self.selection
+            removed = self.text[pos:end]
+            self._write(self._journal_edit, pos, removed, "", pos)
+            self.point = pos
+        adjusted = fit_to_context(
+            joined, self.text[:pos], self.text[pos + len(removed) :], keep_case=continues
+        )
+        if self._inside and not mark:
+            adjusted = _inside_sentence(adjusted, self.text[pos + len(removed) :])
         # The point (the user's cursor) stays after a word being typed; else after the sentence.
         point = self.point + len(adjusted)
         if self.journal is not None:
             self._write(self.journal.final, pos, adjusted, new_pending, point)
-        change = self._apply(_Op(pos, "", adjusted, "dictation", self.clock()), record=True)
+        change = self._apply(_Op(pos, removed, adjusted, "dictation", self.clock()), record=True)
         self.point = point
         self.pending = new_pending
         self.pending_shown = None
@@ -458,3 +503,38 @@ class DictationBuffer:
         change = self._apply(_Op(pos, "", inserted, "dictation", self.clock()), True)
         self.point = pos + len(inserted)
         return change
+
+    # -- corrections by voice (dictate.editing.voice_edits finds what they act on) ---------
+
+    def voice_edit(self, start: int, end: int, inserted: str, select: bool = False) -> Change:
+        """Replace ``text[start:end]`` by voice ("delete that", "cap that", "delete last
+        word"): one undoable step; the dictation point goes after it, and with ``select`` the
+        inserted text stays selected."""
+        self._check(start)
+        self._check(end)
+        removed = self.text[start:end]
+        point = start + len(inserted)
+        self._write(self._journal_edit, start, removed, inserted, point)
+        change = self._apply(_Op(start, removed, inserted, "dictation", self.clock()), True)
+        self.point = point
+        self._typing_open = False
+        if select and inserted:
+            self.selection = (start, point)
+        return change
+
+    def voice_move(self, pos: int, inside: bool = True) -> None:
+        """Move the dictation point by voice ("insert before ...", "go to end"), remembering
+        where it was for "go back"."""
+        back = self.point
+        self.move_point(pos)
+        self.back = back
+        self._inside = inside
+        self._typing_open = False
+
+    def voice_select(self, start: int, end: int) -> None:
+        """Select ``text[start:end]`` by voice; the dictation point goes to its end, so the
+        words said next appear after it, greyed, and replace it once final."""
+        self._check(start)
+        self._check(end)
+        self.voice_move(end)
+        self.selection = (start, end) if end > start else None

@@ -4,6 +4,10 @@
 :class:`Typist` keeps what it typed where, so each sentence continues the spacing and capitals
 of the one before it in the same window, "scratch that" can press BackSpace over exactly what it
 typed, and nothing is deleted once the focus has moved to another window.
+
+:class:`TypingTarget` maps the pipeline's events to its calls. The voice commands that need a
+view of the text (select, "cap that", "insert before", "go to end", "delete last word") cannot
+work in another application: they go to :meth:`TypingTarget.window_only`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dictate.editing.apply import EditTarget
 from dictate.editing.text import CLOSING_MARKS, fit_to_context, takes_mark
 from dictate.enums import TextEnum
 from dictate.errors import TypingError
-from dictate.output.backends import Backend, close_backend, keystrokes, type_into
+from dictate.output.backends import Backend, close_backend, keystrokes, press_key, type_into
 from dictate.output.backends.process import TIMEOUT
 
 log = logging.getLogger("dictate.typing")
@@ -34,6 +38,8 @@ class Call(TextEnum):
     """Return; the argument says whether twice (a paragraph)."""
     SCRATCH = "scratch"
     """BackSpace over what was typed last."""
+    KEY = "key"
+    """A key said ("press tab"): the argument is its name, "enter", "tab" or "escape"."""
 
 
 @dataclass
@@ -88,9 +94,24 @@ class Typist:
         """Press Return (twice for a paragraph)."""
         count = 2 if paragraph else 1
         self.backend.press_return(count)
+        self._pressed("\n" * count)
+
+    def press_key(self, name: str) -> None:
+        """Press a key said ("press enter", "press tab", "press escape"): Enter is
+        :meth:`new_line`'s Return; a tab is typed like text ("scratch that" takes it back);
+        Escape types nothing, so the text typed before it is still what goes on."""
+        if name == "enter":
+            self.new_line()
+            return
+        press_key(self.backend, name)
+        if name == "tab":
+            self._pressed("\t")
+
+    def _pressed(self, text: str) -> None:
+        """Keys that type ``text`` (Return, Tab) were pressed in the focused window."""
         self.context.window = self.backend.focused_window()
-        self.context.tail = (self.context.tail + "\n" * count)[-200:]
-        self._last = "\n" * count
+        self.context.tail = (self.context.tail + text)[-200:]
+        self._last = text
 
     def scratch(self) -> str:
         """Take back what was typed last: "typed" if it was, "" if there is nothing, "moved" if
@@ -111,21 +132,30 @@ class Typist:
 
     def run(self, kind: str, arg: Any = None) -> str:
         """Make one queued call (see :meth:`TypingQueue.submit`); what :meth:`sentences` typed
-        or :meth:`scratch` says, "" for a line break."""
+        or :meth:`scratch` says, "" for a line break or a key."""
         if kind in (Call.SENTENCES, Call.CONTINUED):
             return self.sentences(arg, continues=kind == Call.CONTINUED)
         if kind == Call.NEW_LINE:
             self.new_line(paragraph=bool(arg))
+            return ""
+        if kind == Call.KEY:
+            self.press_key(str(arg))
             return ""
         if kind == Call.SCRATCH:
             return self.scratch()
         raise ValueError(f"no typing call {kind!r}")
 
 
+# How the commands that need a view of the text are said, by their argument.
+_RECASE_SAID = {"cap": "cap that", "upper": "all caps that", "lower": "no caps that"}
+_GO_SAID = {"end": "go to end", "start": "go to start", "back": "go back"}
+
+
 class TypingTarget(EditTarget):
-    """Pipeline events as calls to a :class:`Typist`: finalized sentences, line breaks and
-    "scratch that" (of what was typed). Pending words are never typed (they may change), and
-    there is no undo in another application.
+    """Pipeline events as calls to a :class:`Typist`: finalized sentences, line breaks, the keys
+    said and "scratch that" (of what was typed). Pending words are never typed (they may
+    change), and there is no undo in another application; the commands that need a view of the
+    text go to :meth:`window_only`.
 
     Args:
         submit: Makes or queues a call, ``submit(kind, arg)``: :meth:`TypingQueue.submit`, or
@@ -145,6 +175,32 @@ class TypingTarget(EditTarget):
     def scratch(self, target: str) -> None:
         if target != "pending":  # the pending words were never typed
             self._submit(Call.SCRATCH, None)
+
+    def press_key(self, key: str) -> None:
+        self._submit(Call.KEY, key)
+
+    def window_only(self, what: str) -> None:
+        """A command that needs a view of the text was said: ``what`` names it as said ("select",
+        "cap that", "go to end"...). It cannot work in another application; nothing is done
+        here (the window's target says so)."""
+
+    def select(self, words: str) -> None:
+        self.window_only("select" if words else "select that")
+
+    def recase(self, style: str) -> None:
+        self.window_only(_RECASE_SAID.get(style, "cap that"))
+
+    def insert_at(self, words: str, after: bool) -> None:
+        self.window_only("insert after" if after else "insert before")
+
+    def go(self, where: str) -> None:
+        self.window_only(_GO_SAID.get(where, f"go to {where}"))
+
+    def delete_last(self, unit: str) -> None:
+        self.window_only(f"delete last {unit}")
+
+    def show_help(self) -> None:
+        self.window_only("what can I say")
 
 
 class TypingQueue:

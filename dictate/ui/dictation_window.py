@@ -3,8 +3,8 @@ window's editor, or typed into other applications through a typing queue), the p
 events shown as they arrive, the overlay and the feedback sounds.
 
 Every event that changes text goes through :func:`dictate.editing.apply.apply_event`, to the
-editor (:class:`EditorTarget`) or to the typing queue (:class:`WindowTypingTarget`), the same
-mapping ``dictate transcribe`` uses; the rest (levels, partial words, errors, the end) only
+editor or to the typing queue (:mod:`dictate.ui.edit_targets`), the same mapping ``dictate
+transcribe`` uses; the rest (levels, partial words, errors, the end) only
 change what is shown.
 """
 
@@ -23,8 +23,9 @@ from dictate.dictation import live_partial
 from dictate.editing.apply import EditTarget, apply_event
 from dictate.errors import AudioError, DictateError, ModelError
 from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
-from dictate.output.typist import Call, TypingTarget
+from dictate.output.typist import Call
 from dictate.ui.document_window import DICTATION_STOPPED, DocumentWindow
+from dictate.ui.edit_targets import EditorTarget, WindowTypingTarget
 
 if TYPE_CHECKING:
     from dictate.ui.pipeline_runner import Loaded
@@ -38,54 +39,6 @@ class _TypingSignals(QObject):
     failed = Signal(object)
     scratched = Signal(str)
     typed = Signal(str)
-
-
-class EditorTarget(EditTarget):
-    """Pipeline events as edits of the window's editor."""
-
-    def __init__(self, window: DictationWindow) -> None:
-        self._window = window
-
-    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
-        self._window.editor.insert_final(sentences, pending, continues)
-
-    def show_pending(self, text: str, segment: int) -> None:
-        window = self._window
-        clear_partial = window._partial_segment <= segment
-        window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
-
-    def line_break(self, paragraph: bool) -> None:
-        self._window.editor.insert_break(paragraph=paragraph)
-
-    def scratch(self, target: str) -> None:
-        removed = self._window.editor.scratch(target)
-        said = {
-            "pending": "Scratched the words not yet final.",
-            "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
-        }
-        self._window.statusBar().showMessage(said.get(removed, "Nothing to scratch."), 5000)
-
-    def undo(self) -> None:
-        self._window.editor.undo_edit()
-
-    def stop(self) -> None:
-        self._window.statusBar().showMessage("Stopped dictating (voice command).", 5000)
-
-
-class WindowTypingTarget(TypingTarget):
-    """Pipeline events typed into other applications through the window's typing queue:
-    Return for the breaks, BackSpace over what was typed last for "scratch that" (never after
-    the focus moved to another window). "Undo that" and "stop dictating" act in the window."""
-
-    def __init__(self, window: DictationWindow, queue: Any) -> None:
-        super().__init__(queue.submit)
-        self._editor = EditorTarget(window)
-
-    def undo(self) -> None:
-        self._editor.undo()
-
-    def stop(self) -> None:
-        self._editor.stop()
 
 
 class DictationWindow(DocumentWindow):
@@ -113,6 +66,7 @@ class DictationWindow(DocumentWindow):
     _sounds: Any
     _start_sound: str
     _sphinx_noted: bool
+    _asleep: bool = False
 
     if TYPE_CHECKING:  # MainWindow's: it has the pickers, the settings file and the tray
 
@@ -122,6 +76,7 @@ class DictationWindow(DocumentWindow):
         def _focus_mic(self) -> None: ...
         def refresh_devices(self, rescan: bool = False) -> None: ...
         def refresh_engines(self) -> None: ...
+        def show_voice_commands(self) -> None: ...
 
     def toggle_dictation(self) -> None:
         if self.controller.state == "idle":
@@ -383,6 +338,8 @@ class DictationWindow(DocumentWindow):
                 self._show_latency(event.segment)
         elif isinstance(event, Level):
             self.level.setValue(max(-60, min(0, round(event.dbfs))))
+        elif isinstance(event, (Partial, Live)) and self._asleep:
+            pass  # asleep: words heard are not dictation (only "wake up" is listened for)
         elif isinstance(event, Partial):
             # Typing into other applications: words not final yet are the overlay's, never
             # this document's (nor its journal's).
@@ -409,6 +366,8 @@ class DictationWindow(DocumentWindow):
                 ]
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
+            if self._asleep:
+                self.set_asleep(False)
             self._close_typing()
             if event.reason == "error":
                 # The device may be gone, or another may have appeared: list them afresh.
@@ -420,6 +379,23 @@ class DictationWindow(DocumentWindow):
             self._segment_closed.clear()
             if event.dropped_blocks:
                 self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
+
+    def set_asleep(self, sleeping: bool) -> None:
+        """ "Go to sleep" (listening on, for "wake up" only) or awake again: said in the status
+        bar, the overlay and the tray's tooltip."""
+        self._asleep = sleeping
+        text = "Asleep: say \u201cwake up\u201d to dictate again" if sleeping else ""
+        if sleeping:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().showMessage("Awake: listening.", 3000)
+        if self.overlay is not None and self.overlay.isVisible():
+            if sleeping:
+                self.overlay.set_partial("")
+            self.overlay.set_state(text or "Listening")
+        tray = getattr(self, "tray", None)
+        if tray is not None:
+            tray.setToolTip(f"dictate: {text}" if sleeping else "dictate")
 
     def _edit_target(self) -> EditTarget:
         """Where dictated text goes now: typed into other applications, or this editor."""
@@ -469,3 +445,5 @@ class DictationWindow(DocumentWindow):
                 editor.finalize(arg, "", kind == Call.CONTINUED)
             elif kind == Call.NEW_LINE:
                 editor.line_break(paragraph=bool(arg))
+            elif kind == Call.KEY:
+                editor.press_key(str(arg))

@@ -31,6 +31,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -65,6 +66,7 @@ from dictate.editing.text import (
 __all__ = ["DictationEditor", "fit_to_context", "release_clipboard"]
 
 log = logging.getLogger("dictate.ui")
+_T = TypeVar("_T")
 
 
 def release_clipboard() -> None:
@@ -351,7 +353,13 @@ class DictationEditor(QPlainTextEdit):
         the pending words become ``pending`` (see :meth:`DictationBuffer.finalize`)."""
         self._settle()
         old = self.buffer.point
+        selected = self.buffer.selection is not None
         change = self.buffer.finalize(sentences, pending, continues)
+        if selected and self.buffer.selection is None and change is not None:
+            # The words replaced a selection made by voice: the cursor goes after them.
+            self._refresh(change, None)
+            self.textEdited.emit()
+            return
         self._after_pipeline_change(change, old)
 
     def set_dictation(
@@ -381,6 +389,21 @@ class DictationEditor(QPlainTextEdit):
             pos, removed, inserted = diff(old_text, self.buffer.text)
             change = Change(pos, removed, inserted)
         self._after_pipeline_change(change, old)
+        return result
+
+    def voice(self, action: Callable[[DictationBuffer], _T]) -> _T:
+        """Carry out a correction by voice on the buffer (an action of
+        :mod:`dictate.editing.voice_edits`) and show it: the voice selection selected, else the
+        cursor at the dictation point."""
+        self._settle()
+        old_text = self.buffer.text
+        result = action(self.buffer)
+        change = None
+        if self.buffer.text != old_text:
+            change = Change(*diff(old_text, self.buffer.text))
+        self._refresh(change, self.buffer.selection)
+        if change is not None:
+            self.textEdited.emit()
         return result
 
     def insert_break(self, paragraph: bool = False) -> None:

@@ -264,6 +264,10 @@ class MainWindow(DictationWindow):
         view.addAction(self.bigger_action)
         view.addAction(self.smaller_action)
         help_menu = menus.addMenu("&Help")
+        self.voice_commands_action = self._action(
+            "&Voice commands…", "F1", lambda: self.show_voice_commands(True)
+        )
+        help_menu.addAction(self.voice_commands_action)
         help_menu.addAction(self.about_action)
 
     def _build_status(self) -> None:
@@ -442,6 +446,15 @@ class MainWindow(DictationWindow):
 
     def show_about(self) -> None:
         QMessageBox.about(self, "About dictate", self.about_text())
+
+    def show_voice_commands(self, activate: bool | None = None) -> None:
+        """The voice commands (Help > Voice commands, "what can I say"): one dialog, not modal,
+        raised; it takes the focus if ``activate`` (None: unless typing into other apps)."""
+        from dictate.ui.dialogs import VoiceCommandsDialog
+
+        if activate is None:  # the application typed into keeps the focus
+            activate = self.settings.target != "apps" or self.controller.state == "idle"
+        VoiceCommandsDialog.show_for(self, activate, self.dictate_action)
 
     def offer_model(self) -> None:
         from dictate.ui.dialogs import ModelDialog

@@ -1,8 +1,10 @@
 """The dictation overlay: a small always-on-top window shown while dictating into other apps.
 
 It shows the input level, the words not yet final (greyed) and the words still being
-recognised (lighter, italic), elided from the start so the newest words stay visible, and for a
-moment "✓ Committed" when words were typed into the other application (:meth:`show_committed`).
+recognised (lighter, italic), elided from the start so the newest words stay visible, for a
+moment "✓ Committed" when words were typed into the other application (:meth:`show_committed`),
+and for a few seconds a notice in place of the state line, e.g. that a command works in the
+dictate window only (:meth:`show_notice`).
 It never takes the keyboard focus: the keystrokes that dictation types must reach the application
 the user is typing into, so the window asks the window system not to be focused
 (``WindowDoesNotAcceptFocus``, which on X11 sets the ``WM_HINTS`` input field to False and on
@@ -23,7 +25,7 @@ import math
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QMouseEvent, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -56,6 +58,8 @@ COMMITTED_MS = 1200
 COMMITTED_TEXT = "Committed"
 STATE_SPACING = 6
 """Pixels between the state and "✓ Committed"."""
+NOTICE_MS = 4000
+"""How long a notice (:meth:`DictationOverlay.show_notice`) stays in place of the state."""
 
 
 def elide_start(
@@ -155,6 +159,17 @@ class DictationOverlay(QWidget):
         self._committed_timer = QTimer(self)
         self._committed_timer.setSingleShot(True)
         self._committed_timer.timeout.connect(self.hide_committed)
+        # A notice, for a few seconds, in the state's place (show_notice).
+        self.notice = QLabel()
+        self.notice.setAccessibleName("Notice")
+        italic = QFont()  # only the style is set: the size and family follow the overlay's
+        italic.setItalic(True)
+        self.notice.setFont(italic)
+        self.notice.hide()
+        self._notice = ""  # shown elided to the state's width (_show_state)
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(self.hide_notice)
         self.level = QProgressBar()
         self.level.setRange(LEVEL_MIN_DB, 0)
         self.level.setValue(LEVEL_MIN_DB)
@@ -176,6 +191,7 @@ class DictationOverlay(QWidget):
         state_line.setContentsMargins(0, 0, 0, 0)
         state_line.setSpacing(STATE_SPACING)
         state_line.addWidget(self.status)
+        state_line.addWidget(self.notice)
         state_line.addWidget(self.committed)
         inner.addLayout(state_line)
         inner.addWidget(self.level)
@@ -232,10 +248,11 @@ class DictationOverlay(QWidget):
         return self._state
 
     def clear(self) -> None:
-        """No words, a silent level and no "✓ Committed" (the state line is kept)."""
+        """No words, a silent level, no "✓ Committed" and no notice (the state line is kept)."""
         self._pending = self._partial = ""
         self.level.setValue(LEVEL_MIN_DB)
         self.hide_committed()
+        self.hide_notice()
         self._render()
 
     def show_committed(self, text: str = COMMITTED_TEXT, ms: int | None = None) -> None:
@@ -260,6 +277,31 @@ class DictationOverlay(QWidget):
     def committed_shown(self) -> str:
         """The text of "✓ Committed" while it is shown ("Committed"), else ""."""
         return "" if self.committed.isHidden() else self.committed.accessibleName()
+
+    def show_notice(self, text: str, ms: int | None = None) -> None:
+        """Show ``text`` in place of the state line for ``ms`` milliseconds (:data:`NOTICE_MS`;
+        again from the start if one is shown), e.g. "“select” works in the dictate window
+        only"; the state comes back after it."""
+        self._notice = text
+        self.notice.setAccessibleName(text)  # screen readers hear the change (NameChanged)
+        if self.notice.isHidden():
+            self.status.hide()
+            self.notice.show()
+        self._show_state()
+        self._notice_timer.start(NOTICE_MS if ms is None else ms)
+
+    def hide_notice(self) -> None:
+        """Take the notice away and show the state again (it goes by itself after a while)."""
+        self._notice_timer.stop()
+        if not self.notice.isHidden():
+            self._notice = ""
+            self.notice.hide()
+            self.status.show()
+            self._show_state()
+
+    def notice_shown(self) -> str:
+        """The notice while it is shown (all of it, even where elided), else ""."""
+        return "" if self.notice.isHidden() else self._notice
 
     def shown_words(self) -> tuple[str, str]:
         """The pending and partial words as shown (elided from the start to fit)."""
@@ -311,22 +353,28 @@ class DictationOverlay(QWidget):
         self._text_width = metrics.averageCharWidth() * LINE_CHARS
         self._text_height = metrics.lineSpacing() * LINES
         self.words.setFixedSize(self._text_width, self._text_height)
-        committed = not self.committed.isHidden()
-        self.committed.hide()  # the size is the overlay's without it, which only takes room
+        committed, notice = not self.committed.isHidden(), not self.notice.isHidden()
+        # The size is the overlay's with the state alone: the others only take its room.
+        self.committed.hide()
+        self.notice.hide()
+        self.status.show()
         self.status.setFixedWidth(self._text_width)
         self.setFixedSize(self.sizeHint())
         self.committed.setVisible(committed)
+        self.notice.setVisible(notice)
+        self.status.setVisible(not notice)
         self._show_state()
 
     def _show_state(self) -> None:
         width = self._text_width
         if not self.committed.isHidden():
             width -= self.committed.sizeHint().width() + STATE_SPACING
-        self.status.setFixedWidth(max(0, width))
-        metrics = QFontMetrics(self.status.font())
-        shown = metrics.elidedText(self._state, Qt.TextElideMode.ElideRight, width)
-        self.status.setText(shown)
-        self.status.setToolTip(self._state if shown != self._state else "")
+        for label, text in ((self.status, self._state), (self.notice, self._notice)):
+            label.setFixedWidth(max(0, width))
+            metrics = QFontMetrics(label.font())
+            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+            label.setText(shown)
+            label.setToolTip(text if shown != text else "")
         self.status.setAccessibleName(self._state)  # the whole state, even where elided
 
     def _fits(self, text: str) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,6 +31,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from dictate.editing import voice_edits
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
 from dictate.editing.journal import Journal, replay
 from dictate.editing.text import fit_to_context, takes_mark, word_start
@@ -102,6 +104,8 @@ class BufferMachine(RuleBasedStateMachine):
         self.last_typing: tuple[int, float] | None = None  # (end position, time) of a typing group
         self.events = 0
         self.event_length: dict[int, int] = {}
+        self.selection: tuple[int, int] | None = None  # selected by voice
+        self.inside = False  # the point was put inside the text by voice
 
     def teardown(self) -> None:
         self.journal.full = False
@@ -140,6 +144,7 @@ class BufferMachine(RuleBasedStateMachine):
             self.record()
         self.redo.clear()
         self.buffer.replace(start, end, piece)
+        self.selection = None
         self.model_replace(start, end, [(ch, "user") for ch in normal])
         self.point = start + len(normal)
         self.last_typing = (self.point, self.now) if single else None
@@ -165,6 +170,7 @@ class BufferMachine(RuleBasedStateMachine):
         """Any cursor move: arrows, Home/End, Ctrl+Home/End, PageUp/Down, a mouse click."""
         pos = data.draw(st.integers(0, len(self.text)))
         self.buffer.move_point(pos)
+        self.selection, self.inside = None, False
         if pos != self.point:  # typing after a real move starts a new undo step
             self.last_typing = None
         self.point = pos
@@ -176,6 +182,7 @@ class BufferMachine(RuleBasedStateMachine):
         if not self.undo:
             assert change is None
             return
+        self.selection = None
         self.redo.append(list(self.text))
         self.text = self.undo.pop()
         self.point = self.buffer.point
@@ -187,6 +194,7 @@ class BufferMachine(RuleBasedStateMachine):
         if not self.redo:
             assert change is None
             return
+        self.selection = None
         self.undo.append(list(self.text))
         self.text = self.redo.pop()
         self.point = self.buffer.point
@@ -207,18 +215,43 @@ class BufferMachine(RuleBasedStateMachine):
         # While the user is typing a word at the point (their last edit was one character
         # typed there, nothing moved since), the sentence goes before that word, not into it;
         # the point stays after the word.
-        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
-        at = word_start(self.model_text(), self.point) if typing_here else self.point
-        before = self.model_text()[:at]
-        after = self.model_text()[at:]
-        adjusted = fit_to_context(" ".join(sentences), before, after)
+        at, end, point = self.insertion()
+        text = self.model_text()
+        adjusted = self.fitted(" ".join(sentences), text[:at], text[end:])
         self.record()
         self.last_typing = None
         self.buffer.finalize(sentences, pending)
-        self.model_replace(at, at, [(ch, event) for ch in adjusted])
+        self.model_replace(at, end, [(ch, event) for ch in adjusted])
         self.event_length[event] = len(adjusted)
-        self.point += len(adjusted)
+        self.point = point + len(adjusted)
         assert self.buffer.pending == pending
+
+    def insertion(self) -> tuple[int, int, int]:
+        """Where finalized words go: (start, end of what they replace, the point they go after).
+        In place of a selection made by voice; else at the point, or, while the user is
+        typing a word there, before that word (the point stays after it)."""
+        if self.selection is not None:
+            start, end = self.selection
+            self.selection = None
+            return start, end, start
+        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
+        at = word_start(self.model_text(), self.point) if typing_here else self.point
+        return at, at, self.point
+
+    def fitted(self, words: str, before: str, after: str, keep_case: bool = False) -> str:
+        """Dictated words fitted in; put inside a sentence by voice, their sentence end goes
+        where the sentence goes on in lower case or with a mark."""
+        adjusted = fit_to_context(words, before, after, keep_case=keep_case)
+        follows = after.lstrip(" ")
+        mark_next = follows[:1] in (",", ";", ":", ".", "?", "!")
+        if not self.inside or not (follows[:1].islower() or mark_next):
+            return adjusted
+        body = adjusted.rstrip(" ")
+        space = adjusted[len(body) :]
+        if body[-1:] in (".", "?", "!"):
+            body = body[:-1]
+        adjusted = body if mark_next and after[:1] != " " else body + space
+        return adjusted
 
     @rule(pending=st.sampled_from(["", "and then"]), case=st.sampled_from(["Paris", "paris"]))
     def continued(self, pending: str, case: str) -> None:
@@ -226,16 +259,15 @@ class BufferMachine(RuleBasedStateMachine):
         self.events += 1
         event = self.events
         sentence = f"{case} mk{event:04d}x on"
-        typing_here = self.last_typing is not None and self.last_typing[0] == self.point
-        at = word_start(self.model_text(), self.point) if typing_here else self.point
+        at, end, point = self.insertion()
         text = self.model_text()
-        adjusted = fit_to_context(sentence, text[:at], text[at:], keep_case=True)
+        adjusted = self.fitted(sentence, text[:at], text[end:], keep_case=True)
         self.record()
         self.last_typing = None
         self.buffer.finalize([sentence], pending, continues=True)
-        self.model_replace(at, at, [(ch, event) for ch in adjusted])
+        self.model_replace(at, end, [(ch, event) for ch in adjusted])
         self.event_length[event] = len(adjusted)
-        self.point += len(adjusted)
+        self.point = point + len(adjusted)
         assert self.buffer.pending == pending
 
     @rule(mark=st.sampled_from([",", ".", "?"]))
@@ -255,6 +287,7 @@ class BufferMachine(RuleBasedStateMachine):
         adjusted = fit_to_context(mark, text[:at], text[at:])
         owner = self.text[at - 1][1] if at else None
         assert isinstance(owner, int), "a mark attached to text no finalized event put there"
+        self.selection = None
         self.record()
         self.last_typing = None
         self.model_replace(at, at, [(ch, owner) for ch in adjusted])
@@ -290,6 +323,7 @@ class BufferMachine(RuleBasedStateMachine):
             assert result == ""
             return
         assert result == "sentence"
+        self.selection = None
         start, end = span
         assert all(isinstance(tag, int) for _, tag in self.text[start:end]), "not dictated"
         text = self.model_text()
@@ -303,11 +337,108 @@ class BufferMachine(RuleBasedStateMachine):
     @rule(paragraph=st.booleans())
     def new_line(self, paragraph: bool) -> None:
         self.record()
+        self.selection = None
         self.last_typing = None
         self.buffer.insert_break(paragraph)
         brk = "\n\n" if paragraph else "\n"
         self.model_replace(self.point, self.point, [(ch, "break") for ch in brk])
         self.point += len(brk)
+
+    # -- corrections by voice ----------------------------------------------------------------
+
+    def voice_changed(self, start: int, end: int, new: str) -> None:
+        self.record()
+        self.last_typing = None
+        self.model_replace(start, end, [(ch, "voice") for ch in new])
+
+    @rule(data=st.data())
+    def voice_select(self, data: st.DataObject) -> None:
+        """ "Select WORDS" (words of the text, or not in it) or "select that"."""
+        text = self.model_text()
+        words = re.findall(r"[\w'\u2019-]+", text)
+        named = data.draw(st.sampled_from(["", "zzz", *words[-6:], *words[:2]]))
+        expected = voice_edits.find_words(text, named, self.point) if named else None
+        if not named:
+            expected = voice_edits.last_sentence_span(self.buffer)
+        span = voice_edits.select(self.buffer, named)
+        assert span == expected
+        if span is None:
+            return
+        assert text[span[0] : span[1]].lower() == named.lower() or not named
+        self.selection = span if span[1] > span[0] else None
+        self.point, self.inside, self.last_typing = span[1], True, None
+
+    @rule(style=st.sampled_from(["cap", "upper", "lower"]))
+    def voice_recase(self, style: str) -> None:
+        """ "Cap that", "all caps that", "no caps that": the selection, else the last sentence."""
+        span = self.selection or voice_edits.last_sentence_span(self.buffer)
+        result = voice_edits.recase(self.buffer, style)
+        assert result == span
+        if span is None:
+            return
+        start, end = span
+        old = self.model_text()[start:end]
+        new = voice_edits.recased(old, style)
+        if new != old:
+            self.voice_changed(start, end, new)
+        else:
+            self.inside = True
+        self.selection, self.point, self.last_typing = (start, end), end, None
+
+    @precondition(lambda self: self.selection is not None)
+    @rule()
+    def voice_delete_selection(self) -> None:
+        """ "Delete that" with a selection: it goes, with one of the spaces around it."""
+        assert self.selection is not None
+        start, end = self.selection
+        text = self.model_text()
+        if end < len(text) and text[end] == " " and (start == 0 or text[start - 1] in " \n"):
+            end += 1
+        elif start > 0 and text[start - 1] == " ":
+            start -= 1
+        assert voice_edits.delete_selection(self.buffer)
+        self.voice_changed(start, end, "")
+        self.selection, self.point = None, start
+
+    @rule(data=st.data(), after=st.booleans())
+    def voice_insert(self, data: st.DataObject, after: bool) -> None:
+        """ "Insert before/after WORDS"."""
+        text = self.model_text()
+        words = re.findall(r"[\w'\u2019-]+", text)
+        named = data.draw(st.sampled_from(["zzz", *words[-4:]]))
+        span = voice_edits.find_words(text, named, self.point)
+        assert voice_edits.insert_at(self.buffer, named, after) == (span is not None)
+        if span is not None:
+            self.point = span[1] if after else span[0]
+            self.selection, self.inside, self.last_typing = None, True, None
+
+    @rule(where=st.sampled_from(["end", "start", "back"]))
+    def voice_go(self, where: str) -> None:
+        back = self.buffer.back
+        moved = voice_edits.go(self.buffer, where)
+        if where == "back" and back is None:
+            assert not moved
+            return
+        assert moved
+        n = len(self.text)
+        self.point = {"end": n, "start": 0}.get(where, min(back or 0, n))
+        self.inside = where != "end" and self.point < n
+        self.selection, self.last_typing = None, None
+
+    @rule(unit=st.sampled_from(["word", "sentence"]))
+    def voice_delete_last(self, unit: str) -> None:
+        """ "Delete last word/sentence": text just before the point goes, nothing else."""
+        text = self.model_text()
+        removed = voice_edits.delete_last(self.buffer, unit)
+        if not removed:
+            assert self.buffer.text == text
+            return
+        start = self.point - len(removed)
+        assert text[start : self.point] == removed and removed.strip()
+        if unit == "word":
+            assert " " not in removed.strip() and "\n" not in removed.strip()
+        self.voice_changed(start, self.point, "")
+        self.selection, self.point = None, start
 
     # -- a full disk -----------------------------------------------------------------------
 
@@ -328,6 +459,7 @@ class BufferMachine(RuleBasedStateMachine):
     @invariant()
     def text_is_the_models(self) -> None:
         assert self.buffer.text == self.model_text()
+        assert self.buffer.selection == self.selection
         assert self.buffer.point == self.point
         assert "pq" not in self.buffer.text and "pz" not in self.buffer.text
 

@@ -8,15 +8,22 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from dictate.editing.apply import apply_event
 from dictate.errors import TypingError
-from dictate.output.backends import keystrokes, type_into
+from dictate.events import Command
+from dictate.output.backends import keystrokes, press_key, type_into
 from dictate.output.backends.clipboard import ClipboardBackend
+from dictate.output.backends.dotool import DotoolBackend
+from dictate.output.backends.keys import KEYS
+from dictate.output.backends.wtype import WtypeBackend
 from dictate.output.backends.xdotool import XdotoolBackend
+from dictate.output.backends.ydotool import YdotoolBackend
 from dictate.output.chooser import choose_backend
-from dictate.output.typist import TypingQueue, Typist
+from dictate.output.typist import Call, TypingQueue, TypingTarget, Typist
 
 
 class Recorder:
@@ -28,12 +35,17 @@ class Recorder:
     def __init__(self) -> None:
         self.text = ""
         self.window: str | None = "w1"
+        self.keys: list[str] = []  # the keys pressed with press_key
 
     def type_text(self, text: str) -> None:
         self.text += text
 
     def press_return(self, count: int = 1) -> None:
         self.text += "\n" * count
+
+    def press_key(self, name: str) -> None:
+        self.keys.append(name)
+        self.text += {"enter": "\n", "tab": "\t", "escape": ""}[name]
 
     def backspace(self, count: int) -> None:
         for _ in range(count):  # one user-perceived character per press
@@ -206,9 +218,16 @@ def test_the_settings_accept_every_typing_backend() -> None:
 def fake_xdotool(folder: Path) -> Path:
     """An ``xdotool`` that only records each call (its arguments joined by ``|``), first on the
     PATH of the subprocesses: what ``dictate type`` would press, with no X server."""
+    return fake_program(folder, "xdotool")
+
+
+def fake_program(folder: Path, name: str) -> Path:
+    """A program ``name`` that only records each call in ``folder/calls``: its arguments joined
+    by ``|``, and for dotool (which reads its commands there) what came on stdin."""
     log = folder / "calls"
-    exe = folder / "xdotool"
-    exe.write_text(f"#!/bin/sh\nIFS='|'; printf '%s\\n' \"$*\" >> {log}\n")
+    exe = folder / name
+    stdin = f"cat >> {log}\n" if name == "dotool" else ""
+    exe.write_text(f"#!/bin/sh\nIFS='|'; printf '%s\\n' \"$*\" >> {log}\n{stdin}")
     exe.chmod(0o755)
     return log
 
@@ -281,3 +300,151 @@ def test_dictate_type_help_says_which_control_characters_are_typed() -> None:
     text = " ".join(commands.choices["type"].format_help().split())  # type: ignore[index]
     assert "A line break in TEXT is typed as Return, a tab as Tab; any other control" in text
     assert "is refused before anything is typed, with exit status 2" in text
+
+
+# -- the keys said ("press enter", "press tab", "press escape") ----------------------------------
+
+
+def test_the_typist_presses_the_keys_said_and_keeps_its_context() -> None:
+    """A tab is typed text (no joining space after it, "scratch that" takes it back); Escape
+    types nothing, so the sentence before it is still the last typed; Enter is new_line's."""
+    backend = Recorder()
+    typist = Typist(backend)
+    typist.sentences(["We left."])
+    typist.press_key("tab")
+    assert typist.context.tail == "We left.\t"
+    assert typist.sentences(["Then it rained."]) == "Then it rained."
+    typist.press_key("escape")
+    assert typist.context.tail == "We left.\tThen it rained."
+    assert typist.scratch() == "typed"  # the sentence: Escape typed nothing to take back
+    assert backend.text == "We left.\t"
+    typist.press_key("tab")
+    assert typist.scratch() == "typed"
+    assert backend.text == "We left.\t"
+    typist.press_key("enter")  # new_line's Return, not press_key
+    assert typist.sentences(["Next."]) == "Next."
+    assert backend.text == "We left.\t\nNext."
+    assert backend.keys == ["tab", "escape", "tab"]
+
+
+def test_a_key_is_a_queued_call_that_types_no_words() -> None:
+    backend = Recorder()
+    typed: list[str] = []
+    failed: list[Exception] = []
+    queue = TypingQueue(Typist(backend), failed.append, print, on_typed=typed.append)
+    for call in [
+        (Call.SENTENCES, ["Name:"]),
+        (Call.KEY, "tab"),
+        (Call.SENTENCES, ["Ada."]),
+        (Call.KEY, "escape"),
+        (Call.KEY, "enter"),
+    ]:
+        queue.submit(*call)
+    assert queue.drain() == [] and failed == []
+    assert backend.text == "Name:\tAda.\n" and backend.keys == ["tab", "escape"]
+    assert typed == ["Name:", "Ada."]  # "✓ Committed" is for words, not keys
+    assert Typist(Recorder()).run("key", "tab") == ""
+
+
+def test_a_backend_without_press_key_presses_return_for_enter_and_refuses_the_rest() -> None:
+    class Older(Recorder):
+        press_key = None  # type: ignore[assignment]
+
+    backend = Older()
+    press_key(backend, "enter")
+    assert backend.text == "\n"
+    with pytest.raises(TypingError, match="recorder typing backend cannot press tab"):
+        Typist(backend).press_key("tab")
+
+
+def test_the_clipboard_puts_enter_and_tab_with_the_next_text_and_leaves_escape_out() -> None:
+    """Escape is no text; refusing it would be a typing failure, which sends everything said
+    after it to the window instead of the clipboard."""
+    got: list[str] = []
+    failed: list[Exception] = []
+    queue = TypingQueue(Typist(ClipboardBackend(got.append)), failed.append, print)
+    queue.submit(Call.SENTENCES, ["Name:"])
+    for key in ("tab", "escape", "enter", "tab"):
+        queue.submit(Call.KEY, key)
+    queue.submit(Call.SENTENCES, ["Ada."])
+    assert queue.drain() == [] and failed == []
+    assert got == ["Name:", "\t\n\tAda."]
+    with pytest.raises(TypingError, match="clipboard cannot press the key 'f1'"):
+        ClipboardBackend(got.append).press_key("f1")
+
+
+@pytest.mark.parametrize(
+    ("backend", "calls"),
+    [
+        (XdotoolBackend, [f"key|--clearmodifiers|--delay|8|--repeat|1|{key}" for key in
+                          ("Return", "Tab", "Escape")]),
+        (WtypeBackend, [f"-s|50|-k|{key}" for key in ("Return", "Tab", "Escape")]),
+        (DotoolBackend, ["", "key enter", "", "key tab", "", "key esc"]),
+        (YdotoolBackend, [f"key|{code}:1|{code}:0" for code in (28, 15, 1)]),
+    ],
+)  # fmt: skip
+def test_each_typing_program_presses_the_keys_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: Any, calls: list[str]
+) -> None:
+    """The command lines (nothing runs them here: wtype, dotool and ydotool need Wayland or
+    uinput; xdotool's keys are pressed under Xvfb in test_typing_x11.py)."""
+    log = fake_program(tmp_path, backend.name)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    typing = backend()
+    for key in KEYS:
+        typing.press_key(key)
+    assert log.read_text(encoding="utf-8").splitlines() == calls
+    with pytest.raises(TypingError, match=f"{backend.name} cannot press the key 'home'"):
+        typing.press_key("home")
+
+
+def test_return_presses_are_as_they_were(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """press_return now goes through the same key tables: the same command lines as before."""
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    expected: dict[Any, list[str]] = {
+        XdotoolBackend: ["key|--clearmodifiers|--delay|8|--repeat|2|Return"],
+        WtypeBackend: ["-s|50|-k|Return|-k|Return"],
+        DotoolBackend: ["", "key enter", "key enter"],
+        YdotoolBackend: ["key|28:1|28:0|28:1|28:0"],
+    }
+    for backend, calls in expected.items():
+        log = fake_program(tmp_path, backend.name)
+        log.unlink(missing_ok=True)
+        backend().press_return(2)
+        backend().press_return(0)  # nothing to press: nothing runs
+        assert log.read_text(encoding="utf-8").splitlines() == calls, backend.name
+
+
+# (the command's kind, its argument): how TypingTarget.window_only names it.
+WINDOW_ONLY = {
+    ("select", "the cat"): "select", ("select", ""): "select that", ("recase", "cap"): "cap that",
+    ("recase", "upper"): "all caps that", ("recase", "lower"): "no caps that",
+    ("insert_before", "the cat"): "insert before", ("insert_after", "the cat"): "insert after",
+    ("go", "end"): "go to end", ("go", "start"): "go to start", ("go", "back"): "go back",
+    ("delete_last", "word"): "delete last word", ("help", ""): "what can I say",
+    ("delete_last", "sentence"): "delete last sentence",
+}  # fmt: skip
+
+
+def test_typing_target_submits_the_keys_and_says_which_commands_are_the_windows_only() -> None:
+    submitted: list[tuple[str, Any]] = []
+    said: list[str] = []
+
+    class Target(TypingTarget):
+        def window_only(self, what: str) -> None:
+            said.append(what)
+
+    target = Target(lambda kind, arg: submitted.append((kind, arg)))
+    for key in KEYS:
+        assert apply_event(target, Command(0.1, 1, "key", f"press {key}", key))
+    assert submitted == [("key", "enter"), ("key", "tab"), ("key", "escape")]
+    submitted.clear()
+    for (kind, arg), what in WINDOW_ONLY.items():
+        assert apply_event(target, Command(0.1, 1, kind, what, arg))
+        assert said.pop() == what, (kind, arg)
+    assert submitted == [] and said == []
+    # The base class does nothing with them (no window to say it in: dictate transcribe).
+    plain = TypingTarget(lambda kind, arg: submitted.append((kind, arg)))
+    for kind, arg in WINDOW_ONLY:
+        apply_event(plain, Command(0.1, 1, kind, kind, arg))
+    assert submitted == []

@@ -7,6 +7,7 @@ reports its text; nothing here is faked.
 
 from __future__ import annotations
 
+import select
 import shutil
 import subprocess
 import sys
@@ -18,11 +19,14 @@ import pytest
 from pulse import need
 from xserver import Receiver, XServer
 
+from dictate.editing.apply import apply_event
 from dictate.errors import TypingError
-from dictate.output.backends import close_backend, type_into
+from dictate.events import Command, Finalized
+from dictate.output.backends import close_backend, press_key, type_into
+from dictate.output.backends.keys import KEYS
 from dictate.output.backends.xtest import XTestBackend
 from dictate.output.chooser import choose_backend
-from dictate.output.typist import Typist
+from dictate.output.typist import TypingTarget, Typist
 
 ROOT = Path(__file__).resolve().parents[2]
 UNICODE = "Café naïve — “quoted” \u2018single\u2019 😀 👍🏽 中文 שלום ü Ünïcödé ÉÀÑ Ωmega ǅ"
@@ -95,6 +99,96 @@ def test_voice_commands_press_return_into_the_other_application(
     printed = result.stdout.strip("\n")
     assert "\n\n" in printed  # "next paragraph"
     assert receiver.wait_for(printed) == printed
+
+
+@pytest.mark.parametrize("backend", ["xtest", "xdotool"])
+def test_the_keys_said_arrive_tab_as_a_tab_and_escape_as_nothing(
+    xserver: XServer, receiver: Receiver, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    """ "press tab", "press escape" and "press enter" between sentences, from the events through
+    apply_event and TypingTarget to the backend's keys: the receiver (a text field, where
+    Escape does nothing) gets a tab, nothing, and a line break; "scratch that" after the
+    Escape takes back the sentence before it."""
+    monkeypatch.setenv("DISPLAY", xserver.display)
+    typist = Typist(choose_backend(backend))
+    target = TypingTarget(typist.run)
+    events = [
+        Finalized(0.1, 1, ["Name:"]),
+        Command(0.2, 2, "key", "press tab", "tab"),
+        Finalized(0.3, 3, ["Ada."]),
+        Command(0.4, 4, "key", "press escape", "escape"),
+        Finalized(0.5, 5, ["Dropped."]),
+        Command(0.6, 6, "key", "press escape", "escape"),
+        Command(0.7, 7, "scratch", "scratch that", "sentence"),
+        Command(0.8, 8, "key", "press enter", "enter"),
+        Finalized(0.9, 9, ["Next line."]),
+    ]
+    try:
+        for event in events:
+            apply_event(target, event)
+    finally:
+        close_backend(typist.backend)
+    expected = "Name:\tAda.\nNext line."
+    assert receiver.wait_for(expected) == expected
+
+
+def test_the_keys_said_are_the_return_tab_and_escape_keys(
+    xserver: XServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Escape arrives as a key, not as nothing: a bare X window with the focus hears the key
+    presses themselves (xtest, then xdotool)."""
+    from Xlib import XK, X
+    from Xlib.display import Display
+
+    monkeypatch.setenv("DISPLAY", xserver.display)
+    names = {XK.XK_Return: "enter", XK.XK_Tab: "tab", XK.XK_Escape: "escape"}
+    owner = Display(xserver.display)
+    try:
+        root = owner.screen().root
+        window = root.create_window(0, 0, 50, 50, 0, X.CopyFromParent, event_mask=X.KeyPressMask)
+        window.map()
+        owner.set_input_focus(window, X.RevertToParent, X.CurrentTime)
+        owner.sync()
+        for name in ("xtest", "xdotool"):
+            backend = choose_backend(name)
+            for key in KEYS:
+                press_key(backend, key)
+            close_backend(backend)
+        heard: list[str] = []
+        deadline = time.monotonic() + 10
+        while len(heard) < 2 * len(KEYS) and time.monotonic() < deadline:
+            while owner.pending_events():
+                event = owner.next_event()
+                if event.type == X.KeyPress:
+                    keysym = owner.keycode_to_keysym(event.detail, 0)
+                    heard.append(names.get(keysym, hex(keysym)))
+            select.select([owner.fileno()], [], [], 0.1)
+        assert heard == [*KEYS, *KEYS]
+    finally:
+        owner.close()
+
+
+def test_keys_said_apart_reach_the_other_application(
+    xserver: XServer, receiver: Receiver, tmp_path: Path
+) -> None:
+    """ "press tab" and "press escape", each said as a phrase of its own (flite's voice, which
+    the bundled engine hears; it hears "press enter" as "press center"), from the audio to the
+    receiver: a tab between the sentences, and nothing for Escape."""
+    import importlib.util
+
+    need(shutil.which("flite") is not None, "flite is not installed")
+    spec = importlib.util.spec_from_file_location("fixtures", ROOT / "tests/data/make_fixtures.py")
+    assert spec is not None and spec.loader is not None
+    fixtures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fixtures)
+    phrases = ["thank you very much", "press tab", "how are you", "press escape", "good night"]
+    fixtures.build("keys", [(phrase, 1.0) for phrase in phrases], "flite:kal16", 1, tmp_path)
+    audio = str(tmp_path / "keys.wav")
+    result = dictate(xserver, tmp_path, "transcribe", audio, "--engine", "sphinx", "--type")
+    assert result.returncode == 0, result.stderr
+    expected = "Thank you very much.\tHow are you? Good night."
+    assert receiver.wait_for(expected) == expected
+    assert result.stdout.strip("\n") == expected  # the same as dictate transcribe prints
 
 
 def test_scratch_takes_back_what_was_typed_and_nothing_after_the_focus_moved(

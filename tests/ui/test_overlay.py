@@ -12,7 +12,14 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from dictate.ui.overlay import BOTTOM_MARGIN, ELLIPSIS, MAX_CHARS, DictationOverlay, elide_start
+from dictate.ui.overlay import (
+    BOTTOM_MARGIN,
+    ELLIPSIS,
+    MAX_CHARS,
+    NOTICE_MS,
+    DictationOverlay,
+    elide_start,
+)
 
 # The offscreen platform cannot raise windows; an always-on-top window asks it to when shown.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
@@ -258,3 +265,39 @@ def test_a_bigger_font_makes_a_bigger_overlay(overlay: DictationOverlay) -> None
     overlay.setFont(font)
     assert overlay.width() > before.width() and overlay.height() > before.height()
     assert overlay._fits(shown(overlay))
+
+
+def test_a_notice_takes_the_state_line_for_a_few_seconds(qtbot, overlay: DictationOverlay) -> None:  # type: ignore[no-untyped-def]
+    """What the window shows when a command that needs the dictate window ("select", "cap
+    that"...) is said while typing into another application."""
+    assert 2000 <= NOTICE_MS <= 6000  # long enough to read, short enough not to linger
+    overlay.set_state("Listening — typing with xtest")
+    overlay.set_pending("not final yet")
+    overlay.show()
+    qtbot.waitExposed(overlay)
+    size = overlay.size()
+    text = "\u201cselect\u201d works in the dictate window only"
+    assert overlay.notice_shown() == "" and not overlay.notice.isVisible()
+    overlay.show_notice(text, ms=300)
+    assert overlay.notice_shown() == text and overlay.notice.isVisible()
+    assert overlay.notice.text() == text and overlay.notice.accessibleName() == text
+    # In the state's place, on its line; the overlay neither grows nor moves its words.
+    assert not overlay.status.isVisible() and overlay.state() == "Listening — typing with xtest"
+    assert overlay.notice.geometry().top() < overlay.level.geometry().top()
+    assert overlay.notice.width() == overlay.words.width()
+    assert overlay.size() == size and overlay.shown_words() == ("not final yet", "")
+    # With "✓ Committed" beside it, it is elided to the room left, whole in its tooltip.
+    overlay.show_committed(ms=5000)
+    assert overlay.notice.text().endswith(ELLIPSIS) and overlay.notice.toolTip() == text
+    assert overlay.notice.geometry().right() < overlay.committed.geometry().left()
+    assert overlay.notice_shown() == text and overlay.size() == size
+    qtbot.waitUntil(lambda: overlay.notice_shown() == "", timeout=2000)
+    assert overlay.status.isVisible() and not overlay.notice.isVisible()
+    assert overlay.status.accessibleName() == "Listening — typing with xtest"
+    assert overlay.committed_shown() == "Committed" and overlay.size() == size
+    # Again from the start when it is shown again; clear() takes it away at once.
+    overlay.show_notice("\u201cgo to end\u201d works in the dictate window only")
+    qtbot.wait(350)
+    assert overlay.notice_shown().startswith("\u201cgo to end\u201d")
+    overlay.clear()
+    assert overlay.notice_shown() == "" and overlay.status.isVisible()

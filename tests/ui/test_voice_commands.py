@@ -157,3 +157,81 @@ def test_a_number_out_of_range_in_settings_becomes_the_nearest_allowed(qtbot: An
     QTest.keyClick(box, Qt.Key.Key_Return)
     assert box.value() == box.minimum() == 2.0
     assert box.toolTip() == "2 to 120"
+
+
+# ---------------------------------------------------------------------- correcting by voice
+
+
+def _journal_matches(window: Any) -> None:
+    recovered = replay(window.journal.path)
+    assert recovered is not None and not recovered.damaged
+    assert recovered.text == window.editor.text
+
+
+def test_select_shows_the_words_selected_and_words_said_replace_them(window: Any) -> None:
+    window.handle_event(Finalized(0.1, 1, ["The cat sat on the mat."], pending=""))
+    window.handle_event(Pending(0.1, 1, ""))
+    window.handle_event(Command(0.2, 2, "select", "select cat", "cat"))
+    editor = window.editor
+    assert editor.selection() == (4, 7) and editor.textCursor().selectedText() == "cat"
+    # The words said next are greyed after the selection until final; the text is unchanged.
+    window.handle_event(Pending(0.3, 3, "dog"))
+    assert editor.text == "The cat sat on the mat." and "dog" in editor.toPlainText()
+    window.handle_event(Finalized(0.4, 3, ["Dog."], pending=""))
+    window.handle_event(Pending(0.4, 3, ""))
+    assert editor.text == "The dog sat on the mat."
+    assert not editor.textCursor().hasSelection()
+    _journal_matches(window)
+    editor.undo_edit()  # one step
+    assert editor.text == "The cat sat on the mat."
+
+
+def test_delete_that_and_cap_that_act_on_the_selection(window: Any) -> None:
+    window.handle_event(Finalized(0.1, 1, ["We met in paris last year."], pending=""))
+    window.handle_event(Command(0.2, 2, "select", "select paris", "paris"))
+    window.handle_event(Command(0.3, 3, "recase", "cap that", "cap"))
+    assert window.editor.text == "We met in Paris last year."
+    assert window.editor.textCursor().selectedText() == "Paris"  # still selected
+    window.handle_event(Command(0.4, 4, "select", "select last year", "last year"))
+    window.handle_event(Command(0.5, 5, "scratch", "delete that", "sentence"))
+    assert window.editor.text == "We met in Paris."
+    _journal_matches(window)
+    window.handle_event(Command(0.6, 6, "select", "select london", "london"))
+    assert "Nothing matches" in window.statusBar().currentMessage()
+    assert window.editor.text == "We met in Paris."
+
+
+def test_insert_before_go_back_and_delete_last_word(window: Any) -> None:
+    window.handle_event(Finalized(0.1, 1, ["The cat sat."], pending=""))
+    window.handle_event(Command(0.2, 2, "insert_before", "insert before cat", "cat"))
+    window.handle_event(Finalized(0.3, 3, ["Black."], pending=""))
+    assert window.editor.text == "The black cat sat."
+    window.handle_event(Command(0.4, 4, "go", "go back", "back"))
+    window.handle_event(Finalized(0.5, 5, ["It purred."], pending=""))
+    assert window.editor.text == "The black cat sat. It purred."
+    window.handle_event(Command(0.6, 6, "delete_last", "delete last word", "word"))
+    assert window.editor.text == "The black cat sat. It"
+    window.handle_event(Command(0.7, 7, "key", "press tab", "tab"))
+    window.handle_event(Command(0.8, 8, "go", "go to start", "start"))
+    window.handle_event(Finalized(0.9, 9, ["Today."], pending=""))
+    assert window.editor.text == "Today. The black cat sat. It\t"
+    _journal_matches(window)
+
+
+def test_asleep_the_window_says_so_and_shows_no_words_heard(window: Any) -> None:
+    window.handle_event(Command(0.1, 1, "sleep", "go to sleep"))
+    assert "wake up" in window.statusBar().currentMessage()
+    window.handle_event(Partial(0.2, 2, ["words", "not", "for", "dictation"]))
+    assert "dictation" not in window.editor.toPlainText()
+    window.handle_event(Command(0.3, 3, "wake", "wake up"))
+    window.handle_event(Partial(0.4, 4, ["listening", "again"]))
+    assert "listening again" in window.editor.toPlainText().lower()
+
+
+def test_what_can_i_say_opens_the_list_without_stopping_dictation(window: Any) -> None:
+    from dictate.ui.dialogs import VoiceCommandsDialog
+
+    window.handle_event(Command(0.1, 1, "help", "what can I say"))
+    dialogs = window.findChildren(VoiceCommandsDialog)
+    assert len(dialogs) == 1 and dialogs[0].isVisible() and not dialogs[0].isModal()
+    assert window.start_refused() is None  # a modal dialog would keep dictation from starting

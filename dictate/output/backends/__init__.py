@@ -25,6 +25,11 @@ clipboard  anywhere: each sentence is put on the clipboard to paste      yes (X1
 The XDG desktop portal's RemoteDesktop keyboard (GNOME on Wayland) is not implemented: it needs
 an interactive session grant; on GNOME Wayland use ``dotool`` or ``ydotool``, or the clipboard.
 
+The keys said ("press enter", "press tab", "press escape") are each backend's ``press_key``: X
+keysyms Return, Tab and Escape (xtest, xdotool, wtype), Linux key codes (dotool by name, ydotool
+by number), Windows and macOS virtual keys; the clipboard adds Enter and Tab to the next text
+and leaves Escape out.
+
 What was typed where is kept by :class:`dictate.output.typist.Typist`.
 """
 
@@ -34,6 +39,7 @@ import logging
 from typing import Protocol
 
 from dictate.editing.text import joins_previous
+from dictate.errors import TypingError
 
 log = logging.getLogger("dictate.typing")
 
@@ -51,6 +57,10 @@ class Backend(Protocol):
 
     def press_return(self, count: int = 1) -> None:
         """Press Return ``count`` times."""
+
+    # Every backend here also has ``press_key(name)``, which presses "enter", "tab" or "escape"
+    # (:data:`dictate.output.backends.keys.KEYS`; another name is a TypingError). It is called
+    # through :func:`press_key`, so that a backend without it (a test's) still types.
 
     def backspace(self, count: int) -> None:
         """Press BackSpace ``count`` times."""
@@ -77,6 +87,18 @@ def close_backend(backend: Backend) -> None:
     close = getattr(backend, "close", None)
     if close is not None:
         close()
+
+
+def press_key(backend: Backend, name: str) -> None:
+    """Press the key ``name`` ("enter", "tab" or "escape") in the focused window. A backend
+    without ``press_key`` presses Return for "enter" and refuses the others."""
+    press = getattr(backend, "press_key", None)
+    if press is not None:
+        press(name)
+    elif name == "enter":
+        backend.press_return()
+    else:
+        raise TypingError(f"the {backend.name} typing backend cannot press {name}")
 
 
 def type_into(backend: Backend, text: str) -> None:

@@ -8,13 +8,17 @@ import subprocess
 from collections.abc import Callable
 
 from dictate.errors import TypingError
+from dictate.output.backends.keys import key_for
+
+_KEYS = {"enter": "\n", "tab": "\t", "escape": ""}
+"""What a key press puts before the next text: Escape has no text, and nothing to act on."""
 
 
 class ClipboardBackend:
     """The fallback: each sentence goes on the clipboard for the user to paste (Ctrl+V).
 
-    Nothing is typed, so line breaks become part of the next text put on the clipboard and
-    nothing can be taken back.
+    Nothing is typed, so line breaks (and "press tab") become part of the next text put on the
+    clipboard, nothing can be taken back, and "press escape" does nothing.
 
     Args:
         set_text: Puts text on the clipboard (the window passes Qt's clipboard); by default
@@ -26,14 +30,19 @@ class ClipboardBackend:
 
     def __init__(self, set_text: Callable[[str], None] | None = None) -> None:
         self._set_text = set_text or _command_clipboard()
-        self._queued_breaks = ""
+        self._queued = ""  # the breaks and tabs pressed since the last text
 
     def type_text(self, text: str) -> None:
-        self._set_text(self._queued_breaks + text)
-        self._queued_breaks = ""
+        self._set_text(self._queued + text)
+        self._queued = ""
 
     def press_return(self, count: int = 1) -> None:
-        self._queued_breaks += "\n" * count
+        self._queued += "\n" * count
+
+    def press_key(self, name: str) -> None:
+        # Enter and Tab go with the next text, as line breaks do. Escape is no text: it is left
+        # out rather than refused, since a typing error sends all dictated after it to the window.
+        self._queued += key_for(name, _KEYS, self.name)
 
     def backspace(self, count: int) -> None:
         raise TypingError(

@@ -5,6 +5,12 @@ from __future__ import annotations
 import ctypes
 
 from dictate.errors import TypingError
+from dictate.output.backends.keys import key_for
+
+# Virtual key codes of Carbon's Events.h (kVK_Return 0x24, kVK_Tab 0x30, kVK_Escape 0x35), which
+# do not depend on the layout. Written from Apple's headers and not run here (macOS only), like
+# the rest of this backend.
+_KEYS = {"enter": 36, "tab": 48, "escape": 53}
 
 
 class QuartzBackend:  # pragma: no cover - macOS only, not tested here
@@ -14,7 +20,7 @@ class QuartzBackend:  # pragma: no cover - macOS only, not tested here
 
     name = "quartz"
     takes_back = True
-    _RETURN, _DELETE = 36, 51  # virtual key codes
+    _DELETE = 51  # kVK_Delete (BackSpace)
     _HID_EVENT_TAP = 0
 
     def __init__(self) -> None:
@@ -64,7 +70,10 @@ class QuartzBackend:  # pragma: no cover - macOS only, not tested here
 
     def press_return(self, count: int = 1) -> None:
         for _ in range(count):
-            self._post(self._RETURN)
+            self._post(_KEYS["enter"])
+
+    def press_key(self, name: str) -> None:
+        self._post(key_for(name, _KEYS, self.name))
 
     def backspace(self, count: int) -> None:
         for _ in range(count):

@@ -5,6 +5,11 @@ from __future__ import annotations
 import ctypes
 
 from dictate.errors import TypingError
+from dictate.output.backends.keys import key_for
+
+# Virtual-key codes of winuser.h: VK_RETURN, VK_TAB, VK_ESCAPE. Written from the Windows
+# documentation and not run here (Windows only), like the rest of this backend.
+_VKS = {"enter": 0x0D, "tab": 0x09, "escape": 0x1B}
 
 
 class SendInputBackend:  # pragma: no cover - Windows only, not tested here
@@ -13,7 +18,7 @@ class SendInputBackend:  # pragma: no cover - Windows only, not tested here
     name = "sendinput"
     takes_back = True
     _KEYUP, _UNICODE = 0x0002, 0x0004
-    _VK_RETURN, _VK_BACK = 0x0D, 0x08
+    _VK_BACK = 0x08
 
     def __init__(self) -> None:
         from ctypes import wintypes
@@ -68,11 +73,18 @@ class SendInputBackend:  # pragma: no cover - Windows only, not tested here
             self._send(events)
 
     def press_return(self, count: int = 1) -> None:
-        self._send([(self._VK_RETURN, 0, 0), (self._VK_RETURN, 0, self._KEYUP)] * count)
+        self._tap(_VKS["enter"], count)
+
+    def press_key(self, name: str) -> None:
+        self._tap(key_for(name, _VKS, self.name), 1)
 
     def backspace(self, count: int) -> None:
+        self._tap(self._VK_BACK, count)
+
+    def _tap(self, vk: int, count: int) -> None:
+        """Press and release the virtual key ``vk`` ``count`` times, in one SendInput call."""
         if count > 0:
-            self._send([(self._VK_BACK, 0, 0), (self._VK_BACK, 0, self._KEYUP)] * count)
+            self._send([(vk, 0, 0), (vk, 0, self._KEYUP)] * count)
 
     def focused_window(self) -> str | None:
         return str(self._user32.GetForegroundWindow() or "") or None

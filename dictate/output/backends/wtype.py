@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dictate.output.backends.keys import key_for
 from dictate.output.backends.process import run_command
+
+_KEYS = {"enter": "Return", "tab": "Tab", "escape": "Escape"}
+"""The XKB keysym names ``wtype -k`` takes."""
 
 
 class WtypeBackend:
@@ -21,12 +25,17 @@ class WtypeBackend:
             run_command(["wtype", *self.SETTLE, "--", text], self.name)
 
     def press_return(self, count: int = 1) -> None:
-        if count > 0:
-            run_command(["wtype", *self.SETTLE, *(["-k", "Return"] * count)], self.name)
+        self._key(_KEYS["enter"], count)
+
+    def press_key(self, name: str) -> None:
+        self._key(key_for(name, _KEYS, self.name), 1)
 
     def backspace(self, count: int) -> None:
+        self._key("BackSpace", count)
+
+    def _key(self, key: str, count: int) -> None:
         if count > 0:
-            run_command(["wtype", *self.SETTLE, *(["-k", "BackSpace"] * count)], self.name)
+            run_command(["wtype", *self.SETTLE, *(["-k", key] * count)], self.name)
 
     def focused_window(self) -> str | None:
         return None  # Wayland does not tell other clients which window has the focus

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dictate.errors import TypingError
+from dictate.output.backends.keys import key_for
 from dictate.output.backends.process import run_command
+
+_KEYS = {"enter": "Return", "tab": "Tab", "escape": "Escape"}
+"""The X keysym names ``xdotool key`` takes."""
 
 
 class XdotoolBackend:
@@ -45,7 +49,10 @@ class XdotoolBackend:
         run_command([*args, "--", text], self.name)
 
     def press_return(self, count: int = 1) -> None:
-        self._key("Return", count)
+        self._key(_KEYS["enter"], count)
+
+    def press_key(self, name: str) -> None:
+        self._key(key_for(name, _KEYS, self.name), 1)
 
     def backspace(self, count: int) -> None:
         self._key("BackSpace", count)

@@ -46,6 +46,7 @@ _LOCK_MASK = 1 << 1
 # Mod5 (AltGr on most maps). Mod2 is Num Lock, a lock that changes only the keypad.
 _HELD = (0, 2, 3, 6, 7)
 _NAMED = {"\n": 0xFF0D, "\t": 0xFF09, "\b": 0xFF08}
+_KEYS = {"enter": 0xFF0D, "tab": 0xFF09, "escape": 0xFF1B}  # Return, Tab, Escape
 _SHIFT_L, _CAPS_LOCK = 0xFFE1, 0xFFE5
 
 
@@ -137,7 +138,12 @@ class XTestBackend:
         self._keys_for([keysym_of(char) for char in text])
 
     def press_return(self, count: int = 1) -> None:
-        self._keys_for([_NAMED["\n"]] * count)
+        self._keys_for([_KEYS["enter"]] * count)
+
+    def press_key(self, name: str) -> None:
+        from dictate.output.backends.keys import key_for
+
+        self._keys_for([key_for(name, _KEYS, self.name)])
 
     def backspace(self, count: int) -> None:
         self._keys_for([_NAMED["\b"]] * count)

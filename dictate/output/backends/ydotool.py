@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from dictate.output.backends.keys import key_for
 from dictate.output.backends.process import run_command
+
+_KEYS = {"enter": 28, "tab": 15, "escape": 1}
+"""Linux input event codes (``KEY_ENTER``, ``KEY_TAB``, ``KEY_ESC``), which ``ydotool key``
+takes as ``CODE:1`` (down) and ``CODE:0`` (up)."""
 
 
 class YdotoolBackend:
@@ -11,14 +16,17 @@ class YdotoolBackend:
 
     name = "ydotool"
     takes_back = True
-    _ENTER, _BACKSPACE = 28, 14  # Linux input event codes
+    _BACKSPACE = 14  # KEY_BACKSPACE
 
     def type_text(self, text: str) -> None:
         if text:
             run_command(["ydotool", "type", "--", text], self.name)
 
     def press_return(self, count: int = 1) -> None:
-        self._key(self._ENTER, count)
+        self._key(_KEYS["enter"], count)
+
+    def press_key(self, name: str) -> None:
+        self._key(key_for(name, _KEYS, self.name), 1)
 
     def backspace(self, count: int) -> None:
         self._key(self._BACKSPACE, count)

@@ -1,0 +1,131 @@
+"""Where the window's dictation goes: pipeline events as edits of its editor
+(:class:`EditorTarget`, corrections by voice included), or typed into other applications
+through its typing queue (:class:`WindowTypingTarget`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dictate.editing import voice_edits
+from dictate.editing.apply import EditTarget
+from dictate.output.typist import TypingTarget
+
+if TYPE_CHECKING:
+    from dictate.ui.dictation_window import DictationWindow
+
+
+class EditorTarget(EditTarget):
+    """Pipeline events as edits of the window's editor."""
+
+    def __init__(self, window: DictationWindow) -> None:
+        self._window = window
+
+    def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
+        self._window.editor.insert_final(sentences, pending, continues)
+
+    def show_pending(self, text: str, segment: int) -> None:
+        window = self._window
+        clear_partial = window._partial_segment <= segment
+        window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
+
+    def line_break(self, paragraph: bool) -> None:
+        self._window.editor.insert_break(paragraph=paragraph)
+
+    def scratch(self, target: str) -> None:
+        editor = self._window.editor
+        if target != "pending" and editor.voice(voice_edits.delete_selection):
+            self._say("Deleted the selection (Ctrl+Z brings it back).")
+            return
+        removed = editor.scratch(target)
+        said = {
+            "pending": "Scratched the words not yet final.",
+            "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
+        }
+        self._say(said.get(removed, "Nothing to scratch."))
+
+    def undo(self) -> None:
+        self._window.editor.undo_edit()
+
+    def stop(self) -> None:
+        self._say("Stopped dictating (voice command).")
+
+    def select(self, words: str) -> None:
+        span = self._window.editor.voice(lambda buffer: voice_edits.select(buffer, words))
+        if span is None:
+            self._say(f"Nothing matches \u201c{words}\u201d." if words else "Nothing to select.")
+        else:
+            self._say("Selected: say the words to put in its place, or \u201cdelete that\u201d.")
+
+    def recase(self, style: str) -> None:
+        span = self._window.editor.voice(lambda buffer: voice_edits.recase(buffer, style))
+        if span is None:
+            self._say("Nothing to change: select some words first.")
+
+    def insert_at(self, words: str, after: bool) -> None:
+        found = self._window.editor.voice(
+            lambda buffer: voice_edits.insert_at(buffer, words, after)
+        )
+        where = "after" if after else "before"
+        self._say(
+            f"Dictating {where} \u201c{words}\u201d (\u201cgo back\u201d returns)."
+            if found
+            else f"Nothing matches \u201c{words}\u201d."
+        )
+
+    def go(self, where: str) -> None:
+        if not self._window.editor.voice(lambda buffer: voice_edits.go(buffer, where)):
+            self._say("Nowhere to go back to.")
+
+    def delete_last(self, unit: str) -> None:
+        removed = self._window.editor.voice(lambda buffer: voice_edits.delete_last(buffer, unit))
+        self._say(f"Deleted the last {unit}." if removed else f"No {unit} to delete.")
+
+    def press_key(self, key: str) -> None:
+        editor = self._window.editor
+        if key == "enter":
+            editor.insert_break()
+        elif key == "tab":
+            editor.voice(lambda buffer: buffer.voice_edit(buffer.point, buffer.point, "\t"))
+        else:  # escape: the selection made by voice is let go
+            editor.voice(lambda buffer: buffer.voice_move(buffer.point, inside=False))
+
+    def show_help(self) -> None:
+        self._window.show_voice_commands()
+
+    def asleep(self, sleeping: bool) -> None:
+        self._window.set_asleep(sleeping)
+
+    def _say(self, text: str) -> None:
+        self._window.statusBar().showMessage(text, 5000)
+
+
+class WindowTypingTarget(TypingTarget):
+    """Pipeline events typed into other applications through the window's typing queue:
+    Return for the breaks, BackSpace over what was typed last for "scratch that" (never after
+    the focus moved to another window), the keys said. "Undo that", "stop dictating", "what
+    can I say" and sleep act in the window; the corrections that need a view of the text say
+    in the overlay that they work in the window only."""
+
+    def __init__(self, window: DictationWindow, queue: Any) -> None:
+        super().__init__(queue.submit)
+        self._window = window
+        self._editor = EditorTarget(window)
+
+    def undo(self) -> None:
+        self._editor.undo()
+
+    def stop(self) -> None:
+        self._editor.stop()
+
+    def show_help(self) -> None:
+        self._editor.show_help()
+
+    def asleep(self, sleeping: bool) -> None:
+        self._editor.asleep(sleeping)
+
+    def window_only(self, what: str) -> None:
+        text = f"\u201c{what}\u201d works in the dictate window only"
+        overlay = self._window.overlay
+        if overlay is not None and overlay.isVisible():
+            overlay.show_notice(text)
+        self._window.statusBar().showMessage(text + ".", 5000)

@@ -1,0 +1,94 @@
+"""The list of voice commands (issue 27): built from the tables the recogniser's grammar is built
+from, so every phrase is in it, and a command without a description still gets a row."""
+
+from __future__ import annotations
+
+import pytest
+
+from dictate import command_help
+from dictate.command_help import (
+    GROUPS,
+    OTHER,
+    WORD,
+    WORDS,
+    command_help_text,
+    command_rows,
+)
+from dictate.voice_commands import PHRASES, WORD_COMMANDS, WORDS_COMMANDS, CommandKind
+
+
+def test_every_phrase_and_every_head_is_listed_once() -> None:
+    said = [phrase for row in command_rows() for phrase in row.phrases]
+    assert len(said) == len(set(said))
+    expected = {
+        *PHRASES,
+        *(f"{head} {WORD}" for head in WORD_COMMANDS),
+        *(f"{head} {WORDS}" for head in WORDS_COMMANDS),
+    }
+    assert set(said) == expected
+
+
+def test_every_kind_has_a_row_a_description_and_an_example() -> None:
+    rows = command_rows()
+    assert {row.kind for row in rows} == set(CommandKind)
+    for row in rows:
+        assert row.phrases and row.does.strip() and row.example.strip(), row
+        assert row.does[0].isupper(), row
+        assert "{" not in row.does + row.example, row  # every template was filled in
+
+
+def test_phrases_that_do_the_same_share_a_row_and_groups_stay_together() -> None:
+    rows = command_rows()
+    by_phrase = {phrase: row for row in rows for phrase in row.phrases}
+    assert by_phrase["new line"].phrases == ("new line", "newline")
+    assert by_phrase["new line"].said == "new line / newline"
+    assert by_phrase["comma"].group == "Punctuation"
+    assert by_phrase["comma"].does == "Writes a comma"
+    assert by_phrase["comma"].example == '"we left comma then" → "We left, then"'
+    assert by_phrase["period"] is by_phrase["full stop"]
+    assert by_phrase["go to end"] is not by_phrase["go to start"]  # same kind, other argument
+    assert by_phrase["select that"] is not by_phrase[f"select {WORDS}"]
+    assert by_phrase["what can i say"].said == "what can I say"
+    assert by_phrase["what can i say"].group == "Help"
+    groups = [row.group for row in rows]
+    assert [g for i, g in enumerate(groups) if g not in groups[:i]] == [n for n, _ in GROUPS]
+
+
+def test_a_command_without_a_description_still_gets_a_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A phrase added to the tables before its description: the kind's docstring or name."""
+    phrases = {
+        **PHRASES,
+        "press space": (CommandKind.KEY, "space"),  # a new argument: the kind's template
+        "dash": (CommandKind.MARK, "-"),
+        "go to sleep now": (CommandKind.SLEEP, "now"),  # no template: the kind's docstring
+    }
+    monkeypatch.setattr(command_help, "PHRASES", phrases)
+    descriptions = {
+        key: value
+        for key, value in command_help.DESCRIPTIONS.items()
+        if key not in {(CommandKind.SLEEP, ""), (CommandKind.WAKE, "")}
+    }
+    monkeypatch.setattr(command_help, "DESCRIPTIONS", descriptions)
+    monkeypatch.setattr(command_help, "GROUPS", [g for g in GROUPS if g[0] != "Keys"])
+    by_phrase = {phrase: row for row in command_rows() for phrase in row.phrases}
+    assert by_phrase["press space"].does == "Presses space"
+    assert by_phrase["press space"].example == '"press space" → space is pressed'
+    assert by_phrase["press space"].group == OTHER
+    assert by_phrase["dash"].does == 'Writes "-"'
+    assert by_phrase["go to sleep"].does == 'Keep listening, but ignore everything until "wake up"'
+    assert by_phrase["go to sleep now"].does.endswith("(now)")
+    assert by_phrase["wake up"].does == "Wake"  # no docstring: the kind's name
+    assert by_phrase["wake up"].example == '"wake up"'
+    assert command_rows()[-1].group == OTHER
+
+
+def test_the_text_lists_every_row() -> None:
+    text = command_help_text()
+    assert text.startswith("Say a command as a phrase of its own")
+    for row in command_rows():
+        assert f"  {row.said}\n" in text
+    for name, _ in GROUPS:
+        assert f"\n\n{name}\n" in text
+    assert max(map(len, text.splitlines())) <= 100
