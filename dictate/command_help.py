@@ -50,6 +50,7 @@ GROUPS: list[tuple[str, tuple[CommandKind, ...]]] = [
         "Selecting and moving",
         (CommandKind.SELECT, CommandKind.INSERT_BEFORE, CommandKind.INSERT_AFTER, CommandKind.GO),
     ),
+    ("Correcting words", (CommandKind.CORRECT, CommandKind.CHOOSE, CommandKind.SPELL)),
     ("Keys", (CommandKind.KEY,)),
     ("Dictation on and off", (CommandKind.STOP, CommandKind.SLEEP, CommandKind.WAKE)),
     ("Help", (CommandKind.HELP,)),
@@ -197,6 +198,24 @@ DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
         '"wake up" → what you say is written again',
     ),
     (CommandKind.HELP, ""): ("shows this list", '"what can I say" → this list opens'),
+    (CommandKind.CORRECT, WORDS): (
+        "selects the words named and lists alternatives under them: what else the recogniser "
+        "heard there, and other casings",
+        '"correct paris" → 1 peru, 2 paris, 3 PARIS',
+    ),
+    (CommandKind.CORRECT, ""): (
+        "lists alternatives for the selection (else the last dictated sentence)",
+        '"select paris", "correct that"',
+    ),
+    (CommandKind.CHOOSE, ""): (
+        "puts alternative N of the list in place of the words (a click does too)",
+        '"choose one" → "We met in Peru."',
+    ),
+    (CommandKind.SPELL, ""): (
+        'the next phrase is spelled, letter by letter ("a b c", "alpha bravo charlie"; '
+        '"cap" before a capital), and written as one word',
+        '"spell that", "cap m a r y" → "Mary"',
+    ),
 }
 """What a command does and an example: for a ``(kind, value)``, value being the mark or
 argument in :data:`~dictate.voice_commands.PHRASES` (``(MARK, ",")``, ``(GO, "end")``) or
@@ -219,9 +238,11 @@ class CommandRow(NamedTuple):
     def said(self) -> str:
         """The phrases as one line, as they are written: "new line / newline", "what can I
         say" (the tables have the recogniser's lower case)."""
+        phrases = list(self.phrases)
+        if self.kind is CommandKind.CHOOSE and len(phrases) > 2:  # "choose one ... nine"
+            phrases = [f"{phrases[0]} \u2026 {phrases[-1].split()[-1]}"]
         return " / ".join(
-            " ".join("I" if word == "i" else word for word in phrase.split())
-            for phrase in self.phrases
+            " ".join("I" if word == "i" else word for word in phrase.split()) for phrase in phrases
         )
 
 
@@ -276,7 +297,8 @@ def command_rows() -> list[CommandRow]:
     for head, kind in WORDS_COMMANDS.items():
         said.setdefault((kind, WORDS), []).append(f"{head} {WORDS}")
     for phrase, (kind, value) in PHRASES.items():
-        said.setdefault((kind, value), []).append(phrase)
+        # "choose one" to "choose nine" are one command with a number.
+        said.setdefault((kind, "" if kind is CommandKind.CHOOSE else value), []).append(phrase)
     place = {kind: (g, k) for g, (_, kinds) in enumerate(GROUPS) for k, kind in enumerate(kinds)}
     other = (len(GROUPS), 0)
     rows = []

@@ -28,6 +28,7 @@ from dictate.voice_commands import (
     Piece,
     Words,
     close_open_marks,
+    spelled,
     split_commands,
 )
 
@@ -44,6 +45,8 @@ _SETTLE = {
     CommandKind.DELETE_LAST: True,
     CommandKind.KEY: False,
     CommandKind.SLEEP: False,
+    CommandKind.CORRECT: True,
+    CommandKind.SPELL: False,
 }
 """The commands that finalize the pending words before they act, and whether that closes the
 sentence (``flush(close=...)``)."""
@@ -119,6 +122,8 @@ class TextStage:
         said next ("comma", "period") goes right after it."""
         self.asleep = False
         """ "Go to sleep" was said: everything is ignored until "wake up"."""
+        self.spelling = False
+        """ "Spell that" was said: the next segment's words are letters of one word."""
 
     def segment(
         self,
@@ -129,6 +134,12 @@ class TextStage:
         """One recogniser segment's words (with times when there are any) and the pauses the
         voice activity detector heard in it."""
         if not words:
+            return
+        if self.spelling and not self.asleep:
+            self.spelling = False
+            word = spelled([w.text if isinstance(w, Word) else w for w in words])
+            # As spelled, case and all (``continues`` keeps the first letter's case).
+            self.emit(Finalized(self.now(), segment, [word], False, "", None, True))
             return
         pieces: list[Piece] = (
             split_commands(words, pauses=pauses)
@@ -212,7 +223,7 @@ class TextStage:
     def finish(self, segment: int) -> None:
         """The run ended: finalize everything pending, and be ready for the next run."""
         self._bare_end = False
-        self.asleep = False
+        self.asleep = self.spelling = False
         if self.punctuator is None or self.raw_mode:
             self._finalize_held(segment)
             self._opening = ""
@@ -262,6 +273,7 @@ class TextStage:
             self.on_stop()
         if command.kind == CommandKind.SLEEP:
             self.asleep = True
+        self.spelling = command.kind == CommandKind.SPELL
 
     def _raw(self, pieces: list[Piece], segment: int) -> None:
         """Without a punctuator: the words as recognised, the marks said, the commands.

@@ -70,6 +70,9 @@ class Segment(Event):
     words: list[Word]
     pauses: list[list[float]] | None = None
     """Silences inside the segment, [start, end] each (where voice commands can be)."""
+    alternatives: list[list[str]] | None = None
+    """What else the recogniser heard for the segment (its n-best hypotheses after the best,
+    as words), for "correct that"; None when it gives none."""
 
 
 @dataclass(frozen=True)

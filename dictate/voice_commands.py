@@ -60,6 +60,14 @@ class CommandKind(TextEnum):
     SLEEP = "sleep"
     """Keep listening, but ignore everything until "wake up"."""
     WAKE = "wake"
+    CORRECT = "correct"
+    """Select the words named (or, "correct that", the selection, else the last dictated
+    sentence) and list alternatives for them: what else the recogniser heard, other casings."""
+    CHOOSE = "choose"
+    """Put alternative N of the list in place of the words being corrected."""
+    SPELL = "spell"
+    """The next phrase is spelled, letter by letter ("a b c", or "alpha bravo charlie"), and
+    written as one word (in place of the selection, if there is one)."""
 
 
 BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})
@@ -103,6 +111,15 @@ _PHRASES: dict[str, tuple[CommandKind, str]] = {
     "what can i say": (CommandKind.HELP, ""),
     "go to sleep": (CommandKind.SLEEP, ""),
     "wake up": (CommandKind.WAKE, ""),
+    "correct that": (CommandKind.CORRECT, ""),
+    "spell that": (CommandKind.SPELL, ""),
+    "spell it": (CommandKind.SPELL, ""),
+    **{
+        f"choose {word}": (CommandKind.CHOOSE, str(number))
+        for number, word in enumerate(
+            ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"], start=1
+        )
+    },
     "stop dictating": (CommandKind.STOP, ""),
     "stop listening": (CommandKind.STOP, ""),
     "stop dictation": (CommandKind.STOP, ""),
@@ -134,6 +151,7 @@ _WORDS_COMMANDS: dict[str, CommandKind] = {
     "select": CommandKind.SELECT,
     "insert before": CommandKind.INSERT_BEFORE,
     "insert after": CommandKind.INSERT_AFTER,
+    "correct": CommandKind.CORRECT,
 }
 MAX_NAMED_WORDS = 8
 """The most words a "select ..." or "insert before ..." names (more is dictation)."""
@@ -321,3 +339,36 @@ def close_open_marks(sentence: str) -> str:
         else:
             head = head[:i].rstrip()
     return head + final
+
+
+NATO = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november "
+    "oscar papa quebec romeo sierra tango uniform victor whiskey x-ray yankee zulu"
+).split()
+_LETTER_WORDS = {
+    **{word: word[0] for word in NATO},
+    "alfa": "a", "juliet": "j", "whisky": "w", "xray": "x",
+    # How recognisers write letters said alone.
+    "bee": "b", "be": "b", "see": "c", "sea": "c", "dee": "d", "ee": "e", "ef": "f",
+    "gee": "g", "aitch": "h", "eye": "i", "jay": "j", "kay": "k", "el": "l", "em": "m",
+    "en": "n", "oh": "o", "owe": "o", "pee": "p", "queue": "q", "cue": "q", "are": "r",
+    "ess": "s", "tee": "t", "tea": "t", "you": "u", "vee": "v", "double-u": "w",
+    "ex": "x", "why": "y", "zee": "z", "zed": "z",
+}  # fmt: skip
+"""Words that stand for a letter when spelling (``spell that``)."""
+
+
+def spelled(words: Sequence[str]) -> str:
+    """The word spelled by ``words`` ("a b c", "alpha bravo charlie", "cap m a r y" -> "Mary");
+    words that are not letters are kept as they are (a digit, a name said whole)."""
+    out: list[str] = []
+    capital = False
+    for word in (w.lower().strip(".,") for w in words):
+        if word in ("cap", "capital", "uppercase"):
+            capital = True
+            continue
+        letter = word if len(word) == 1 else _LETTER_WORDS.get(word, word)
+        out.append(letter.upper() if capital else letter)
+        capital = False
+    return "".join(out)
+

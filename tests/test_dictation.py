@@ -454,3 +454,23 @@ def test_wake_up_in_the_same_segment_and_the_next_run_starts_awake() -> None:
     stage.segment(2, timed("awake again"))
     stage.finish(2)
     assert [e.text for e in events if isinstance(e, Finalized)] == ["awake again"]
+
+
+@pytest.mark.parametrize("punctuate", [True, False])
+def test_spell_that_writes_the_next_phrase_as_one_word(punctuate: bool) -> None:
+    document, _, _ = run(
+        ["my name is", "spell that", "cap m a r y", "and i live here"], punctuate=punctuate
+    )
+    expected = (
+        "My name is Mary and I live here." if punctuate else "My name is Mary and i live here"
+    )
+    assert document.text == expected
+    document, _, _ = run(["it is", "spell it", "alpha bravo see"])
+    assert document.text == "It is abc"
+
+
+def test_correct_and_choose_are_events_for_the_window() -> None:
+    document, events, _ = run(["we met in paris", "correct paris", "choose two"])
+    commands = [(e.kind, e.target) for e in events if isinstance(e, CommandEvent)]
+    assert commands == [("correct", "paris"), ("choose", "2")]
+    assert document.text == "We met in paris."  # no alternatives without the audio

@@ -67,6 +67,16 @@ class EditTarget:
     def show_help(self) -> None:
         """ "What can I say"."""
 
+    def correct(self, words: str) -> None:
+        """ "Correct WORDS" / "correct that" ("" : the selection, else the last sentence):
+        select them and offer alternatives."""
+
+    def choose(self, number: int) -> None:
+        """ "Choose N": alternative ``number`` (from 1) of those offered."""
+
+    def spell(self) -> None:
+        """ "Spell that": the next phrase is spelled (it arrives as a finalized word)."""
+
     def asleep(self, sleeping: bool) -> None:
         """ "Go to sleep" (True): all but "wake up" is ignored until "wake up" (False)."""
 
@@ -104,6 +114,12 @@ def apply_event(target: EditTarget, event: Event) -> bool:
             target.show_help()
         elif kind in (CommandKind.SLEEP, CommandKind.WAKE):
             target.asleep(kind is CommandKind.SLEEP)
+        elif kind is CommandKind.CORRECT:
+            target.correct(event.target)
+        elif kind is CommandKind.CHOOSE:
+            target.choose(int(event.target or 0))
+        elif kind is CommandKind.SPELL:
+            target.spell()
         else:  # spoken punctuation and "cap": the punctuator applied them (reported only)
             return False
     else:
@@ -151,6 +167,10 @@ class EventDocument(EditTarget):
 
     def delete_last(self, unit: str) -> None:
         voice_edits.delete_last(self.buffer, unit)
+
+    def correct(self, words: str) -> None:
+        if words or self.buffer.selection is None:
+            voice_edits.select(self.buffer, words)
 
     def press_key(self, key: str) -> None:
         if key == "enter":

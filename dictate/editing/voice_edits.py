@@ -87,6 +87,18 @@ def recased(text: str, style: str) -> str:
     return "".join(out)
 
 
+def replace_selection(buffer: DictationBuffer, text: str) -> tuple[int, int] | None:
+    """An alternative chosen for the selection ("choose N"): it takes the selection's place,
+    with a capital where the selection began with one, and stays selected."""
+    if buffer.selection is None or not text:
+        return None
+    start, end = buffer.selection
+    if buffer.text[start : start + 1].isupper() and text[:1].islower():
+        text = text[:1].upper() + text[1:]
+    buffer.voice_edit(start, end, text, select=True)
+    return start, start + len(text)
+
+
 def delete_selection(buffer: DictationBuffer) -> bool:
     """ "Delete that" (or "scratch that") with a voice selection: the selected text goes, with
     one of the spaces around it."""

@@ -67,6 +67,8 @@ class DictationWindow(DocumentWindow):
     _start_sound: str
     _sphinx_noted: bool
     _asleep: bool = False
+    _corrections: Any = None  # the list of alternatives ("correct that"), once shown
+    _heard: Any  # the last segments' words and alternatives (a deque), for "correct that"
 
     if TYPE_CHECKING:  # MainWindow's: it has the pickers, the settings file and the tray
 
@@ -356,6 +358,8 @@ class DictationWindow(DocumentWindow):
                     self.editor.set_dictation(partial=event.partial, live=event.pending)
         elif isinstance(event, Segment):
             self._segment_closed[event.segment] = time.monotonic()
+            if event.words:  # for "correct that": what else was heard for these words
+                self._heard.append(([w.text for w in event.words], event.alternatives or []))
         elif isinstance(event, Error):
             actions: list[tuple[str, object]] = []
             if event.fatal:
@@ -379,6 +383,35 @@ class DictationWindow(DocumentWindow):
             self._segment_closed.clear()
             if event.dropped_blocks:
                 self.dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
+
+    def offer_corrections(self) -> None:
+        """ "Correct ...": the alternatives for the selection, in a list right under it."""
+        from dictate.editing.alternatives import alternatives
+        from dictate.ui.correction_list import CorrectionList
+
+        selection = self.editor.buffer.selection
+        if selection is None:
+            return
+        if self._corrections is None:
+            self._corrections = CorrectionList(self.editor.viewport())
+            self._corrections.chosen.connect(self.choose_correction)
+            self.editor.textEdited.connect(self._corrections.hide)
+        options = alternatives(self.editor.buffer.text[slice(*selection)], self._heard)
+        rect = self.editor.cursorRect()
+        self._corrections.offer(options, rect.bottomLeft())
+
+    def choose_correction(self, number: int) -> bool:
+        """Put alternative ``number`` in place of the selection; False if there is none."""
+        from dictate.editing import voice_edits
+
+        shown = self._corrections is not None and self._corrections.isVisible()
+        text = self._corrections.option(number) if self._corrections is not None else None
+        if not shown or text is None or self.editor.buffer.selection is None:
+            return False
+        self.editor.voice(lambda buffer: voice_edits.replace_selection(buffer, text))
+        if self._corrections is not None:
+            self._corrections.hide()
+        return True
 
     def set_asleep(self, sleeping: bool) -> None:
         """ "Go to sleep" (listening on, for "wake up" only) or awake again: said in the status

@@ -92,6 +92,21 @@ class EditorTarget(EditTarget):
     def show_help(self) -> None:
         self._window.show_voice_commands()
 
+    def correct(self, words: str) -> None:
+        editor = self._window.editor
+        reselect = words or editor.buffer.selection is None
+        if reselect and editor.voice(lambda buffer: voice_edits.select(buffer, words)) is None:
+            self._say(f"Nothing matches \u201c{words}\u201d." if words else "Nothing to correct.")
+            return
+        self._window.offer_corrections()
+
+    def choose(self, number: int) -> None:
+        if not self._window.choose_correction(number):
+            self._say(f"There is no alternative {number}: say \u201ccorrect that\u201d first.")
+
+    def spell(self) -> None:
+        self._say("Spell it: letters, or alpha, bravo\u2026 (\u201ccap\u201d before a capital).")
+
     def asleep(self, sleeping: bool) -> None:
         self._window.set_asleep(sleeping)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,7 @@ class MainWindow(DictationWindow):
         self.modified = False
         self.punctuation_latency_ms: float | None = None
         self._segment_closed: dict[int, float] = {}
+        self._heard: deque[tuple[list[str], list[list[str]]]] = deque(maxlen=100)
         self._partial_segment = 0
         self._shown_segment = 0
         self._live: Live | None = None  # the last live punctuation of the words being spoken

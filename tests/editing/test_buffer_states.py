@@ -400,6 +400,20 @@ class BufferMachine(RuleBasedStateMachine):
         self.voice_changed(start, end, "")
         self.selection, self.point = None, start
 
+    @precondition(lambda self: self.selection is not None)
+    @rule(other=st.sampled_from(["cap", "peru", "New York", "😀 ok"]))
+    def voice_choose(self, other: str) -> None:
+        """ "Choose N": the alternative takes the selection's place, with a capital where the
+        selection began with one, and stays selected."""
+        assert self.selection is not None
+        start, end = self.selection
+        text = self.model_text()
+        if text[start : start + 1].isupper() and other[:1].islower():
+            other = other[:1].upper() + other[1:]
+        assert voice_edits.replace_selection(self.buffer, other) == (start, start + len(other))
+        self.voice_changed(start, end, other)
+        self.selection, self.point = (start, start + len(other)), start + len(other)
+
     @rule(data=st.data(), after=st.booleans())
     def voice_insert(self, data: st.DataObject, after: bool) -> None:
         """ "Insert before/after WORDS"."""

@@ -235,3 +235,40 @@ def test_what_can_i_say_opens_the_list_without_stopping_dictation(window: Any) -
     dialogs = window.findChildren(VoiceCommandsDialog)
     assert len(dialogs) == 1 and dialogs[0].isVisible() and not dialogs[0].isModal()
     assert window.start_refused() is None  # a modal dialog would keep dictation from starting
+
+
+def test_correct_that_lists_what_else_was_heard_and_choose_puts_it_in(window: Any) -> None:
+    from dictate.asr.engine import Word
+    from dictate.events import Segment
+
+    said = [Word(w, i / 2, i / 2 + 0.4) for i, w in enumerate("we met in paris".split())]
+    window.handle_event(
+        Segment(0.1, 1, 0.0, 2.0, "pause", said, None, [["we", "met", "in", "peru"]])
+    )
+    window.handle_event(Finalized(0.2, 1, ["We met in Paris."], pending=""))
+    window.handle_event(Command(0.3, 2, "correct", "correct paris", "paris"))
+    options = window._corrections
+    assert options.isVisible() and not options.hasFocus()
+    assert [options.item(i).text() for i in range(options.count())] == [
+        "1  peru",
+        "2  paris",
+        "3  PARIS",
+    ]
+    assert window.editor.textCursor().selectedText() == "Paris"
+    window.handle_event(Command(0.4, 3, "choose", "choose one", "1"))
+    assert window.editor.text == "We met in Peru." and not options.isVisible()
+    _journal_matches(window)
+    # "correct that" with the selection still there; a click picks as "choose" does.
+    window.handle_event(Command(0.5, 4, "correct", "correct that", ""))
+    options.chosen.emit(2)
+    assert window.editor.text == "We met in PERU."
+    window.handle_event(Command(0.6, 5, "choose", "choose nine", "9"))
+    assert "no alternative 9" in window.statusBar().currentMessage()
+
+
+def test_spell_that_writes_the_letters_as_one_word(window: Any) -> None:
+    window.handle_event(Finalized(0.1, 1, ["My name is"], pending="", committed=True))
+    window.handle_event(Command(0.2, 2, "spell", "spell that"))
+    assert "Spell it" in window.statusBar().currentMessage()
+    window.handle_event(Finalized(0.3, 3, ["Mary"], False, "", None, True))
+    assert window.editor.text == "My name is Mary"
