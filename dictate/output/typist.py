@@ -202,6 +202,12 @@ class TypingTarget(EditTarget):
     def show_help(self) -> None:
         self.window_only("what can I say")
 
+    def correct(self, words: str) -> None:
+        self.window_only("correct")
+
+    def choose(self, number: int) -> None:
+        self.window_only("choose")
+
 
 class TypingQueue:
     """Runs a :class:`Typist`'s calls in order on a thread of its own: typing takes 8-60 ms a

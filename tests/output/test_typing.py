@@ -422,7 +422,8 @@ WINDOW_ONLY = {
     ("insert_before", "the cat"): "insert before", ("insert_after", "the cat"): "insert after",
     ("go", "end"): "go to end", ("go", "start"): "go to start", ("go", "back"): "go back",
     ("delete_last", "word"): "delete last word", ("help", ""): "what can I say",
-    ("delete_last", "sentence"): "delete last sentence",
+    ("delete_last", "sentence"): "delete last sentence", ("correct", "the cat"): "correct",
+    ("correct", ""): "correct", ("choose", "2"): "choose",
 }  # fmt: skip
 
 
