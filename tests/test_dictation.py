@@ -474,3 +474,10 @@ def test_correct_and_choose_are_events_for_the_window() -> None:
     commands = [(e.kind, e.target) for e in events if isinstance(e, CommandEvent)]
     assert commands == [("correct", "paris"), ("choose", "2")]
     assert document.text == "We met in paris."  # no alternatives without the audio
+
+
+def test_a_command_naming_words_not_in_the_text_is_dictation_after_all() -> None:
+    document, _, _ = run(["we went home", "select the best option", "correct nothing here"])
+    assert document.text == "We went home. Select the best option correct nothing here"
+    document, _, _ = run(["we went home", "insert after lunch"])
+    assert document.text == "We went home. Insert after lunch"

@@ -45,15 +45,16 @@ class EditTarget:
     def stop(self) -> None:
         """ "Stop dictating" was heard (the pipeline stops by itself)."""
 
-    def select(self, words: str) -> None:
+    def select(self, words: str) -> bool | None:
         """ "Select WORDS": the nearest match before the dictation point, else after it;
-        ``words`` "" ("select that"): the last dictated sentence."""
+        ``words`` "" ("select that"): the last dictated sentence. False: the words are not in
+        the text (then the phrase is dictation after all: see :func:`apply_event`)."""
 
     def recase(self, style: str) -> None:
         """ "cap that" ("cap"), "all caps that" ("upper"), "no caps that" ("lower")."""
 
-    def insert_at(self, words: str, after: bool) -> None:
-        """ "Insert before/after WORDS": the dictation point goes there."""
+    def insert_at(self, words: str, after: bool) -> bool | None:
+        """ "Insert before/after WORDS": the dictation point goes there (False: not found)."""
 
     def go(self, where: str) -> None:
         """ "Go to end" ("end"), "go to start" ("start"), "go back" ("back")."""
@@ -67,9 +68,9 @@ class EditTarget:
     def show_help(self) -> None:
         """ "What can I say"."""
 
-    def correct(self, words: str) -> None:
+    def correct(self, words: str) -> bool | None:
         """ "Correct WORDS" / "correct that" ("" : the selection, else the last sentence):
-        select them and offer alternatives."""
+        select them and offer alternatives (False: the words are not in the text)."""
 
     def choose(self, number: int) -> None:
         """ "Choose N": alternative ``number`` (from 1) of those offered."""
@@ -99,11 +100,12 @@ def apply_event(target: EditTarget, event: Event) -> bool:
         elif kind is CommandKind.STOP:
             target.stop()
         elif kind is CommandKind.SELECT:
-            target.select(event.target)
+            _or_dictation(target, event, target.select(event.target))
         elif kind is CommandKind.RECASE:
             target.recase(event.target)
         elif kind in (CommandKind.INSERT_BEFORE, CommandKind.INSERT_AFTER):
-            target.insert_at(event.target, after=kind is CommandKind.INSERT_AFTER)
+            found = target.insert_at(event.target, after=kind is CommandKind.INSERT_AFTER)
+            _or_dictation(target, event, found)
         elif kind is CommandKind.GO:
             target.go(event.target)
         elif kind is CommandKind.DELETE_LAST:
@@ -115,7 +117,7 @@ def apply_event(target: EditTarget, event: Event) -> bool:
         elif kind in (CommandKind.SLEEP, CommandKind.WAKE):
             target.asleep(kind is CommandKind.SLEEP)
         elif kind is CommandKind.CORRECT:
-            target.correct(event.target)
+            _or_dictation(target, event, target.correct(event.target))
         elif kind is CommandKind.CHOOSE:
             target.choose(int(event.target or 0))
         elif kind is CommandKind.SPELL:
@@ -125,6 +127,13 @@ def apply_event(target: EditTarget, event: Event) -> bool:
     else:
         return False
     return True
+
+
+def _or_dictation(target: EditTarget, event: Command, found: bool | None) -> None:
+    """A command that names words not in the text ("select the best option", said apart) was
+    dictation after all: its words go into the text as said, never lost."""
+    if found is False and event.target:
+        target.finalize([event.spoken], None, False)
 
 
 class EventDocument(EditTarget):
@@ -153,14 +162,14 @@ class EventDocument(EditTarget):
     def undo(self) -> None:
         self.buffer.undo()
 
-    def select(self, words: str) -> None:
-        voice_edits.select(self.buffer, words)
+    def select(self, words: str) -> bool:
+        return voice_edits.select(self.buffer, words) is not None
 
     def recase(self, style: str) -> None:
         voice_edits.recase(self.buffer, style)
 
-    def insert_at(self, words: str, after: bool) -> None:
-        voice_edits.insert_at(self.buffer, words, after)
+    def insert_at(self, words: str, after: bool) -> bool:
+        return voice_edits.insert_at(self.buffer, words, after)
 
     def go(self, where: str) -> None:
         voice_edits.go(self.buffer, where)
@@ -168,9 +177,10 @@ class EventDocument(EditTarget):
     def delete_last(self, unit: str) -> None:
         voice_edits.delete_last(self.buffer, unit)
 
-    def correct(self, words: str) -> None:
+    def correct(self, words: str) -> bool:
         if words or self.buffer.selection is None:
-            voice_edits.select(self.buffer, words)
+            return voice_edits.select(self.buffer, words) is not None
+        return True
 
     def press_key(self, key: str) -> None:
         if key == "enter":

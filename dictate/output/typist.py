@@ -184,14 +184,16 @@ class TypingTarget(EditTarget):
         "cap that", "go to end"...). It cannot work in another application; nothing is done
         here (the window's target says so)."""
 
-    def select(self, words: str) -> None:
+    def select(self, words: str) -> bool | None:
         self.window_only("select" if words else "select that")
+        return None
 
     def recase(self, style: str) -> None:
         self.window_only(_RECASE_SAID.get(style, "cap that"))
 
-    def insert_at(self, words: str, after: bool) -> None:
+    def insert_at(self, words: str, after: bool) -> bool | None:
         self.window_only("insert after" if after else "insert before")
+        return None
 
     def go(self, where: str) -> None:
         self.window_only(_GO_SAID.get(where, f"go to {where}"))
@@ -202,8 +204,9 @@ class TypingTarget(EditTarget):
     def show_help(self) -> None:
         self.window_only("what can I say")
 
-    def correct(self, words: str) -> None:
+    def correct(self, words: str) -> bool | None:
         self.window_only("correct")
+        return None
 
     def choose(self, number: int) -> None:
         self.window_only("choose")

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from dictate.ui.dictation_window import DictationWindow
 
 
+def _not_found(words: str) -> str:
+    return f"\u201c{words}\u201d is not in the text: what was said is written as dictation."
+
+
 class EditorTarget(EditTarget):
     """Pipeline events as edits of the window's editor."""
 
@@ -49,19 +53,20 @@ class EditorTarget(EditTarget):
     def stop(self) -> None:
         self._say("Stopped dictating (voice command).")
 
-    def select(self, words: str) -> None:
+    def select(self, words: str) -> bool:
         span = self._window.editor.voice(lambda buffer: voice_edits.select(buffer, words))
         if span is None:
-            self._say(f"Nothing matches \u201c{words}\u201d." if words else "Nothing to select.")
+            self._say(_not_found(words) if words else "Nothing to select.")
         else:
             self._say("Selected: say the words to put in its place, or \u201cdelete that\u201d.")
+        return span is not None
 
     def recase(self, style: str) -> None:
         span = self._window.editor.voice(lambda buffer: voice_edits.recase(buffer, style))
         if span is None:
             self._say("Nothing to change: select some words first.")
 
-    def insert_at(self, words: str, after: bool) -> None:
+    def insert_at(self, words: str, after: bool) -> bool:
         found = self._window.editor.voice(
             lambda buffer: voice_edits.insert_at(buffer, words, after)
         )
@@ -69,8 +74,9 @@ class EditorTarget(EditTarget):
         self._say(
             f"Dictating {where} \u201c{words}\u201d (\u201cgo back\u201d returns)."
             if found
-            else f"Nothing matches \u201c{words}\u201d."
+            else _not_found(words)
         )
+        return found
 
     def go(self, where: str) -> None:
         if not self._window.editor.voice(lambda buffer: voice_edits.go(buffer, where)):
@@ -92,13 +98,14 @@ class EditorTarget(EditTarget):
     def show_help(self) -> None:
         self._window.show_voice_commands()
 
-    def correct(self, words: str) -> None:
+    def correct(self, words: str) -> bool:
         editor = self._window.editor
         reselect = words or editor.buffer.selection is None
         if reselect and editor.voice(lambda buffer: voice_edits.select(buffer, words)) is None:
-            self._say(f"Nothing matches \u201c{words}\u201d." if words else "Nothing to correct.")
-            return
+            self._say(_not_found(words) if words else "Nothing to correct.")
+            return False
         self._window.offer_corrections()
+        return True
 
     def choose(self, number: int) -> None:
         if not self._window.choose_correction(number):
