@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.engine import Engine, Word
 from dictate.asr.segmenter import (
     SegmentAudio,
@@ -69,6 +70,7 @@ from dictate.events import (
     Segment,
     SpeechStart,
 )
+from dictate.heard_commands import command_decoder_for, heard_command
 
 __all__ = [
     "Command", "Error", "Event", "Finalized", "Finished", "Level", "Live", "Partial", "Pending",
@@ -88,6 +90,11 @@ class _Job:
     words: list[Word]
     ended_at: float = field(default=0.0)
     pauses: tuple[tuple[float, float], ...] = ()
+    audio: np.ndarray | None = None
+    """A short segment's samples, for the second decode against the command phrases."""
+    span: tuple[float, float] = (0.0, 0.0)
+    alternatives: list[list[str]] = field(default_factory=list)
+    """The recogniser's other hypotheses of the segment (n-best after the best)."""
 
 
 _END = None  # the audio thread's last job
@@ -115,6 +122,10 @@ class Pipeline:
         live: Punctuate the words being spoken as they are recognised (:class:`Live`).
         stop_command: Whether "stop dictating" stops the pipeline (off for an audio file: see
             :class:`TextStage`).
+        command_decode: Decode a segment short enough to be a command a second time against
+            the command phrases, when the engine can (:mod:`dictate.asr.command_decode`);
+            None: on when ``commands`` is. It runs on the punctuation thread, never stalling
+            capture.
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -134,10 +145,20 @@ class Pipeline:
         live: bool = True,
         live_interval: float = LIVE_INTERVAL,
         stop_command: bool = True,
+        command_decode: bool | None = None,
     ) -> None:
         if commit_after is not None and not commit_after > 0:
             raise ValueError(f"commit_after must be positive seconds or None, not {commit_after}")
         self.engine = engine
+        self.command_decoder: Any = None
+        """The engine's decoder against the command phrases (None: no second decode)."""
+        if commands and (command_decode is None or command_decode):
+            self.command_decoder = command_decoder_for(engine)
+        self.command_limits = (MAX_COMMAND_S, MAX_COMMAND_WORDS)
+        """Longest segment (seconds) and most words heard for a second decode."""
+        self._kept: list[np.ndarray] | None = None
+        """The open segment's samples while it is short enough to be a command."""
+        self._kept_samples = 0
         self.commit_after = commit_after
         self.live = live and punctuator is not None and hasattr(punctuator, "preview")
         self.live_interval = live_interval
@@ -192,6 +213,7 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._need_start, self._open_start, self._partial = False, None, []
+        self._kept, self._kept_samples = None, 0
         self._commit_due = None
         self._live_words, self._live_queued = None, False
         self.segmenter.reset()
@@ -284,6 +306,9 @@ class Pipeline:
                     self._open_start, self._partial = event.start, []
                     self._recognizer.start(event.start)
                     self._need_start = False
+                    self._kept = [] if self.command_decoder is not None else None
+                    self._kept_samples = 0
+                self._keep(event.samples)
                 words = self._recognizer.accept(event.samples)
                 if words is not None:
                     self._partial = list(words)
@@ -296,6 +321,16 @@ class Pipeline:
                     # noticed the silence; a commit time shorter than the segmenter's silence
                     # commits right after the segment.
                     self._commit_due = event.end + self.commit_after
+
+    def _keep(self, samples: np.ndarray) -> None:
+        """Keep the open segment's audio while it may still be a command."""
+        if self._kept is None:
+            return
+        self._kept_samples += len(samples)
+        if self._kept_samples > self.command_limits[0] * SAMPLE_RATE:
+            self._kept = None
+        else:
+            self._kept.append(np.array(samples, dtype=np.int16))
 
     def _offer_live(self, segment: int, words: list[str]) -> None:
         """Put the latest partial words in the live slot and wake the punctuation thread."""
@@ -328,9 +363,23 @@ class Pipeline:
                 event.reason,
                 words,
                 [list(p) for p in event.pauses],
+                getattr(self._recognizer, "alternatives", None) or None,
             )
         )
-        self._jobs.put(_Job(self._segments, list(words), self._now(), event.pauses))
+        kept, self._kept = self._kept, None
+        short = bool(kept) and len(words) <= self.command_limits[1]
+        audio = np.concatenate(kept) if kept and short else None
+        self._jobs.put(
+            _Job(
+                self._segments,
+                list(words),
+                self._now(),
+                event.pauses,
+                audio,
+                (event.start, event.end),
+                list(getattr(self._recognizer, "alternatives", None) or []),
+            )
+        )
 
     def _punctuate_live(self, done_segment: int) -> None:
         """Punctuate the latest partial words with the pending words (a :class:`Live` event),
@@ -364,6 +413,13 @@ class Pipeline:
             words = self._partial_words(start, end)
         self._close_segment(SegmentEnded(start, max(start, end), "error"), words)
 
+    def _decode_command(self, job: _Job) -> list[Word]:
+        """The segment's words, or the command said apart that they missed (see
+        :func:`dictate.heard_commands.heard_command`)."""
+        if job.audio is None or self.command_decoder is None:
+            return job.words
+        return heard_command(self.command_decoder, job.words, job.audio, job.alternatives, job.span)
+
     def _punct_loop(self) -> None:
         last_live = -1e9
         done_segment = 0  # the last segment whose words were punctuated
@@ -395,7 +451,7 @@ class Pipeline:
                     continue
                 assert isinstance(job, _Job)
                 done_segment = job.segment
-                self.text.segment(job.segment, job.words, job.pauses)
+                self.text.segment(job.segment, self._decode_command(job), job.pauses)
             self.text.finish(self._segments)
         finally:
             source = self._source

@@ -371,4 +371,3 @@ def spelled(words: Sequence[str]) -> str:
         out.append(letter.upper() if capital else letter)
         capital = False
     return "".join(out)
-

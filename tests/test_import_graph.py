@@ -28,13 +28,27 @@ ROOT = Path(__file__).resolve().parent.parent
 # Lowest first; a layer imports only from itself and the layers below. "__init__" is the root
 # package (the version string), "__main__" is ``python -m dictate``.
 LAYERS: list[set[str]] = [
-    {"__init__", "enums", "errors", "fileio", "paths", "config"},  # base: no dictation in them
+    {
+        "__init__",
+        "enums",
+        "edit_distance",
+        "errors",
+        "fileio",
+        "paths",
+        "config",
+    },  # base: no dictation in them
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)
     # words to edited text (command_help: the list of voice commands, read from voice_commands)
     {"events", "voice_commands", "command_help", "editing", "writing", "punctuation"},
     {"output"},  # typing the text into other windows
-    {"dictation", "pipeline", "assembly", "instance_client"},  # together; reaching the app
+    {
+        "dictation",
+        "heard_commands",
+        "pipeline",
+        "assembly",
+        "instance_client",
+    },  # together; reaching the app
     {"evaluation", "training"},
     {"ui"},
     {"bench"},  # measures the pipeline and the window

@@ -25,6 +25,11 @@ class Word:
     confidence: float = 1.0
 
 
+MAX_ALTERNATIVES = 40
+"""At most this many other hypotheses are kept for a segment ("correct that" lists a few;
+a command said apart is often among them when the best one missed it)."""
+
+
 class Recognizer(Protocol):
     """Decodes one segment at a time."""
 
@@ -37,7 +42,9 @@ class Recognizer(Protocol):
         ...
 
     def finish(self) -> list[Word]:
-        """End the segment and return its final words, with source times."""
+        """End the segment and return its final words, with source times. A recogniser that
+        can also says what else it heard, in an attribute ``alternatives`` (its n-best
+        hypotheses after the best, as word lists; see :data:`MAX_ALTERNATIVES`)."""
         ...
 
 

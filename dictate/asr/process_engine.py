@@ -10,14 +10,17 @@ message protocol over a pipe; waiting on the pipe releases the lock.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import multiprocessing
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dictate.asr.command_decode import CommandDecode
 from dictate.asr.engine import Word
 from dictate.errors import DictateError
 
@@ -56,11 +59,102 @@ def _serve_until_closed(conn: Connection, name: str | None, model: str | None) -
                     conn.send(("partial", words))
             elif kind == "finish":
                 final = recognizer.finish()
-                conn.send(("final", [(w.text, w.start, w.end, w.confidence) for w in final]))
+                said = [(w.text, w.start, w.end, w.confidence) for w in final]
+                conn.send(("final", said, getattr(recognizer, "alternatives", [])))
             elif kind == "close":
                 return
         except Exception as exc:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _serve_commands(
+    conn: Connection, name: str | None, model: str | None, phrases: list[str]
+) -> None:
+    """The child of a :class:`ProcessCommandDecoder`: decode segments against the phrases."""
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
+        from dictate.asr.loader import load_engine
+
+        try:
+            decoder = load_engine(name, model).command_decoder(phrases)  # type: ignore[attr-defined]
+        except Exception as exc:
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            return
+        conn.send(("ready", decoder is not None))
+        while True:
+            message = conn.recv()
+            if message[0] != "decode":
+                return
+            try:
+                result = decoder.decode(np.frombuffer(message[1], dtype="<i2"), message[2])
+                conn.send(("result", dataclasses.astuple(result)))
+            except Exception as exc:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class _Child:
+    """The parent's end of a child process that answers over a pipe."""
+
+    _conn: Connection
+    _process: Any
+    _what = "recogniser"
+
+    def _receive(self, timeout: float | None = None) -> Any:
+        if not self._conn.poll(timeout):
+            raise DictateError(f"the {self._what} process did not answer; restart dictation")
+        try:
+            return self._conn.recv()
+        except EOFError:
+            raise DictateError(f"the {self._what} process ended unexpectedly") from None
+
+    def close(self) -> None:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            self._conn.send(("close",))
+        self._process.join(5)
+        if self._process.is_alive():
+            self._process.kill()
+
+    def __del__(self) -> None:
+        if getattr(self, "_process", None) is not None and self._process.is_alive():
+            self._process.kill()
+
+
+class ProcessCommandDecoder(_Child):
+    """The second decode of commands (:mod:`dictate.asr.command_decode`) in a child process of
+    its own, for the same reason as the recogniser's: PocketSphinx keeps the GIL while it
+    decodes. A second child rather than the recogniser's, so the punctuation thread never
+    shares a pipe with the audio thread. It starts now; the first decode waits for it."""
+
+    _what = "command decoder"
+
+    def __init__(self, name: str | None, model: str | None, phrases: list[str]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve_commands,
+            args=(child, name, model, list(phrases)),
+            name="dictate-commands",
+            daemon=True,
+        )
+        self._process.start()
+        child.close()
+        self._ready: bool | None = None
+
+    def decode(self, samples: np.ndarray, heard: Sequence[str] = ()) -> CommandDecode:
+        if self._ready is None:
+            reply = self._receive(120)
+            self._ready = reply[0] == "ready" and bool(reply[1])
+            if not self._ready:
+                log.warning("no second decode of commands: %s", reply[1])
+        if not self._ready:
+            return CommandDecode("", False, 0.0)
+        try:
+            self._conn.send(("decode", np.asarray(samples, dtype="<i2").tobytes(), list(heard)))
+        except (BrokenPipeError, OSError):
+            raise DictateError("the command decoder process ended unexpectedly") from None
+        reply = self._receive(60)
+        if reply[0] != "result":
+            raise DictateError(f"command decoder failed: {reply[1]}")
+        return CommandDecode(*reply[1])
 
 
 class ProcessEngine:
@@ -79,6 +173,10 @@ class ProcessEngine:
         self.model_path = probe.model_path
         self._spare: ProcessRecognizer | None = probe
 
+    def command_decoder(self, phrases: Sequence[str]) -> ProcessCommandDecoder:
+        """The second decode of commands, in a child process of its own."""
+        return ProcessCommandDecoder(self._name, self._model, list(phrases))
+
     def recognizer(self) -> ProcessRecognizer:
         if self._spare is not None:
             spare, self._spare = self._spare, None
@@ -86,7 +184,7 @@ class ProcessEngine:
         return ProcessRecognizer(self._name, self._model)
 
 
-class ProcessRecognizer:
+class ProcessRecognizer(_Child):
     """The parent's side of one child recogniser (same interface as the in-process ones)."""
 
     def __init__(self, name: str | None, model: str | None) -> None:
@@ -110,14 +208,6 @@ class ProcessRecognizer:
         self.model_path = Path(path) if path else None
         self.engine_name = "sphinx" if "PocketSphinx" in self.label else "vosk"
         self._partial: list[str] | None = None
-
-    def _receive(self, timeout: float | None = None) -> Any:
-        if not self._conn.poll(timeout):
-            raise DictateError("the recogniser process did not answer; restart dictation")
-        try:
-            return self._conn.recv()
-        except EOFError:
-            raise DictateError("the recogniser process ended unexpectedly") from None
 
     def _send(self, message: tuple[Any, ...]) -> None:
         try:
@@ -152,17 +242,7 @@ class ProcessRecognizer:
             reply = self._receive(timeout=60)
             if reply[0] == "final":
                 self._partial = None
+                self.alternatives = list(reply[2]) if len(reply) > 2 else []
                 return [Word(*item) for item in reply[1]]
             if reply[0] == "error":
                 raise DictateError(f"recogniser failed: {reply[1]}")
-
-    def close(self) -> None:
-        with contextlib.suppress(BrokenPipeError, OSError):
-            self._conn.send(("close",))
-        self._process.join(5)
-        if self._process.is_alive():
-            self._process.kill()
-
-    def __del__(self) -> None:
-        if getattr(self, "_process", None) is not None and self._process.is_alive():
-            self._process.kill()

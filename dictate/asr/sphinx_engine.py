@@ -6,18 +6,23 @@ It is much less accurate than Vosk; its label says so and recommends a Vosk mode
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from dictate.asr.engine import Word
+from dictate.asr.command_decode import SphinxCommandDecoder
+from dictate.asr.engine import MAX_ALTERNATIVES, Word
 from dictate.audio.format import SAMPLE_RATE
 
 _FRAME_SECONDS = 0.01  # PocketSphinx's default frame rate is 100 per second
 _NOT_WORDS = re.compile(r"^(<s>|</s>|<sil>|\[.*\]|\+\+.*\+\+)$")
 _ALTERNATIVE = re.compile(r"\(\d+\)$")  # "the(2)": second pronunciation of "the"
 _LETTER = re.compile(r"^[a-z]\.$")
+
+log = logging.getLogger("dictate.asr")
 
 
 def _clean(word: str) -> str | None:
@@ -43,6 +48,11 @@ class SphinxEngine:
     def recognizer(self) -> SphinxRecognizer:
         return SphinxRecognizer()
 
+    def command_decoder(self, phrases: Sequence[str]) -> SphinxCommandDecoder:
+        """A decoder of short segments against ``phrases`` (the second decode of
+        :mod:`dictate.asr.command_decode`)."""
+        return SphinxCommandDecoder(phrases)
+
 
 class SphinxRecognizer:
     """One PocketSphinx decoder, one utterance per segment."""
@@ -60,6 +70,8 @@ class SphinxRecognizer:
         self._partial: list[str] = []
         self._in_utt = False
         self._since_partial = 0  # samples fed since the last partial hypothesis
+        self.alternatives: list[list[str]] = []
+        """What else the last segment could be (its n-best hypotheses after the best)."""
 
     def start(self, time: float) -> None:
         if self._in_utt:
@@ -86,7 +98,28 @@ class SphinxRecognizer:
         self._partial = words
         return words
 
+    def _nbest(self, words: list[Word]) -> list[list[str]]:
+        """The decoder's other hypotheses of the segment just ended, cleaned (no fillers or
+        alternative pronunciation marks), without the best one and without repeats."""
+        best = [w.text for w in words]
+        seen = {tuple(best)}
+        found: list[list[str]] = []
+        try:
+            for count, hypothesis in enumerate(self._decoder.nbest()):
+                if count >= 4 * MAX_ALTERNATIVES or len(found) >= MAX_ALTERNATIVES:
+                    break
+                if hypothesis is None or not hypothesis.hypstr:
+                    continue
+                said = [w for w in map(_clean, hypothesis.hypstr.split()) if w]
+                if said and tuple(said) not in seen:
+                    seen.add(tuple(said))
+                    found.append(said)
+        except Exception:  # n-best is a courtesy: the words stand without it
+            log.debug("no n-best for the segment", exc_info=True)
+        return found
+
     def finish(self) -> list[Word]:
+        self.alternatives = []
         if not self._in_utt:
             return []
         self._decoder.end_utt()
@@ -104,4 +137,5 @@ class SphinxRecognizer:
                         1.0,
                     )
                 )
+        self.alternatives = self._nbest(words)
         return words

@@ -12,10 +12,12 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from dictate.asr.command_decode import VoskCommandDecoder, vosk_has_runtime_grammar
 from dictate.asr.engine import Word
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError
@@ -60,6 +62,14 @@ class VoskEngine:
         import vosk
 
         return VoskRecognizer(vosk.KaldiRecognizer(self._model, SAMPLE_RATE))
+
+    def command_decoder(self, phrases: Sequence[str]) -> VoskCommandDecoder | None:
+        """A decoder of short segments against ``phrases`` (the second decode of
+        :mod:`dictate.asr.command_decode`); None for a model without runtime grammars."""
+        path = self.model_path
+        if path is None or not vosk_has_runtime_grammar(path):
+            return None
+        return VoskCommandDecoder(self._model, phrases)
 
 
 _last_model: tuple[tuple[str, int], object] | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from dictate.edit_distance import edit_distance
 from dictate.evaluation.readers import TAGS
 
 PUNCTUATION_CLASSES = ("COMMA", "PERIOD", "QUESTION")
@@ -251,10 +252,4 @@ def word_accuracy(reference: str, hypothesis: str) -> float:
     ref, hyp = words(reference), words(hypothesis)
     if not ref:
         return 1.0 if not hyp else 0.0
-    previous = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, start=1):
-        current = [i]
-        for j, h in enumerate(hyp, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (r != h)))
-        previous = current
-    return max(0.0, 1.0 - previous[-1] / len(ref))
+    return max(0.0, 1.0 - edit_distance(ref, hyp) / len(ref))

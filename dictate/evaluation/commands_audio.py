@@ -1,0 +1,408 @@
+"""Voice commands heard on audio: synthesised speech through the real pipeline.
+
+Every case is a WAV file made with a speech synthesiser (flite or espeak-ng, several voices at
+two speeds), resampled by sox to 16 kHz mono: a short sentence, about 1 s of silence, a phrase,
+about 1 s of silence, another short sentence. The phrase is a voice command (each fixed phrase of
+:func:`dictate.voice_commands.grammar_phrases`) or an ordinary short phrase; a third set is
+dictation, several sentences read with natural pauses between them.
+
+:func:`run_case` puts a case through the pipeline in-process (segmenter, recogniser, commands,
+punctuator) and :func:`score` says what happened: a command is **carried out exactly** when the
+command it names was found in the words the text stage received (a :class:`Command` event, or
+for spoken punctuation the mark in the text) and none of the words heard between the two
+sentences reached the text as words; a **false trigger** is any command or spoken mark found in
+an ordinary phrase's utterance or in dictation. The document text (``EventDocument``) is checked
+too: its words, case and punctuation aside, must all be words the recogniser heard in the two
+sentences.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import subprocess
+import tempfile
+import wave
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dictate.asr.engine import Word
+from dictate.voice_commands import PHRASES, Command, CommandKind, split_commands
+
+RATE = 16000
+PAUSE_S = 1.0
+"""Silence around the phrase said apart."""
+EDGE_S = 0.4
+"""Silence at the start and end of every file."""
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A synthesiser voice at one speed (``slow``: about 1.3 times longer)."""
+
+    synth: str  # "flite" or "espeak"
+    voice: str
+    slow: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.synth}:{self.voice}{':slow' if self.slow else ''}"
+
+
+FLITE_VOICES = ("kal", "awb", "rms", "slt", "kal16")
+"""flite's awb_time is left out: a limited-domain voice (times of day) that says other text as
+a fraction of a second of noise."""
+ESPEAK_VOICES = ("en-us", "en", "en+f3", "en-us+m3")
+VOICES: tuple[Voice, ...] = tuple(
+    Voice(synth, name, slow)
+    for synth, names in (("flite", FLITE_VOICES), ("espeak", ESPEAK_VOICES))
+    for name in names
+    for slow in (False, True)
+)
+
+SENTENCES = (
+    "the meeting starts at nine",
+    "we walked along the river",
+    "my sister works in a hospital",
+    "the weather was cold and windy",
+    "he bought a new bicycle",
+    "the children played in the garden",
+    "she reads a book every week",
+    "the train was late again",
+    "they opened a small shop",
+    "the coffee is still hot",
+    "our team won the last game",
+    "i will call you tomorrow",
+)
+"""The sentences said before and after the phrase."""
+
+ORDINARY = (
+    "thank you", "new york city", "stop the car", "come here", "a new line of products",
+    "the period after", "colon cancer", "select the best", "come on", "common sense",
+    "calm down", "a comet", "the comment", "killing time", "open the door", "close the window",
+    "full of stories", "question time", "next week", "delete the file", "scratch the surface",
+    "undo the knot", "stop it", "open market", "close call", "end of story", "begin again",
+    "new paper", "next door", "quite right", "good morning", "see you later", "how are you",
+    "not at all", "of course", "all right", "let me think", "that is true", "very well",
+    "no problem", "at the end", "in the morning", "on the table", "under the bridge",
+    "for example", "by the way", "in a minute", "just a moment", "one more time", "so far",
+    "the colonel", "a full house", "a quick question", "the last paragraph", "line by line",
+    "stop and think", "deliver the letter", "scratch card", "undo the damage", "stop talking",
+    "open season", "close friends", "the bracket", "a bad period", "a comma splice", "quote me",
+    "the new lab", "new plan", "nice line", "next step", "the full story", "semi final",
+    "stop sign", "listen to me", "dictation test", "the exclamation", "parents", "come up",
+    "gonna go", "killian", "open parrot", "scratch out", "elite yet", "comedy", "column",
+    "common", "karma", "coma", "pyramid", "period drama", "half time", "right now",
+    "the answer", "my friend", "her brother", "a red apple", "fresh bread", "the blue car",
+    "old town", "summer holiday", "happy birthday", "well done", "yes please", "no thanks",
+    "maybe later", "take care", "sounds good", "perfect", "exactly", "interesting", "wonderful",
+    "really", "hello there", "goodbye", "twenty five", "three hundred", "last year",
+    "next month", "the weekend", "a little bit", "once again",
+)  # fmt: skip
+"""Ordinary short phrases said apart (some near a command in sound or words)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One utterance to synthesise and decode."""
+
+    id: str
+    kind: str  # "command", "ordinary" or "dictation"
+    voice: Voice
+    parts: tuple[str, ...]
+    pauses: tuple[float, ...]
+    """Silence after each part but the last (seconds)."""
+    phrase: str = ""
+    """The phrase said apart (the middle part) for command and ordinary cases."""
+
+
+def command_cases(
+    phrases: Sequence[str], voices: Sequence[Voice] = VOICES, per_phrase: int = 8
+) -> list[Case]:
+    """Every phrase said apart by ``per_phrase`` voices (rotating through ``voices``), between
+    two sentences that vary by case."""
+    cases = []
+    for p, phrase in enumerate(phrases):
+        for k in range(min(per_phrase, len(voices))):
+            v = (p * per_phrase + k) % len(voices)
+            voice = voices[v]
+            a, b = SENTENCES[(p + v) % len(SENTENCES)], SENTENCES[(p + 2 * v + 5) % len(SENTENCES)]
+            cases.append(
+                Case(f"cmd-{p}-{k}", "command", voice, (a, phrase, b), (PAUSE_S, PAUSE_S), phrase)
+            )
+    return cases
+
+
+def ordinary_cases(
+    phrases: Sequence[str] = ORDINARY, voices: Sequence[Voice] = VOICES, per_phrase: int = 2
+) -> list[Case]:
+    """Each ordinary phrase said apart by ``per_phrase`` voices (rotating)."""
+    cases = []
+    for p, phrase in enumerate(phrases):
+        for k in range(per_phrase):
+            v = (p * per_phrase + k) % len(voices)
+            a, b = SENTENCES[(p + k) % len(SENTENCES)], SENTENCES[(p + k + 7) % len(SENTENCES)]
+            cases.append(
+                Case(
+                    f"ord-{p}-{k}",
+                    "ordinary",
+                    voices[v],
+                    (a, phrase, b),
+                    (PAUSE_S, PAUSE_S),
+                    phrase,
+                )
+            )
+    return cases
+
+
+def dictation_sentences(path: Path | None, count: int = 50) -> list[str]:
+    """``count`` sentences of 4-20 words from an IWSLT TSV file (every k-th one), punctuated
+    as written there; a built-in list when the file is absent."""
+    if path is None or not path.is_file():
+        return [s.capitalize() + "." for s in (*SENTENCES, *ORDINARY)][:count]
+    from dictate.evaluation.readers import read_reference
+
+    ref = read_reference(path)
+    marks = {"O": "", "COMMA": ",", "PERIOD": ".", "QUESTION": "?"}
+    sentences, words = [], []
+    for word, tag in zip(ref.words, ref.tags, strict=True):
+        words.append(word + marks[tag])
+        if tag in ("PERIOD", "QUESTION"):
+            if 4 <= len(words) <= 20:
+                sentences.append(" ".join(words))
+            words = []
+    step = max(1, len(sentences) // count)
+    return sentences[::step][:count]
+
+
+def dictation_cases(
+    sentences: Sequence[str], voices: Sequence[Voice] = VOICES, per_case: int = 5, seed: int = 1
+) -> list[Case]:
+    """The sentences in groups of ``per_case``, each group read by one voice with pauses of
+    0.3-0.9 s between sentences."""
+    rng = random.Random(seed)
+    cases = []
+    for i in range(0, len(sentences), per_case):
+        group = tuple(sentences[i : i + per_case])
+        pauses = tuple(round(rng.uniform(0.3, 0.9), 2) for _ in group[1:])
+        voice = voices[(i // per_case * 3) % len(voices)]
+        cases.append(Case(f"dict-{i // per_case}", "dictation", voice, group, pauses))
+    return cases
+
+
+# -- synthesis ---------------------------------------------------------------------------------
+
+
+def synthesize(text: str, voice: Voice, work: Path) -> np.ndarray:
+    """``text`` said by ``voice`` as 16 kHz mono int16 samples (cached under ``work``)."""
+    key = hashlib.sha1(f"{voice.name}|{text}".encode()).hexdigest()[:16]
+    path = work / "parts" / f"{key}.wav"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = Path(tmp) / "raw.wav"
+            if voice.synth == "flite":
+                stretch = ["--setf", "duration_stretch=1.3"] if voice.slow else []
+                command = ["flite", "-voice", voice.voice, *stretch, "-t", text, "-o", str(raw)]
+            else:
+                speed = "130" if voice.slow else "170"
+                command = ["espeak-ng", "-v", voice.voice, "-s", speed, "-w", str(raw), text]
+            subprocess.run(command, check=True, capture_output=True)
+            out = Path(tmp) / "out.wav"
+            subprocess.run(
+                ["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)],
+                check=True,
+                capture_output=True,
+            )
+            shutil.move(str(out), path)
+    return read_wav(path)
+
+
+def read_wav(path: Path) -> np.ndarray:
+    with wave.open(str(path), "rb") as f:
+        return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").copy()
+
+
+def write_wav(path: Path, samples: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(RATE)
+        f.writeframes(np.asarray(samples, dtype="<i2").tobytes())
+
+
+def synthesizers_missing() -> list[str]:
+    return [tool for tool in ("flite", "espeak-ng", "sox") if shutil.which(tool) is None]
+
+
+@dataclass(frozen=True)
+class Built:
+    """A case's file and where each part lies in it (seconds)."""
+
+    path: Path
+    spans: tuple[tuple[float, float], ...]
+
+
+def build_case(case: Case, work: Path) -> Built:
+    """The case's WAV file (cached) and the span of each part."""
+    edge = np.zeros(round(EDGE_S * RATE), dtype=np.int16)
+    pieces, spans, at = [edge], [], len(edge)
+    for i, text in enumerate(case.parts):
+        samples = synthesize(text, case.voice, work)
+        pieces.append(samples)
+        spans.append((at / RATE, (at + len(samples)) / RATE))
+        at += len(samples)
+        gap = case.pauses[i] if i < len(case.pauses) else EDGE_S
+        pieces.append(np.zeros(round(gap * RATE), dtype=np.int16))
+        at += round(gap * RATE)
+    path = work / "cases" / f"{case.id}-{hashlib.sha1(repr(case).encode()).hexdigest()[:8]}.wav"
+    if not path.is_file():
+        write_wav(path, np.concatenate(pieces))
+    return Built(path, tuple(spans))
+
+
+# -- running and scoring -----------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What the pipeline did with one case."""
+
+    fed: list[tuple[list[Word], list[tuple[float, float]]]] = field(default_factory=list)
+    """The words (and pauses) of each segment as the text stage received them."""
+    heard: list[tuple[float, float, list[str]]] = field(default_factory=list)
+    """Each segment's start, end and words as the recogniser gave them (before any second
+    decode)."""
+    commands: list[str] = field(default_factory=list)
+    """The kinds of the Command events."""
+    text: str = ""
+    """The final document text."""
+
+
+def run_case(pipeline: Any, path: Path) -> Run:
+    """Put one file through ``pipeline`` (reused between cases) and record what happened."""
+    from dictate.audio.capture import FileSource
+    from dictate.editing.apply import EventDocument
+    from dictate.events import Command as CommandEvent
+    from dictate.events import Segment
+
+    run = Run()
+    doc = EventDocument()
+    stage = pipeline.text
+    original = type(stage).segment
+
+    def record(segment: int, words: Sequence[Any], pauses: Sequence[Any] = ()) -> None:
+        run.fed.append((list(words), [tuple(p) for p in pauses]))
+        original(stage, segment, words, pauses)
+
+    def on_event(event: Any) -> None:
+        doc.apply(event)
+        if isinstance(event, CommandEvent):
+            run.commands.append(str(event.kind))
+        elif isinstance(event, Segment):
+            run.heard.append((event.start, event.end, [w.text for w in event.words]))
+
+    stage.segment = record
+    pipeline.on_event = on_event
+    try:
+        pipeline.run(FileSource(path))
+    finally:
+        del stage.segment
+    run.text = doc.buffer.text
+    return run
+
+
+def _pieces(words: list[Word], pauses: list[tuple[float, float]]) -> list[tuple[Any, list[Word]]]:
+    """split_commands' pieces, each with the words it took."""
+    out, i = [], 0
+    for piece in split_commands(words, pauses=pauses):
+        n = len(piece.spoken.split()) if isinstance(piece, Command) else len(piece.words)
+        out.append((piece, words[i : i + n]))
+        i += n
+    return out
+
+
+def _norm(text: str) -> list[str]:
+    cleaned = "".join(c.lower() if c.isalnum() or c == "'" else " " for c in text)
+    return cleaned.split()
+
+
+_EVENT_KINDS = frozenset(
+    {
+        CommandKind.NEW_LINE,
+        CommandKind.NEW_PARAGRAPH,
+        CommandKind.SCRATCH,
+        CommandKind.UNDO,
+        CommandKind.STOP,
+    }
+)
+"""The commands that must come out as a Command event (the others are checked in the words
+the text stage received)."""
+
+
+@dataclass(frozen=True)
+class Score:
+    carried: bool
+    """Command cases: carried out exactly."""
+    triggers: int
+    """Commands and spoken marks found (false triggers in ordinary and dictation cases)."""
+    junk: list[str]
+    """Words heard between the sentences that reached the text as words."""
+    found: list[str]
+    """The commands found between the sentences ("kind:mark:spoken")."""
+
+
+def score(case: Case, built: Built, run: Run) -> Score:
+    """What a case's run means (see the module docstring)."""
+    pieces = [p for words, pauses in run.fed for p in _pieces(words, pauses)]
+    commands = [(p, ws) for p, ws in pieces if isinstance(p, Command)]
+    if case.kind != "command" and case.kind != "ordinary":
+        return Score(False, len(commands), [], [f"{p.kind}:{p.spoken}" for p, _ in commands])
+    (_, a_end), (p_start, p_end), (b_start, _) = built.spans
+    low, high = (a_end + p_start) / 2, (p_end + b_start) / 2
+
+    def inside(ws: list[Word]) -> bool:
+        return any(low <= (w.start + w.end) / 2 <= high for w in ws)
+
+    found = [p for p, ws in commands if inside(ws)]
+    junk = [w.text for p, ws in pieces if not isinstance(p, Command) for w in ws if inside([w])]
+    labels = [f"{p.kind}:{p.mark}:{p.spoken}" for p in found]
+    if case.kind == "ordinary":
+        return Score(False, len(commands), junk, labels)
+    kind, mark = PHRASES[case.phrase]
+    hit = any(p.kind == kind and p.mark == mark for p in found)
+    if kind == CommandKind.MARK:
+        hit = hit and mark in run.text
+    elif kind in _EVENT_KINDS:
+        hit = hit and str(kind) in run.commands
+    heard = Counter(
+        _norm(" ".join(w.text for p, ws in pieces if not isinstance(p, Command) for w in ws))
+    )
+    doc_ok = not (Counter(_norm(run.text)) - heard)
+    return Score(hit and not junk and doc_ok, len(commands) - len(found), junk, labels)
+
+
+def pipeline_factory(engine_name: str = "sphinx", **options: Any) -> Callable[[], Any]:
+    """A function that builds the pipeline the benchmark measures (engine and models loaded
+    once per process)."""
+
+    def make() -> Any:
+        from dictate.asr.loader import load_engine
+        from dictate.assembly import TextOptions, build_pipeline
+        from dictate.punctuation.model import load_punctuation_model
+
+        engine = load_engine(engine_name)
+        model = load_punctuation_model()
+        text = TextOptions(commands=True, written_forms=False)
+        return build_pipeline(
+            engine, model, lambda event: None, text, stop_command=False, live=False, **options
+        ).pipeline
+
+    return make

@@ -1,0 +1,74 @@
+"""Commands heard, not guessed: a short segment said apart whose words are not a command is
+taken as the command it most likely was, when the recogniser's other guesses hold one, or when
+a second decode of its audio against the command phrases (:mod:`dictate.asr.command_decode`)
+says so clearly enough. A misheard command is worse than none: its junk words land in the text.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dictate.asr.engine import Engine, Word
+from dictate.errors import log_failure
+from dictate.voice_commands import Command, grammar_phrases, split_commands
+
+log = logging.getLogger("dictate.pipeline")
+
+
+def command_decoder_for(engine: Engine) -> Any:
+    """The engine's decoder against the command phrases (read now, so phrases added to
+    :mod:`dictate.voice_commands` join), or None when it has none or cannot make one."""
+    factory = getattr(engine, "command_decoder", None)
+    if factory is None:
+        return None
+    try:
+        return factory(grammar_phrases())
+    except Exception:
+        log_failure(log, "no second decode of commands: the decoder could not be made")
+        return None
+
+
+def only_commands(words: Sequence[Word | str]) -> bool:
+    """Whether ``words`` are a command (or commands) and nothing else."""
+    pieces = split_commands(list(words))
+    return bool(pieces) and all(isinstance(piece, Command) for piece in pieces)
+
+
+def heard_command(
+    decoder: Any,
+    words: list[Word],
+    audio: np.ndarray,
+    alternatives: Sequence[Sequence[str]],
+    span: tuple[float, float],
+) -> list[Word]:
+    """The words of a short segment (``audio``), or the command said apart that they missed.
+
+    Args:
+        decoder: The second decode (``decode(samples, heard) -> CommandDecode``).
+        words: What the recogniser heard.
+        alternatives: Its other guesses, best first (n-best): the first that is a command
+            wins without a second decode (on the measured set no ordinary phrase's n-best held
+            one).
+        span: The segment's time, which a command taken for it spans.
+    """
+    if not words or only_commands(words):
+        return words  # nothing heard, or heard as a command already
+    for other in alternatives:
+        if only_commands(other):
+            return _spread(list(other), *span)
+    try:
+        result = decoder.decode(audio, [w.text for w in words])
+    except Exception:  # the words as heard are still good
+        log_failure(log, "the second decode against the command phrases failed")
+        return words
+    return _spread(result.phrase.split(), *span) if result.accepted else words
+
+
+def _spread(phrase: list[str], start: float, end: float) -> list[Word]:
+    """A phrase taken for a segment's words, spread over its time."""
+    step = max(end - start, 0.0) / len(phrase)
+    return [Word(w, start + i * step, start + (i + 1) * step, 1.0) for i, w in enumerate(phrase)]
