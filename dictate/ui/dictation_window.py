@@ -397,8 +397,9 @@ class DictationWindow(DocumentWindow):
             self._corrections.chosen.connect(self.choose_correction)
             self.editor.textEdited.connect(self._corrections.hide)
         options = alternatives(self.editor.buffer.text[slice(*selection)], self._heard)
-        rect = self.editor.cursorRect()
-        self._corrections.offer(options, rect.bottomLeft())
+        start = self.editor.textCursor()
+        start.setPosition(start.selectionStart())  # right under the words' first letter
+        self._corrections.offer(options, self.editor.cursorRect(start).bottomLeft())
 
     def choose_correction(self, number: int) -> bool:
         """Put alternative ``number`` in place of the selection; False if there is none."""
