@@ -37,7 +37,8 @@ class EditorTarget(EditTarget):
 
     def scratch(self, target: str) -> None:
         editor = self._window.editor
-        if target != "pending" and editor.voice(voice_edits.delete_selection):
+        selected = editor.buffer.selection is not None
+        if target != "pending" and selected and editor.voice(voice_edits.delete_selection):
             self._say("Deleted the selection (Ctrl+Z brings it back).")
             return
         removed = editor.scratch(target)
