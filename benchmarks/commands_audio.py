@@ -76,9 +76,9 @@ def _one(case: Case) -> dict[str, Any]:
     if decoder is not None and not hasattr(decoder, "_wrapped"):
         original = decoder.decode
 
-        def decode(samples: Any) -> Any:
+        def decode(samples: Any, heard: Any = ()) -> Any:
             began = time.perf_counter()
-            result = original(samples)
+            result = original(samples, heard)
             record = asdict(result) if result is not None else {}
             record["seconds"] = time.perf_counter() - began
             record["audio_s"] = len(samples) / 16000
