@@ -223,6 +223,7 @@ def test_eval_bad_simulation_option(tiny_model_dir: Path, tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_bench_punctuator(tmp_path: Path) -> None:
     from tiny_model import build_tiny_model
 
@@ -251,6 +252,7 @@ def test_bench_editor() -> None:
     assert_one_line_error(dictate("bench", "editor", "--keys", "0"), "--keys")
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_closed_or_full_outputs_and_huge_lines_give_one_line(tmp_path: Path) -> None:
     """Issue 12: a closed stdout or stdin, a full device and a 3 MB line: one line, exit 2,
     and the huge line is refused without being read whole."""

@@ -190,6 +190,7 @@ def test_speech_before_the_commit_time_cancels_the_commit() -> None:
     assert committed[0].sentences == ["One two three"]
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_live_events_punctuate_the_partial_words_of_the_open_segment() -> None:
     events = run_pipeline(
         ["we went home", "well then stop"], TWO_PHRASES, None, pace=0.005, live_interval=0.0

@@ -118,6 +118,7 @@ def test_a_damaged_single_record_snapshot_of_version_0_2_is_read_around(tmp_path
 
 @settings(max_examples=120, deadline=None)
 @given(data=st.data())
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_any_bad_byte_in_a_snapshot_piece_costs_a_few_characters(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:

@@ -234,6 +234,7 @@ def test_labelled_documents_mix_ted_and_corpora_and_refuse_heldout(tmp_path: Pat
         list(labelled_documents(talks, 0, Variation(), {heldout: 1.0}))
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_validation_split_is_stable_kept_out_of_training_and_written(tmp_path: Path) -> None:
     path = tmp_path / "corpora" / "essays.jsonl.gz"
     path.parent.mkdir(parents=True)

@@ -51,6 +51,7 @@ CRASHING_SESSION = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_kill_9_then_recover_exactly(tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
     journal_path = tmp_path / "journal.jsonl"
     result = subprocess.run(
@@ -352,6 +353,7 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     assert journaled is not None and journaled.closed and journaled.text == window.editor.text
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from dictate.audio.capture import FileSource
     from dictate.events import Finished

@@ -244,6 +244,7 @@ def test_a_click_that_only_collapses_a_selection_moves_the_dictation_point(
     check_consistent(window)
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Found in review: closing during "Starting…" froze the window until the models had
     loaded, because waiting for the run took the lock the loading thread holds. The slow load
@@ -324,6 +325,7 @@ def test_a_click_inside_a_word_keeps_the_word_whole(window: MainWindow) -> None:
     check_consistent(window)
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_a_double_click_selects_the_word_clicked_while_words_are_greyed(
     window: MainWindow,
 ) -> None:

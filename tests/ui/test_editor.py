@@ -242,6 +242,7 @@ def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qt
     window.controller._set_state(State.IDLE)
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_quitting_after_a_copy_ends_cleanly(tmp_path: Path) -> None:
     """In a child process, because the crash came at interpreter exit: text copied from the
     editor is a QMimeData made in Python. On the offscreen platform Qt's clipboard outlives

@@ -394,6 +394,7 @@ def test_not_a_command_word_is_refused_by_the_client(address: str) -> None:
             send_command(bad)
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_misbehaving_clients_get_an_error_and_the_server_goes_on(
     qtbot: QtBot, server: InstanceServer
 ) -> None:
@@ -485,6 +486,7 @@ def test_a_server_closed_with_connections_open_is_freed_at_once(qtbot: QtBot, ad
         sock.close()
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_a_silent_client_goes_at_the_first_byte_deadline_a_dribbling_one_at_the_last(
     qtbot: QtBot, address: str
 ) -> None:

@@ -67,6 +67,7 @@ def test_start_rises_stop_falls_and_the_tick_is_high_and_short() -> None:
     assert np.max(np.abs(tick)) < np.max(np.abs(start))
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_the_sounds_are_not_speech_to_the_vad() -> None:
     """The microphone may hear the sounds back: they must not open a segment."""
     from dictate.asr.segmenter import CHUNK_SAMPLES, Segmenter, SileroVad

@@ -142,6 +142,7 @@ def test_words_glued_to_digits_are_not_numbers() -> None:
     assert written("5five and twenty5") == "5five and twenty5"
 
 
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_a_huge_line_is_fast_enough() -> None:
     """No quadratic work: 20,000 number phrases in one line."""
     import time

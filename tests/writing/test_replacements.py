@@ -173,6 +173,7 @@ def reference(words: list[str], replacements: list[Replacement]) -> str:
     ),
 )
 @example(["a", "b", "a", "b"], [R("a", "b"), R("b a", "x"), R("a b", "y")])
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_matches_the_reference_model(words: list[str], replacements: list[Replacement]) -> None:
     assert apply_replacements(" ".join(words), replacements) == reference(words, replacements)
 
@@ -180,6 +181,7 @@ def test_matches_the_reference_model(words: list[str], replacements: list[Replac
 @settings(max_examples=500, deadline=None)
 @given(st.text(), st.lists(st.builds(R, st.text(), st.text()), max_size=6))
 @example("a.b a+b", [R(".", "X"), R("a+", "Y"), R("(", ")"), R("\\", "\\1")])
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_any_text_and_replacements_never_raise(text: str, replacements: list[Replacement]) -> None:
     out = apply_replacements(text, replacements)
     assert isinstance(out, str)
@@ -192,6 +194,7 @@ def test_any_text_and_replacements_never_raise(text: str, replacements: list[Rep
     st.sampled_from(["spoken", "written", "other"]),
     st.one_of(st.none(), st.text(), st.integers(), st.lists(st.text())),
 ))))  # fmt: skip
+@pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute
 def test_parse_never_raises_and_accounts_for_every_entry(obj: list[Any]) -> None:
     valid, problems = parse_replacements(obj)
     assert len(valid) + len(problems) == len(obj)
