@@ -162,7 +162,16 @@ class DictationController(QObject):
         built = build_pipeline(
             engine, model, self._on_event, text, options, commit_after=commit_after
         )
+        old = self._pipeline
         self._pipeline, off = built.pipeline, built.punctuation_off
+        # The old pipeline's second decode may hold a child process (the window's sphinx):
+        # ended now, not when the app quits (one more per settings change).
+        close = getattr(getattr(old, "command_decoder", None), "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.info("closing the old command decoder failed", exc_info=True)
         self._cache["key"] = key
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline
