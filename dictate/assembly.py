@@ -77,6 +77,8 @@ def build_pipeline(
         segmenter,
         commands=text.commands and not off,
         writer=None if off else make_writer(text.written_forms, text.replacements),
+        units=not off,
+        addresses=text.written_forms and not off,
         **pipeline_options,
     )
     return Assembled(pipeline, off)

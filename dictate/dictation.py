@@ -21,7 +21,7 @@ from dictate.errors import log_failure
 from dictate.events import Command, Error, Event, Finalized, Live, Pending
 from dictate.punctuation.decoder import Update
 from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
-from dictate.punctuation.labels import CAPITALIZED
+from dictate.punctuation.labels import CAPITALIZED, VERBATIM
 from dictate.voice_commands import (
     OPENING_MARKS,
     CommandKind,
@@ -31,6 +31,7 @@ from dictate.voice_commands import (
     spelled,
     split_commands,
 )
+from dictate.writing.units import join_words
 
 log = logging.getLogger("dictate.dictation")
 
@@ -93,6 +94,10 @@ class TextStage:
             has no one to stop it, so a recording of someone saying it must not end the
             transcript early; the phrase is still a command (reported as one, not written as
             words) that does nothing, and the rest goes on.
+        units: Join spelled letters ("u s" -> "US") and "p m" after a time into one word
+            before punctuation (:mod:`dictate.writing.units`): the punctuation model must not
+            see them as words that can end a sentence. Off for a language other than English.
+        addresses: Join e-mail and web addresses said in words too (a written form).
     """
 
     def __init__(
@@ -105,6 +110,8 @@ class TextStage:
         now: Callable[[], float] = lambda: 0.0,
         on_stop: Callable[[], None] | None = None,
         stop_command: bool = True,
+        units: bool = True,
+        addresses: bool = False,
     ) -> None:
         self.punctuator = punctuator
         self.emit = emit
@@ -113,6 +120,8 @@ class TextStage:
         self.now = now
         self.on_stop = on_stop
         self.stop_command = stop_command
+        self.units = units
+        self.addresses = addresses
         self.raw_mode = False
         """The punctuator failed in this run: words go on unpunctuated until :meth:`finish`."""
         self._held = ""  # unpunctuated words not final yet (commands on)
@@ -157,7 +166,7 @@ class TextStage:
         for index, piece in enumerate(pieces):
             try:
                 if isinstance(piece, Words):
-                    update = self.punctuator.feed(list(piece.words))
+                    update = self._feed(list(piece.words))
                 elif piece.kind == CommandKind.MARK:
                     update = self.punctuator.mark(piece.mark)
                 elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
@@ -177,6 +186,23 @@ class TextStage:
             self._emit_update(update, segment)
             if not isinstance(piece, Words):
                 self._report(piece, segment)
+
+    def _feed(self, words: list[str]) -> Update:
+        """Punctuate words, each unit (:mod:`dictate.writing.units`) one word written as is."""
+        assert self.punctuator is not None
+        words, cases = self._joined(words)
+        return self.punctuator.feed(words, cases)
+
+    def _joined(self, words: list[str]) -> tuple[list[str], list[str | None] | None]:
+        """``words`` with their units joined, and the forced casing that keeps each as it is
+        (None when there is no unit)."""
+        if not self.units:
+            return words, None
+        words, units = join_words(words, self.addresses)
+        joined = {unit.start for unit in units}
+        if not joined:
+            return words, None
+        return words, [VERBATIM if i in joined else None for i in range(len(words))]
 
     def _report(self, piece: Any, segment: int) -> None:
         """Spoken punctuation and "cap WORD" are applied by the punctuator; the event says
@@ -217,7 +243,8 @@ class TextStage:
         preview = getattr(self.punctuator, "preview", None)
         if preview is None or self.raw_mode:
             return self._write(self._held), " ".join(words)
-        pending, partial = preview(list(words))
+        said, cases = self._joined(list(words))
+        pending, partial = preview(said, cases) if cases else preview(said)
         return self._write(pending.text), self._write(partial.text)
 
     def finish(self, segment: int) -> None:
@@ -285,6 +312,8 @@ class TextStage:
         for index, piece in enumerate(pieces):
             if isinstance(piece, Words):
                 words = list(piece.words)
+                if self.units:
+                    words = join_words(words, self.addresses)[0]
             elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
                 word = piece.word
                 words = [

@@ -126,6 +126,9 @@ class Pipeline:
             the command phrases, when the engine can (:mod:`dictate.asr.command_decode`);
             None: on when ``commands`` is. It runs on the punctuation thread, never stalling
             capture.
+        units: Join spelled letters and "p m" after a time into one word before punctuation
+            (:class:`TextStage`); off for a language other than English.
+        addresses: Join e-mail and web addresses said in words (a written form).
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -146,6 +149,8 @@ class Pipeline:
         live_interval: float = LIVE_INTERVAL,
         stop_command: bool = True,
         command_decode: bool | None = None,
+        units: bool = True,
+        addresses: bool = False,
     ) -> None:
         if commit_after is not None and not commit_after > 0:
             raise ValueError(f"commit_after must be positive seconds or None, not {commit_after}")
@@ -171,6 +176,8 @@ class Pipeline:
             now=self._now,
             on_stop=self.stop,
             stop_command=stop_command,
+            units=units,
+            addresses=addresses,
         )
         self.on_event = on_event
         self.segmenter = Segmenter(segmenter_options, vad)

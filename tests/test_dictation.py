@@ -481,3 +481,48 @@ def test_a_command_naming_words_not_in_the_text_is_dictation_after_all() -> None
     assert document.text == "We went home. Select the best option correct nothing here"
     document, _, _ = run(["we went home", "insert after lunch"])
     assert document.text == "We went home. Insert after lunch"
+
+
+# -- written units (dictate/writing/units.py) joined before punctuation ---------------------------
+
+
+def _unit_stage(addresses: bool = True, units: bool = True) -> tuple[TextStage, EventDocument]:
+    doc = EventDocument()
+    punctuator = StreamingPunctuator(
+        FakeTagger(window_end_period=False), StreamingOptions(min_right_words=2)
+    )
+    return TextStage(punctuator, doc.apply, units=units, addresses=addresses), doc
+
+
+def test_a_unit_is_one_word_for_the_punctuator_and_keeps_its_case() -> None:
+    stage, doc = _unit_stage()
+    stage.segment(0, "we met the u s team stop mail jane dot doe at gmail dot com".split())
+    stage.finish(1)
+    assert doc.buffer.text == "We met the US team stop. Mail jane.doe@gmail.com."
+    # At a sentence start the punctuator writes it as said; the document still gives the
+    # sentence its capital (fit_to_context), as it does for every word.
+    stage, _ = _unit_stage()
+    seen: list[Any] = []
+    stage.emit = seen.append
+    stage.segment(0, "fine stop jane dot doe at gmail dot com is mine".split())
+    stage.finish(1)
+    finals = [s for e in seen if isinstance(e, Finalized) for s in e.sentences]
+    assert finals[-1] == "jane.doe@gmail.com is mine."
+
+
+def test_units_off_and_addresses_off_leave_the_words() -> None:
+    stage, doc = _unit_stage(addresses=False)
+    stage.segment(0, "the u s site is example dot com".split())
+    stage.finish(1)
+    assert doc.buffer.text == "The US site is example dot com."
+    stage, doc = _unit_stage(units=False)
+    stage.segment(0, "the u s".split())
+    stage.finish(1)
+    assert doc.buffer.text == "The u s."
+
+
+def test_the_live_preview_joins_units_as_the_final_text_will() -> None:
+    stage, _ = _unit_stage()
+    stage.segment(0, ["hello"])
+    _, partial = stage.preview("the f b i at nine p m".split())
+    assert partial == "the FBI at nine pm"

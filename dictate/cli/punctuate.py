@@ -47,7 +47,9 @@ def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     # Written forms only: the settings' replacements are the window's and `transcribe`'s, and
     # would make this command's output depend on the machine.
     writer = make_writer(True) if args.written else None
-    stage = TextStage(punctuator, output.apply, commands=args.commands, writer=writer)
+    stage = TextStage(
+        punctuator, output.apply, commands=args.commands, writer=writer, addresses=args.written
+    )
     number = 0
     try:
         for number, words in enumerate(_stdin_segments(stdin), start=1):

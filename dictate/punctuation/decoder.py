@@ -412,18 +412,24 @@ class StreamingPunctuator:
             finalized = self._decode(final=True, close=False, commit=True)
             return self._update(finalized, continues)
 
-    def preview(self, words: Sequence[str]) -> tuple[Span, Span]:
+    def preview(
+        self, words: Sequence[str], cases: Sequence[str | None] | None = None
+    ) -> tuple[Span, Span]:
         """The pending words and ``words`` (the live words of the phrase being spoken)
         punctuated together, without changing any state: (pending, live) as they would be
-        shown now. Nothing is finalized; the next :meth:`feed` decides afresh."""
-        live = _clean(words)
+        shown now (``cases`` as in :meth:`feed`). Nothing is finalized; the next :meth:`feed`
+        decides afresh."""
+        live, live_cases = _clean_cased(words, cases)
         with self._lock:
             if not live:
                 return self._pending_span, EMPTY_SPAN
             pending = self._pending + live
-            forced = list(self._forced) + [None] * len(live)
+            forced = list(self._forced) + [
+                _Forced(case=c) if c else None for c in (live_cases or [None] * len(live))
+            ]
             if self._open:
-                forced[len(self._pending)] = _Forced(before=self._open)
+                first = forced[len(self._pending)] or _Forced()
+                forced[len(self._pending)] = _Forced(first.tag, first.case, self._open)
             tags, case_tags, _, _ = self._tags(list(self._left), pending, forced)
             cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
             k = len(self._pending)

@@ -28,6 +28,10 @@ LOWER = "LOWER"
 CAPITALIZED = "CAPITALIZED"
 ALL_CAPS = "ALL_CAPS"
 
+VERBATIM = "VERBATIM"
+"""A forced casing only (never a model column): the word is written exactly as given, even at
+a sentence start (a joined unit such as "jane.doe@gmail.com" or "US", dictate/writing/units.py)."""
+
 #: Casing tags in the canonical column order.
 CASE_TAGS: tuple[str, ...] = (LOWER, CAPITALIZED, ALL_CAPS)
 

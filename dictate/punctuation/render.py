@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dictate.punctuation.labels import ALL_CAPS, CAPITALIZED, PUNCT_MARK, SENTENCE_END
+from dictate.punctuation.labels import ALL_CAPS, CAPITALIZED, PUNCT_MARK, SENTENCE_END, VERBATIM
 
 
 def _capitalize(word: str) -> str:
@@ -22,6 +22,8 @@ def case_word(word: str, case_tag: str | None, *, sentence_start: bool) -> str:
     Returns:
         The word as displayed, without punctuation.
     """
+    if case_tag == VERBATIM:
+        return word
     if case_tag == ALL_CAPS:
         return word.upper()
     if case_tag == CAPITALIZED or sentence_start:
