@@ -23,6 +23,7 @@ from dictate.writing.forms.lexicon import (
     _WEIGHT_CUES,
     _WORDED,
 )
+from dictate.writing.forms.mixed import _feet_inches, _label_range, _labelled
 from dictate.writing.forms.numbers import (
     _Amount,
     _group,
@@ -119,6 +120,10 @@ def _unit(t: _Text, a: _Amount, k: int, options: WrittenOptions, sign: str) -> _
         return None
     if hyphen:  # "a five-kilometer run": keep the word, as an adjective
         return _Match(a.first, k, f"{number}-{t.words[k]}")
+    if word in ("foot", "feet") and not (a.decimals or a.fraction or a.scale):
+        m = _feet_inches(t, a.first, number, a.integer, k)
+        if m is not None:
+            return m
     per = t.next(nxt) if t.low_at(nxt) == "per" and nxt is not None else None
     key = symbol or word
     if per is not None and key in _PER_HOUR:
@@ -256,7 +261,12 @@ def _plain(t: _Text, a: _Amount, options: WrittenOptions) -> _Match | None:
         return _Match(a.first, a.last, partner)
     # "twelve to nine", "ten or five": a small number is in digits after a range's other end
     range_end = p is not None and low[p] in ("to", "or", "through") and t.prev(p) == t.last_digits
-    if a.small and options.small_numbers_as_words and not range_end:
+    # "page five", "chapters three and four": a small number after a label is in digits
+    labelled = a.small and (
+        _labelled(t, a.first, a.last)
+        or (p is not None and low[p] in ("and", "to", "or", "through", "of") and _label_range(t, p))
+    )
+    if a.small and options.small_numbers_as_words and not (range_end or labelled):
         return None
     t.last_digits = a.last
     return _Match(a.first, a.last, _number(a, options.group_from))

@@ -4,13 +4,22 @@ text until nothing changes."""
 from __future__ import annotations
 
 from dictate.writing.forms.amounts import _amount_rule, _negative, _one_unit
-from dictate.writing.forms.lexicon import _ANY, _CARDINAL_WORDS, _MONTHS, _ORDINAL_WORDS, _TRIGGERS
-from dictate.writing.forms.numbers import _Amount, _digit_run, _Int, _point_digits
+from dictate.writing.forms.digits import _digit_run
+from dictate.writing.forms.lexicon import (
+    _ANY,
+    _CARDINAL_WORDS,
+    _MONTHS,
+    _ORDINAL_WORDS,
+    _TRIGGERS,
+)
+from dictate.writing.forms.mixed import _slashed
+from dictate.writing.forms.numbers import _Amount, _Int, _point_digits
 from dictate.writing.forms.options import WrittenOptions
 from dictate.writing.forms.times import (
     _PAST_MINUTES,
     _date_month,
     _date_of,
+    _military,
     _time,
     _time_past,
     _year,
@@ -42,6 +51,13 @@ def _match_at(t: _Text, i: int, options: WrittenOptions) -> _Match | None:
         if word in ("a", "an"):
             return _time_past(t, i) or _one_unit(t, i, options) or _amount_rule(t, i, options)
         return _time_past(t, i)
+    if word in ("oh", "zero"):
+        m = _military(t, i)
+        if m is not None:
+            t.last_time = m.last
+            return m
+        if word == "oh":  # a digit run ("oh two oh seven ..."); a last "oh" starts none
+            return None if t.next(i) is None else _digit_run(t, i)
     m = _time_past(t, i) if word in _PAST_MINUTES else None
     if m is None:
         m = _time(t, i)
@@ -50,6 +66,7 @@ def _match_at(t: _Text, i: int, options: WrittenOptions) -> _Match | None:
         return m
     return (
         (_date_of(t, i) if word in _ORDINAL_WORDS else None)
+        or _slashed(t, i)
         or _year(t, i)
         or _digit_run(t, i)
         or _amount_rule(t, i, options)

@@ -30,7 +30,7 @@ _ORD_TENS = _numbered(
     range(20, 100, 10),
 )
 _ORD_BIG = {"thousandth": 10**3, "millionth": 10**6, "billionth": 10**9}
-_DIGITS = {"zero": 0, "oh": 0, **_UNITS}
+_DIGITS = {"zero": 0, "oh": 0, "nought": 0, "naught": 0, **_UNITS}
 _HOURS = {w: v for w, v in {**_UNITS, **_TEENS}.items() if 1 <= v <= 12}
 _CARDINAL_WORDS = frozenset({"zero", *_UNITS, *_TEENS, *_TENS, "hundred", *_BIG})
 _ORDINAL_WORDS = frozenset({*_ORD_UNITS, *_ORD_TEENS, *_ORD_TENS, "hundredth", *_ORD_BIG})
@@ -120,7 +120,8 @@ _PLURAL_TENS = {
 _TRIGGERS = frozenset(
     {
         *_CARDINAL_WORDS, *_ORDINAL_WORDS, *_MONTHS, "the", "a", "an", "half", "quarter",
-        "minus", "negative", "point",
+        "minus", "negative", "point", "oh",
+        "nought", "naught", "double", "triple", "plus",  # digit strings and phone numbers
     }
 )  # fmt: skip
 
@@ -130,7 +131,7 @@ VOCABULARY: frozenset[str] = frozenset(
         *_HOUR_UNITS, *_POWERS, *_DEGREE_SCALES, "degree", "degrees", "kelvin", "hours",
         "hour", "per", "second", "percent", "cent", "and", "of", "point", "past", "after",
         "to", "till", "o'clock", "o\u2019clock", "o", "clock", "am", "pm", "a", "p", "m", "mph",
-        *_PLURAL_TENS,
+        *_PLURAL_TENS, "foot", "feet", "inch", "inches", "extension", "ext",
     }
 )  # fmt: skip
 """Every word (lowercase) that a written form may consume; all others are always kept."""

@@ -1,5 +1,5 @@
 """Number phrases: whole numbers (cardinal and ordinal) with decimals, mixed fractions and
-scale words, how they are written in digits, and runs of spoken digits (phone numbers)."""
+scale words, and how they are written in digits (runs of spoken digits are in ``digits``)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from dictate.writing.forms.lexicon import (
     _ORD_TEENS,
     _ORD_TENS,
     _ORD_UNITS,
-    _ORDINAL_WORDS,
     _TEENS,
     _TENS,
     _UNITS,
 )
-from dictate.writing.forms.tokens import _comma, _Match, _soft, _Text
+from dictate.writing.forms.tokens import _Text
 
 _START, _UNIT, _TEEN, _TEN, _TEN_UNIT, _HUNDRED, _SCALE, _AND, _ARTICLE = range(9)
 _OPEN = (_START, _HUNDRED, _SCALE, _AND)
@@ -288,59 +287,3 @@ def _number(a: _Amount, group_from: int, money: bool = False) -> str:
 def _ordinal(n: int, group_from: int) -> str:
     suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return _group(n, group_from) + suffix
-
-
-def _digit_run(t: _Text, i: int) -> _Match | None:
-    """Phone numbers and other runs of spoken digits: "five five five one two three four"."""
-    low = t.low
-    if low[i] not in _DIGITS or low[i] == "oh":
-        return None
-    before = i - 1
-    if (
-        before >= 0
-        and (_soft(t.gap(before)) or _comma(t.gap(before)))
-        and (t.numeric(before) or low[before] in ("point", "oh"))
-    ):
-        return None
-    digits = [_DIGITS[low[i]]]
-    groups = [1]
-    j = i
-    toll_free = False
-    while True:
-        k = t.next(j, commas=True)
-        if k is not None and low[k] == "hundred" and digits[0] == 1 and len(digits) == 2:
-            # "one eight hundred five five five ...": 1-800-555-...
-            digits += [0, 0]
-            groups[-1] += 2
-            j, toll_free = k, True
-            continue
-        if k is None or low[k] not in _DIGITS:
-            break
-        if _comma(t.gap(j)):
-            groups.append(1)
-        else:
-            groups[-1] += 1
-        digits.append(_DIGITS[low[k]])
-        j = k
-    after = t.next(j, commas=True)
-    if after is not None and (
-        t.numeric(after) or low[after] in _ORDINAL_WORDS or low[after] == "point"
-    ):
-        return None
-    count = len(digits)
-    text = "".join(map(str, digits))
-    if toll_free and count != 11:
-        return None
-    phone = count in (7, 10) or (count == 11 and digits[0] == 1)
-    if phone:
-        counting = all(g == 1 for g in groups) and text in "0123456789"
-        if counting:
-            return None  # "one, two, three, four, five, six, seven"
-        if count == 7:
-            return _Match(i, j, f"{text[:3]}-{text[3:]}")
-        if count == 10:
-            return _Match(i, j, f"{text[:3]}-{text[3:6]}-{text[6:]}")
-        return _Match(i, j, f"1-{text[1:4]}-{text[4:7]}-{text[7:]}")
-    if count >= 3 and len(groups) == 1:
-        return _Match(i, j, text)
-    return None

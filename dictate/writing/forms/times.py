@@ -69,14 +69,69 @@ def _minutes(t: _Text, j: int) -> tuple[int, int] | None:
     return None
 
 
+# "It is eight forty five", "the time now is ...", "the deadline was ...": the subjects of a
+# "be" that tell the time; "set the alarm for", "moved to": the words before "for" and "to".
+_TELLING = frozenset("it time deadline curfew kickoff sunrise sunset checkout".split())
+_IT_IS = frozenset({"it's", "it\u2019s"})
+_SET_FOR = frozenset(
+    "alarm alarms set scheduled booked moved pushed changed rescheduled postponed delayed "
+    "brought reservation appointment".split()
+)
+
+
 def _time_context(t: _Text, i: int) -> bool:
-    """Whether an hour at word ``i`` follows "at", "by", ... or a time just written."""
+    """Whether an hour at word ``i`` follows "at", "by", ..., "it is [now]", "the time is",
+    "set the alarm for", "moved to" or a time just written."""
     p = t.prev(i)
     if p is None:
         return False
-    if t.low[p] in _TIME_PREPS:
+    low = t.low
+    if low[p] in _TIME_PREPS:
         return True
-    return t.low[p] in _CHAIN_WORDS and p - 1 == t.last_time and p > 0 and _soft(t.gap(p - 1))
+    if low[p] in ("for", "to") and t.low_at(t.prev(p)) in _SET_FOR:
+        return True
+    if low[p] == "now" and t.prev(p) is not None:
+        p = p - 1
+    if low[p] in _IT_IS:
+        return True
+    if low[p] in ("is", "was"):
+        s = t.prev(p)
+        if t.low_at(s) == "now" and s is not None:
+            s = t.prev(s)
+        return t.low_at(s) in _TELLING
+    return low[p] in _CHAIN_WORDS and p - 1 == t.last_time and p > 0 and _soft(t.gap(p - 1))
+
+
+# A time is not followed by these: "at twelve fifteen dollars", "it is one thirty percent".
+_NOT_AFTER_TIME = frozenset(
+    {*_CURRENCY, *_SUBUNIT, *_ABBREVIATED, *_WORDED, "percent", "per", "point", "minutes",
+     "hours", "seconds", "days", "weeks", "months", "years", "times", "people"}
+)  # fmt: skip
+
+
+def _military(t: _Text, i: int) -> _Match | None:
+    """Military times from "oh" or "zero": "oh five hundred [hours]" -> "0500 [hours]", "at oh
+    six thirty" -> "0630"; with no "at"... or "hours", only at the end of a phrase."""
+    low = t.low
+    j = t.next(i)
+    if low[i] not in ("oh", "zero") or j is None or low[j] not in _UNITS:
+        return None
+    k = t.next(j)
+    if k is None:
+        return None
+    if low[k] == "hundred":
+        clock, last = f"0{_UNITS[low[j]]}00", k
+    else:
+        minutes = _minutes(t, k)
+        if minutes is None:
+            return None
+        clock, last = f"0{_UNITS[low[j]]}{minutes[0]:02d}", minutes[1]
+    after = t.next(last)
+    if t.low_at(after) == "hours" and after is not None:
+        return _Match(i, after, f"{clock} {t.words[after]}")
+    if t.numeric(after) or not (_time_context(t, i) or (after is None and t.prev(i) is not None)):
+        return None  # "Oh five hundred people came": an interjection
+    return _Match(i, last, clock)
 
 
 def _time(t: _Text, i: int) -> _Match | None:
@@ -92,11 +147,15 @@ def _time(t: _Text, i: int) -> _Match | None:
         return _Match(i, j, f"{hour} {t.words[j]}")
     if low[j] == "o" and t.next(j) is not None and low[j + 1] == "clock":
         return _Match(i, j + 1, f"{hour} o'clock")
+    if hour == 12 and low[j] in ("noon", "midnight"):
+        return _Match(i, i, "12")  # "twelve noon": the word stays
     context = _time_context(t, i)
     minutes = _minutes(t, j)
     last = i if minutes is None else minutes[1]
     if minutes is not None and t.numeric(t.next(last)):
         return None  # "nine thirty five": not a time
+    if minutes is not None and t.low_at(t.next(last)) in _NOT_AFTER_TIME:
+        return None  # "it is one thirty percent", "at twelve fifty dollars"
     mer = _meridiem(t, last, low[i], context or minutes is not None)
     clock = str(hour) if minutes is None else f"{hour}:{minutes[0]:02d}"
     if mer is not None:
@@ -206,6 +265,9 @@ def _year_at(t: _Text, i: int | None, loose: bool) -> tuple[int, int, bool] | No
     return None
 
 
+_SCORES = frozenset("score scores scored won lost beat led leads".split())
+
+
 def _year(t: _Text, i: int) -> _Match | None:
     """Years: "nineteen ninety nine" -> 1999, "the nineteen eighties" -> the 1980s."""
     low = t.low
@@ -217,6 +279,8 @@ def _year(t: _Text, i: int) -> _Match | None:
     p = t.prev(i)
     if t.numeric(p):
         return None
+    if before not in _YEAR_CUES and any(t.low[k] in _SCORES for k in range(max(0, i - 3), i)):
+        return None  # "the score is twenty fifteen": two numbers, no year
     found = _year_at(t, i, loose=False)
     if found is None:
         return None
