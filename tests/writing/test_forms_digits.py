@@ -127,3 +127,10 @@ def test_double_oh_dials_out_like_plus() -> None:
         == "Call +44 20 7946 0958."
     )
     assert written("the code is zero zero one two three") == "the code is 00123"
+
+
+def test_a_social_security_number_is_grouped_three_two_four() -> None:
+    said = "the ssn is seven double nine one two three double one three"
+    assert written(said) == "the ssn is 799-12-3113"
+    said = "My social security number is one two three four five six seven eight nine."
+    assert written(said) == "My social security number is 123-45-6789."

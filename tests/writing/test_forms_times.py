@@ -132,3 +132,35 @@ def test_the_new_forms_never_raise_and_are_idempotent(
     assert forms._rewrite(out, forms._DEFAULT) == out, (text, out)
     once = written(text)
     assert written(once) == once, (text, once)
+
+
+# Forms found by reading a public inverse-normalisation test list (NeMo's English ITN cases,
+# in their own house style) after the rules above were written; each was wrong before.
+@pytest.mark.parametrize(
+    ("said", "want"),
+    [
+        ("eight o six", "8:06"),  # the recogniser's letter "o" for "oh"
+        ("We met at eleven o six p m.", "We met at 11:06 p.m."),  # was "11 o 6 p.m."
+        ("eight oclock g m t", "8 o'clock GMT"),
+        ("Two thirty.", "2:30."),  # an hour and minutes said as the whole phrase
+        ("eight fifty one", "8:51"),
+        ("one min to one am", "12:59 a.m."),
+        ("It ends at three minutes past six.", "It ends at 6:03."),
+        ("Five minutes to ten p m.", "9:55 p.m."),
+    ],
+)
+def test_forms_from_an_outside_list(said: str, want: str) -> None:
+    assert written(said) == want
+    assert written(want) == want
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Seven forty seven, one twenty, one thirty.",  # a list of numbers, not one phrase
+        "wait five minutes to ten",  # no clock word: a count and a number
+        "It takes five minutes to ten people.",
+    ],
+)
+def test_counted_minutes_need_a_clock_reading(said: str) -> None:
+    assert ":" not in written(said)

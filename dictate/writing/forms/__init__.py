@@ -43,7 +43,11 @@ House style (the choices a careful editor has to make, following AP style where 
   five past eleven" need none. "twelve noon" / "twelve midnight" -> "12 noon" / "12 midnight";
   "noon" and "midnight" stay words; "at three in the afternoon" -> "at 3 in the afternoon" (a
   bare "at nine" stays). Military times keep four digits: "oh five hundred [hours]" -> "0500
-  [hours]", "at oh six thirty" -> "0630", "thirteen hundred hours" -> "1300 hours".
+  [hours]", "at oh six thirty" -> "0630", "thirteen hundred hours" -> "1300 hours". An hour
+  and minutes that are the whole phrase are a time too ("Two thirty." -> "2:30."); "o" is
+  "oh" ("eight o six" -> "8:06"), "oclock" is "o'clock"; minutes counted with "minute(s)" or
+  "min" before "past"/"to" ("one min to one am" -> "12:59 a.m.", "three minutes past six" ->
+  "6:03") need a.m./p.m., a time context or the phrase's start when they count to the hour.
 * Dates: "July 4", "July 4, 2026", "the fourth of July" -> "July 4" (a capitalised "the Fourth
   of July" without a year is the holiday and stays). A day said as a cardinal ("June twelve")
   is a day only before a year or a mark ("By June ten people left" stays as it is). "May",
@@ -98,7 +102,8 @@ House style (the choices a careful editor has to make, following AP style where 
   three or more single digits with no commas between them are written together ("room one oh
   one" -> "room 101", "Agent double oh seven" -> "Agent 007"). Counting stays ("one, two,
   three, four"), as does a lone "double six" and numbers said in pairs outside a phone number
-  ("the code is forty seven twelve").
+  ("the code is forty seven twelve"). Nine digits after "SSN" or "social security (number)" are
+  "123-45-6789".
 * Units: metric and data units are abbreviated ("5 km", "3.2 kg", "100 MB", "20°C", "60 km/h"),
   imperial units keep their word ("10 miles", "6 feet"; feet with inches are "6 ft 2 in", see
   Heights), bare degrees are "20°". Durations

@@ -16,6 +16,7 @@ from dictate.writing.forms.mixed import _slashed
 from dictate.writing.forms.numbers import _Amount, _Int, _point_digits
 from dictate.writing.forms.options import WrittenOptions
 from dictate.writing.forms.times import (
+    _MINUTE_WORDS,
     _PAST_MINUTES,
     _date_month,
     _date_of,
@@ -58,7 +59,8 @@ def _match_at(t: _Text, i: int, options: WrittenOptions) -> _Match | None:
             return m
         if word == "oh":  # a digit run ("oh two oh seven ..."); a last "oh" starts none
             return None if t.next(i) is None else _digit_run(t, i)
-    m = _time_past(t, i) if word in _PAST_MINUTES else None
+    said = word in _PAST_MINUTES or t.low_at(t.next(i)) in _MINUTE_WORDS  # "one minute to one"
+    m = _time_past(t, i) if said else None
     if m is None:
         m = _time(t, i)
     if m is not None:

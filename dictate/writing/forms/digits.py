@@ -17,8 +17,10 @@ _EXTENSION = frozenset({"extension", "ext"})
 _CODE_CUES = frozenset(
     "pin pins code codes passcode password zip postcode account card order serial id reference "
     "tracking confirmation policy member membership customer invoice ticket booking extension "
-    "ext room apartment suite flight gate platform digits combination locker".split()
+    "ext room apartment suite flight gate platform digits combination locker ssn security".split()
 )
+_SSN_CUES = frozenset({"ssn", "security"})
+"""Cues of a US social security number: nine digits are written "123-45-6789"."""
 # Words that may stand between a cue and its digits: "my pin number is", "the code was".
 _FILLERS = frozenset("number numbers no is was are will be the my your his her our their".split())
 # Country calling codes are prefix-free: 1 and 7 are one digit, these two, all others three.
@@ -145,24 +147,27 @@ def _uk(national: str) -> tuple[int, ...]:
     return (3, 3, 4)
 
 
-def _code_cue(t: _Text, i: int) -> bool:
-    """Whether the digits at word ``i`` follow a word that makes them a code ("my PIN is")."""
+def _code_cue(t: _Text, i: int) -> str | None:
+    """The word before the digits at word ``i`` that makes them a code ("my PIN is"), if any."""
     low = t.low
     j = i - 1
     for _ in range(4):
         if j < 0 or any(mark in t.gap(j) for mark in ".!?;\n"):
-            return False
+            return None
         if low[j] in _CODE_CUES:
-            return not (low[j] == "code" and j > 0 and low[j - 1] == "area")
+            return None if (low[j] == "code" and j > 0 and low[j - 1] == "area") else low[j]
         if low[j] not in _FILLERS:
-            return False
+            return None
         j -= 1
-    return False
+    return None
 
 
-def _national(r: _Reading, cue: bool) -> tuple[str, str] | None:
-    """A run without "plus": (written form, "phone", "card" or "code")."""
+def _national(r: _Reading, cue: str | None) -> tuple[str, str] | None:
+    """A run without "plus" (``cue``: the word that makes it a code): (written form, "phone",
+    "card" or "code")."""
     digits, n, plain = r.digits, len(r.digits), not r.spans
+    if cue in _SSN_CUES and n == 9:
+        return f"{digits[:3]}-{digits[3:5]}-{digits[5:]}", "code"
     if plain and n == 16:
         return " ".join(digits[k : k + 4] for k in range(0, 16, 4)), "card"
     if plain and n == 15 and digits[:2] in ("34", "37"):
@@ -270,7 +275,7 @@ def _digit_run(t: _Text, i: int) -> _Match | None:
         return None
     readings = list(_readings(items, commas))
     kind = "phone"
-    cue = not plus and _code_cue(t, i)
+    cue = None if plus else _code_cue(t, i)
     if plus:
         text = _international(readings)
     elif not cue and readings[0].digits[:2] == "00" and len(readings[0].digits) >= 10:

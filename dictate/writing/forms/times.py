@@ -54,7 +54,7 @@ def _minutes(t: _Text, j: int) -> tuple[int, int] | None:
     """Minutes after an hour, at word ``j``: "thirty" (30, j), "oh five" (5, ...)."""
     low = t.low
     word = low[j]
-    if word == "oh":
+    if word in ("oh", "o"):  # a recogniser writes the "oh" of "eight oh six" as the letter
         k = t.next(j)
         if k is not None and low[k] in _UNITS:
             return _UNITS[low[k]], k
@@ -145,13 +145,17 @@ def _time(t: _Text, i: int) -> _Match | None:
         return None
     if low[j] in ("o'clock", "o\u2019clock"):
         return _Match(i, j, f"{hour} {t.words[j]}")
+    if low[j] == "oclock":
+        return _Match(i, j, f"{hour} o'clock")
     if low[j] == "o" and t.next(j) is not None and low[j + 1] == "clock":
         return _Match(i, j + 1, f"{hour} o'clock")
     if hour == 12 and low[j] in ("noon", "midnight"):
         return _Match(i, i, "12")  # "twelve noon": the word stays
-    context = _time_context(t, i)
     minutes = _minutes(t, j)
     last = i if minutes is None else minutes[1]
+    # An hour and minutes said as a whole phrase ("Two thirty." as an answer) tell the time.
+    alone = minutes is not None and i == 0 and last == t.n - 1
+    context = alone or _time_context(t, i)
     if minutes is not None and t.numeric(t.next(last)):
         return None  # "nine thirty five": not a time
     if minutes is not None and t.low_at(t.next(last)) in _NOT_AFTER_TIME:
@@ -179,6 +183,27 @@ def _part_of_day(t: _Text, i: int) -> bool:
     return t.low_at(k3) in ("morning", "afternoon", "evening")
 
 
+_MINUTE_WORDS = frozenset({"minute", "minutes", "min", "mins"})
+
+
+def _counted_minutes(t: _Text, j: int) -> tuple[int, int | None] | None:
+    """ "one minute", "three minutes", "twenty two mins" at word ``j`` (1 to 29, a minutes
+    word said): the minutes and the word after it."""
+    low = t.low
+    value = _UNITS.get(low[j]) or _TEENS.get(low[j])
+    last = j
+    if value is None and low[j] == "twenty":
+        k = t.next(j)
+        if k is not None and low[k] in _UNITS:
+            value, last = 20 + _UNITS[low[k]], k
+        else:
+            value = 20
+    m = t.next(last)
+    if value is None or not 0 < value < 30 or m is None or low[m] not in _MINUTE_WORDS:
+        return None
+    return value, t.next(m)
+
+
 _CLOCK_FOLLOWERS = frozenset("tonight today tomorrow sharp exactly and then when".split())
 _PAST_MINUTES = {"five": 5, "ten": 10, "twenty": 20, "quarter": 15, "half": 30}
 
@@ -190,17 +215,27 @@ def _time_past(t: _Text, i: int) -> _Match | None:
     if j is None or (j != i and low[j] != "quarter"):
         return None
     word = low[j]
-    if word not in _PAST_MINUTES:
+    counted = _counted_minutes(t, j)
+    if word not in _PAST_MINUTES and counted is None:
         return None
-    minutes = _PAST_MINUTES[word]
-    k = t.next(j)
-    if word == "twenty" and k is not None and low[k] == "five":
-        minutes, j, k = 25, k, t.next(k)
-    if k is not None and low[k] == "minutes" and word not in ("quarter", "half"):
-        k = t.next(k)
+    said_minutes = counted is not None
+    if counted is not None:
+        minutes, k = counted  # "one minute to one", "three minutes past six"
+    else:
+        minutes = _PAST_MINUTES[word]
+        k = t.next(j)
+        if word == "twenty" and k is not None and low[k] == "five":
+            minutes, j, k = 25, k, t.next(k)
+        if k is not None and low[k] in _MINUTE_WORDS and word not in ("quarter", "half"):
+            k, said_minutes = t.next(k), True
     if k is None or low[k] not in ("past", "after", "to", "till"):
         return None
-    if low[k] in ("to", "till") and word != "quarter" and not _time_context(t, i):
+    if (
+        low[k] in ("to", "till")
+        and word != "quarter"
+        and not (said_minutes and (t.prev(i) is None or _meridiem(t, t.next(k) or k, "", True)))
+        and not _time_context(t, i)
+    ):
         return None  # "five to ten" is a range far more often than 9:55 ("at five to ten")
     h = t.next(k)
     if h is None or low[h] not in _HOURS:
@@ -217,7 +252,7 @@ def _time_past(t: _Text, i: int) -> _Match | None:
         and (p is None or low[p] != "at")
         and not (after is None or low[after] in _CLOCK_FOLLOWERS or _meridiem(t, h, "", True))
     ):
-        return None
+        return None  # with "minutes" said too: "it takes five minutes to ten people" """
     hour = _HOURS[low[h]]
     if low[k] in ("to", "till"):
         hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
