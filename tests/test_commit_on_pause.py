@@ -579,5 +579,5 @@ def test_the_wtype_backend_waits_for_the_keymap_before_its_first_key(
     backend.type_text("abc")
     backend.press_return(1)
     backend.backspace(2)
-    assert all(call[:3] == ["wtype", "-s", "50"] for call in calls), calls
+    assert all(call[:3] == ["wtype", "-s", "100"] for call in calls), calls
     assert calls[0][-2:] == ["--", "abc"]

@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any
 
 from pulse import need
+from text_file import TextFile
 
 RECEIVER = r"""
 import sys
@@ -114,7 +115,7 @@ class XServer:
         return int(result.stdout.strip() or 0)
 
 
-class Receiver:
+class Receiver(TextFile):
     """The receiving text window in its own process; :attr:`text` is what it holds."""
 
     def __init__(self, server: XServer, folder: Path, busy_s: float = 0.0) -> None:
@@ -147,19 +148,6 @@ class Receiver:
                 return
             time.sleep(0.1)
         raise RuntimeError("could not focus the receiving window")
-
-    @property
-    def text(self) -> str:
-        return self.file.read_text(encoding="utf-8") if self.file.exists() else ""
-
-    def wait_for(self, expected: str, timeout: float = 20.0) -> str:
-        """The receiver's text once it equals ``expected`` (or whatever it is at the timeout)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.text == expected:
-                return expected
-            time.sleep(0.05)
-        return self.text
 
     def close(self) -> None:
         self.process.terminate()

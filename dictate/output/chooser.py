@@ -14,6 +14,7 @@ from dictate.errors import TypingError
 from dictate.output.backends import Backend
 from dictate.output.backends.clipboard import ClipboardBackend
 from dictate.output.backends.dotool import DotoolBackend
+from dictate.output.backends.wayland import has_virtual_keyboard
 from dictate.output.backends.wtype import WtypeBackend
 from dictate.output.backends.xdotool import XdotoolBackend
 from dictate.output.backends.ydotool import YdotoolBackend
@@ -30,6 +31,26 @@ def _session(env: Mapping[str, str]) -> str:
     if env.get("WAYLAND_DISPLAY"):
         return "wayland"
     return "x11" if env.get("DISPLAY") else ""
+
+
+_NO_VIRTUAL_KEYBOARD = ("GNOME", "KDE", "PANTHEON", "UNITY")
+"""Wayland desktops whose compositor (Mutter, KWin, Gala) has no virtual-keyboard protocol:
+wtype cannot type there ("Compositor does not support the virtual keyboard protocol")."""
+
+
+def _desktop(env: Mapping[str, str]) -> str:
+    return env.get("XDG_CURRENT_DESKTOP") or env.get("XDG_SESSION_DESKTOP") or ""
+
+
+def virtual_keyboard(env: Mapping[str, str]) -> bool:
+    """Whether wtype can type on the Wayland session in ``env``: the compositor is asked for
+    its interfaces; where it cannot be asked, the desktop's name decides (wlroots compositors,
+    sway, Hyprland, river, labwc, Wayfire, have the protocol; GNOME and KDE do not)."""
+    offered = has_virtual_keyboard(env)
+    if offered is not None:
+        return offered
+    names = {name.strip().upper() for name in _desktop(env).split(":")}
+    return not names & set(_NO_VIRTUAL_KEYBOARD)
 
 
 def _make(
@@ -82,8 +103,10 @@ def choose_backend(
 
     Args:
         preference: A name from :data:`BACKENDS`, or None to choose by platform and session:
-            Windows SendInput, macOS Quartz, X11 xtest (or xdotool, dotool), Wayland wtype,
-            dotool or ydotool.
+            Windows SendInput, macOS Quartz, X11 xtest (or xdotool, dotool); on Wayland
+            wtype where the compositor has the virtual-keyboard protocol (wlroots: sway,
+            Hyprland, river...), else dotool or ydotool (GNOME, KDE); see
+            :func:`virtual_keyboard`.
         clipboard_fallback: Use the clipboard when no backend can type.
         clipboard: How to put text on the clipboard (the window passes Qt's).
         env: The environment to read the session from (default ``os.environ``).
@@ -104,9 +127,12 @@ def choose_backend(
             return _make("xtest", clipboard, env)
         except TypingError as exc:
             log.info("xtest cannot type here (%s); trying the typing programs", exc)
-    candidates = {"wayland": ("wtype", "dotool", "ydotool"), "x11": ("xdotool", "dotool")}.get(
-        session, ()
-    )
+    keyboard = session == "wayland" and virtual_keyboard(env)
+    candidates = {"wayland": ("dotool", "ydotool"), "x11": ("xdotool", "dotool")}.get(session, ())
+    if keyboard:
+        candidates = ("wtype", *candidates)
+    elif session == "wayland":
+        log.info("no virtual-keyboard protocol on %s: wtype cannot type", _desktop(env) or "it")
     for name in candidates:
         if shutil.which(name):
             return _make(name, clipboard)
@@ -117,11 +143,16 @@ def choose_backend(
             "there is no graphical session to type into (neither DISPLAY nor WAYLAND_DISPLAY "
             "is set)"
         )
-    need = (
-        "install wtype (sway, Hyprland, KDE), dotool or ydotool (GNOME)"
-        if session == "wayland"
-        else "install xdotool (e.g. sudo apt install xdotool)"
-    )
+    if session == "x11":
+        need = "install xdotool (e.g. sudo apt install xdotool)"
+    elif keyboard:
+        need = "install wtype (sway, Hyprland, river and other wlroots desktops), dotool or ydotool"
+    else:
+        need = (
+            f"this desktop ({_desktop(env) or 'its compositor'}) has no virtual-keyboard "
+            "protocol, so wtype cannot type here: install dotool or ydotool (they type through "
+            "/dev/uinput)"
+        )
     raise TypingError(
         f"cannot type into other applications on this {session} session: {need}, or turn on "
         "the clipboard fallback in Settings"

@@ -378,7 +378,7 @@ def test_the_clipboard_puts_enter_and_tab_with_the_next_text_and_leaves_escape_o
     [
         (XdotoolBackend, [f"key|--clearmodifiers|--delay|8|--repeat|1|{key}" for key in
                           ("Return", "Tab", "Escape")]),
-        (WtypeBackend, [f"-s|50|-k|{key}" for key in ("Return", "Tab", "Escape")]),
+        (WtypeBackend, [f"-s|100|-k|{key}" for key in ("Return", "Tab", "Escape")]),
         (DotoolBackend, ["", "key enter", "", "key tab", "", "key esc"]),
         (YdotoolBackend, [f"key|{code}:1|{code}:0" for code in (28, 15, 1)]),
     ],
@@ -403,7 +403,7 @@ def test_return_presses_are_as_they_were(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
     expected: dict[Any, list[str]] = {
         XdotoolBackend: ["key|--clearmodifiers|--delay|8|--repeat|2|Return"],
-        WtypeBackend: ["-s|50|-k|Return|-k|Return"],
+        WtypeBackend: ["-s|100|-k|Return|-k|Return"],
         DotoolBackend: ["", "key enter", "key enter"],
         YdotoolBackend: ["key|28:1|28:0|28:1|28:0"],
     }

@@ -13,17 +13,23 @@ xtest      X11: XTEST key events from this process (python-xlib); a     yes, und
 xdotool    X11: XTest key events through ``xdotool`` (Unicode through   yes, under Xvfb
            a spare keycode it remaps each time: a busy receiver can
            miss those characters)
-wtype      Wayland (wlroots, KDE): the virtual-keyboard protocol         no
-dotool     Wayland or X11: uinput, reads commands on stdin              no
-ydotool    Wayland or X11: uinput through ``ydotoold`` (ASCII only)      no
+wtype      Wayland with the virtual-keyboard protocol (wlroots: sway,   yes, headless sway
+           Hyprland, river; not GNOME or KDE), waiting for the keymap
+           before the first key (:mod:`dictate.output.backends.wtype`)
+dotool     Wayland or X11: uinput, reads commands on stdin              no (no uinput here)
+ydotool    Wayland or X11: uinput through ``ydotoold``; refuses text    no (no uinput here)
+           outside ASCII, which it would drop
 sendinput  Windows: ``SendInput`` with ``KEYEVENTF_UNICODE`` events     no
 quartz     macOS: Quartz keyboard events (needs the accessibility       no
            permission: System Settings > Privacy & Security)
 clipboard  anywhere: each sentence is put on the clipboard to paste      yes (X11 clipboard)
 ========== ============================================================ ====================
 
-The XDG desktop portal's RemoteDesktop keyboard (GNOME on Wayland) is not implemented: it needs
-an interactive session grant; on GNOME Wayland use ``dotool`` or ``ydotool``, or the clipboard.
+On Wayland the choice asks the compositor which interfaces it offers
+(:mod:`dictate.output.backends.wayland`): wtype where it has the virtual-keyboard protocol,
+else dotool or ydotool. The XDG desktop portal's RemoteDesktop keyboard (GNOME, KDE) is not
+implemented: it needs an interactive session grant; on GNOME and KDE Wayland use ``dotool`` or
+``ydotool``, or the clipboard.
 
 The keys said ("press enter", "press tab", "press escape") are each backend's ``press_key``: X
 keysyms Return, Tab and Escape (xtest, xdotool, wtype), Linux key codes (dotool by name, ydotool
