@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install dictate for the current user and start it.
 #
-#   bash installer/setup.sh [--no-system-packages] [--no-start] [--prefix DIR]
+#   bash installer/setup.sh [--no-system-packages] [--no-start] [--prefix DIR] [--gpu|--cpu]
+#   bash installer/setup.sh --which-runtime [--gpu|--cpu]  (print the ONNX Runtime it would install)
 #   bash installer/setup.sh --desktop-only --bin PATH      (desktop entry and icon only)
 #   bash installer/setup.sh --start-only --bin PATH        (the PATH check and the start only)
 #
@@ -9,7 +10,9 @@
 #    the microphone, the X11/Wayland libraries Qt needs, and xdotool and xclip for typing into
 #    other applications on X11 (on Wayland install wtype, dotool or ydotool yourself).
 # 2. A virtual environment in $PREFIX/venv (default ~/.local/share/dictate/app) with dictate
-#    installed from this checkout.
+#    installed from this checkout, and ONNX Runtime: onnxruntime-gpu (with its CUDA provider,
+#    about 270 MB more) where an NVIDIA GPU and its driver are present, else the CPU build;
+#    --gpu or --cpu (or DICTATE_RUNTIME=gpu or cpu) decides instead.
 # 3. Desktop integration: ~/.local/bin/dictate, a desktop entry and the icon.
 # 4. A smoke test (dictate --self-test, offscreen), then the app starts in the background (the
 #    terminal comes back); if ~/.local/bin is not on PATH, the line that puts it there is printed.
@@ -23,7 +26,10 @@ desktop_only=0
 start_only=0
 bin=""
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+runtime="${DICTATE_RUNTIME:-auto}"
+which_runtime=0
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -33,11 +39,42 @@ while [ $# -gt 0 ]; do
         --desktop-only) desktop_only=1 ;;
         --start-only) start_only=1 ;;
         --bin) bin="$2"; shift ;;
+        --gpu) runtime=gpu ;;
+        --cpu) runtime=cpu ;;
+        --which-runtime) which_runtime=1 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "setup.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
+case "$runtime" in
+    auto|gpu|cpu) ;;
+    *) echo "setup.sh: DICTATE_RUNTIME must be gpu, cpu or auto, not '$runtime'" >&2; exit 2 ;;
+esac
+
+# The ONNX Runtime build, "gpu" or "cpu" (the pyproject extra of that name), and why: an NVIDIA
+# GPU with its driver (nvidia-smi lists a GPU, or the kernel driver is loaded) gets the GPU
+# build; it still runs on the CPU wherever CUDA cannot be initialised (dictate --provider auto).
+nvidia_gpu() {
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        echo "nvidia-smi lists an NVIDIA GPU"
+    elif [ -r "${NVIDIA_VERSION_FILE:-/proc/driver/nvidia/version}" ]; then  # tests move it
+        echo "the NVIDIA driver is loaded"
+    else
+        return 1
+    fi
+}
+
+choose_runtime() {
+    local why
+    case "$runtime" in
+        gpu) echo "gpu (asked for)" ;;
+        cpu) echo "cpu (asked for)" ;;
+        auto)
+            if why="$(nvidia_gpu)"; then echo "gpu ($why)"; else echo "cpu (no NVIDIA GPU found)"; fi
+            ;;
+    esac
+}
 
 install_desktop_entry() {
     local exe="$1"
@@ -71,6 +108,11 @@ check_path_and_start() {
         fi
     fi
 }
+
+if [ "$which_runtime" = 1 ]; then
+    choose_runtime
+    exit 0
+fi
 
 if [ "$start_only" = 1 ]; then
     if [ -z "$bin" ]; then echo "setup.sh: --start-only needs --bin PATH" >&2; exit 2; fi
@@ -115,10 +157,18 @@ elif [ "$system_packages" = 1 ]; then
     echo "setup.sh: no apt-get here; install PortAudio and Python's venv module yourself" >&2
 fi
 
+chosen="$(choose_runtime)"
+extra="${chosen%% *}"
 echo "setup.sh: installing dictate into $prefix/venv (a Python virtual environment; a few minutes)"
+echo "setup.sh: ONNX Runtime: $chosen; --cpu or --gpu chooses the other"
 python3 -m venv "$prefix/venv"
 "$prefix/venv/bin/pip" install -q --upgrade pip
-"$prefix/venv/bin/pip" install -q "$here"
+# A venv from an earlier install may hold the other build: the two share the module's files.
+other=$([ "$extra" = gpu ] && echo onnxruntime || echo onnxruntime-gpu)
+if "$prefix/venv/bin/pip" show -q "$other" >/dev/null 2>&1; then
+    "$prefix/venv/bin/pip" uninstall -q -y "$other"
+fi
+"$prefix/venv/bin/pip" install -q "$here[$extra]"
 mkdir -p "$HOME/.local/bin"
 ln -sf "$prefix/venv/bin/dictate" "$HOME/.local/bin/dictate"
 install_desktop_entry "$prefix/venv/bin/dictate"

@@ -4,6 +4,7 @@ CPU, as asked and as it turns out), its threads, and CUDA's libraries from pip."
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import logging
 import os
@@ -19,6 +20,40 @@ Provider = Literal["auto", "cpu", "cuda"]
 PROVIDERS: tuple[str, ...] = ("auto", "cpu", "cuda")
 _CUDA = "CUDAExecutionProvider"
 _CPU = "CPUExecutionProvider"
+
+
+RUNTIME_MISSING = (
+    "ONNX Runtime is not installed (neither the onnxruntime nor the onnxruntime-gpu package), "
+    "so there is no punctuation model and no dictation; install dictate again with "
+    "bash installer/setup.sh, or run pip install 'dictate[cpu]' ('dictate[gpu]' on a machine "
+    "with an NVIDIA GPU)"
+)
+
+
+def runtime_missing() -> str | None:
+    """:data:`RUNTIME_MISSING` if no ONNX Runtime build is installed, else None; cheap (the
+    module is found, not imported), for the window to say so when it opens."""
+    return RUNTIME_MISSING if importlib.util.find_spec("onnxruntime") is None else None
+
+
+def import_onnxruntime() -> Any:
+    """The ``onnxruntime`` module, from whichever build is installed (onnxruntime or
+    onnxruntime-gpu: the two are one module with or without the CUDA provider).
+
+    Raises:
+        ProviderError: Neither is installed, or the installed one cannot be loaded.
+    """
+    try:
+        import onnxruntime
+    except ImportError as exc:
+        if runtime_missing():
+            raise ProviderError(RUNTIME_MISSING) from exc
+        raise ProviderError(
+            f"ONNX Runtime is installed but cannot be loaded ({exc}); onnxruntime and "
+            "onnxruntime-gpu installed together break each other: uninstall both, then "
+            "install one (pip install 'dictate[cpu]' or 'dictate[gpu]')"
+        ) from exc
+    return onnxruntime
 
 
 @dataclass
@@ -63,11 +98,11 @@ def create_session(
         threads: Intra-op threads for the CPU; default: up to 4, at most the number of cores.
 
     Raises:
-        ProviderError: ``cuda`` was requested and cannot be used.
+        ProviderError: ``cuda`` was requested and cannot be used, or ONNX Runtime is not
+            installed.
         ModelError: The file is not a loadable ONNX model.
     """
-    import onnxruntime as ort
-
+    ort = import_onnxruntime()
     if provider not in PROVIDERS:
         raise ProviderError(f"unknown execution provider {provider!r}; use one of {PROVIDERS}")
     options = ort.SessionOptions()
@@ -86,9 +121,9 @@ def create_session(
             )
             if provider == "cuda":
                 raise ProviderError(
-                    f"CUDA requested but {info.note}; install onnxruntime-gpu "
-                    "(pip install 'dictate[cuda]') on a machine with an NVIDIA GPU, "
-                    "or use --provider cpu"
+                    f"CUDA requested but {info.note}; install onnxruntime-gpu instead of "
+                    "onnxruntime (pip uninstall onnxruntime, then pip install 'dictate[cuda]') "
+                    "on a machine with an NVIDIA GPU, or use --provider cpu"
                 )
         else:
             _preload_cuda_libraries(ort)

