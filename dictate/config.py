@@ -33,6 +33,8 @@ log = logging.getLogger("dictate.config")
 COMMIT_AFTER_MS = 1500
 """Default silence before a commit (measured: docs/commit-on-pause.md)."""
 COMMIT_AFTER_RANGE = (300, 10_000)
+HISTORY_DAYS_RANGE = (1, 3650)
+HISTORY_MB_RANGE = (1, 1000)
 
 
 def settings_path() -> Path:
@@ -89,9 +91,24 @@ class Settings:
     feedback_sounds: bool = False
     """A short sound when dictation starts and stops and when text was typed into another
     application."""
+    announce: bool = True
+    """Announce each finalized sentence and each change of the dictation state (listening,
+    stopped, asleep, typing failed) to screen readers (dictate/ui/announcer.py); harmless
+    without one, where nothing listens."""
     hotkey: str = "Ctrl+Alt+D"
     """The global shortcut that starts and stops dictation from any application ("" = none);
-    X11 and Windows only (elsewhere bind `dictate toggle` in the desktop's settings)."""
+    X11, Windows, and Wayland desktops with the GlobalShortcuts portal (elsewhere bind
+    `dictate toggle` in the desktop's settings)."""
+    push_to_talk: bool = False
+    """Hold the global shortcut to dictate, and let go to stop (the words are committed);
+    where the shortcut reports its release (X11, the portal), else it toggles."""
+    history: bool = True
+    """Keep every finalized sentence, with its time and where it went, in the dictation history
+    (View > History; ``dictate history``)."""
+    history_days: int = 30
+    """Days the history keeps a sentence."""
+    history_max_mb: int = 10
+    """Largest size of the history file in MB; the oldest sentences go first."""
     problems: list[str] = dataclasses.field(
         default_factory=list, repr=False, compare=False, metadata={"saved": False}
     )
@@ -157,6 +174,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "silence_ms": _int_in(100, 3000),
     "commit_after_ms": lambda v: v is None or _int_in(*COMMIT_AFTER_RANGE)(v),
     "feedback_sounds": lambda v: isinstance(v, bool),
+    "announce": lambda v: isinstance(v, bool),
     "max_segment_s": lambda v: (
         isinstance(v, (int, float))
         and not isinstance(v, bool)
@@ -173,9 +191,13 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "replacements": lambda v: isinstance(v, list) and all(_replacement(r) for r in v),
     "target": lambda v: v in ("window", "apps"),
     "hotkey": lambda v: isinstance(v, str) and len(v) <= 64,
+    "push_to_talk": lambda v: isinstance(v, bool),
     "typing_backend": lambda v: v is None or v in _TYPING_BACKENDS,
     "clipboard_fallback": lambda v: isinstance(v, bool),
     "show_overlay": lambda v: isinstance(v, bool),
+    "history": lambda v: isinstance(v, bool),
+    "history_days": _int_in(*HISTORY_DAYS_RANGE),
+    "history_max_mb": _int_in(*HISTORY_MB_RANGE),
     "overlay_position": lambda v: (
         v is None
         or (

@@ -22,6 +22,7 @@ from dictate.cli import (
     bench,
     devices,
     evaluate,
+    history,
     models,
     normalize,
     punctuate,
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models, typetext):
         module.register(commands)
+    history.register(commands)
     remote_control.register(commands)
     return parser
 

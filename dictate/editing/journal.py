@@ -307,6 +307,16 @@ def _decode_v2(line: bytes) -> dict[str, Any]:
     return record
 
 
+def decode_record(line: bytes) -> dict[str, Any]:
+    """One record written by :func:`encode_record` (without its line end), its checksum checked.
+
+    Raises:
+        ValueError: The line is damaged: no checksum, a checksum that does not match, or not a
+            JSON object.
+    """
+    return _decode_v2(line)
+
+
 # A damaged snapshot record, read as far as it goes: the text field is last, and its name has
 # four letters (one of them may be the damaged byte).
 _TEXT_FIELD = re.compile(rb'"[^"]{4}":"')

@@ -23,8 +23,12 @@ from dictate.enums import TextEnum
 from dictate.errors import TypingError
 from dictate.output.backends import Backend, close_backend, keystrokes, press_key, type_into
 from dictate.output.backends.process import TIMEOUT
+from dictate.output.window_title import X11_BACKENDS
 
 log = logging.getLogger("dictate.typing")
+
+
+NO_FOCUS = "no window has the keyboard focus, nothing was typed"
 
 
 class Call(TextEnum):
@@ -72,6 +76,10 @@ class Typist:
         if not text:
             return ""
         window = self.backend.focused_window()
+        if self.backend.name in X11_BACKENDS and window in (None, "0", "1"):
+            # X11 always knows the focus: none (or the root's PointerRoot) means the keys would
+            # be lost, and xdotool still exits 0.
+            raise TypingError(NO_FOCUS)
         # Where a backend that types cannot tell the window (Wayland), the user is taken to
         # stay where they were: each piece used to start afresh there, with no joining space
         # ("We left.Then it rained."), and commit on pause types in more pieces. Clipboard

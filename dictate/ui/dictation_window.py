@@ -26,6 +26,7 @@ from dictate.events import Error, Event, Finalized, Finished, Level, Live, Parti
 from dictate.output.typist import Call
 from dictate.ui.document_window import DICTATION_STOPPED, DocumentWindow
 from dictate.ui.edit_targets import EditorTarget, WindowTypingTarget
+from dictate.ui.history_keeper import typing_advice
 
 if TYPE_CHECKING:
     from dictate.ui.pipeline_runner import Loaded
@@ -38,7 +39,7 @@ class _TypingSignals(QObject):
 
     failed = Signal(object)
     scratched = Signal(str)
-    typed = Signal(str)
+    typed = Signal(str, str)  # the text, and where it went (dictate.editing.history)
 
 
 class DictationWindow(DocumentWindow):
@@ -69,6 +70,8 @@ class DictationWindow(DocumentWindow):
     _asleep: bool = False
     _corrections: Any = None  # the list of alternatives ("correct that"), once shown
     _heard: Any  # the last segments' words and alternatives (a deque), for "correct that"
+    history: Any  # the dictation history (dictate.ui.history_keeper.HistoryKeeper)
+    announcements: Any  # to screen readers (dictate.ui.announcer.WindowAnnouncements)
 
     if TYPE_CHECKING:  # MainWindow's: it has the pickers, the settings file and the tray
 
@@ -242,6 +245,7 @@ class DictationWindow(DocumentWindow):
                 f"{exc}. Dictated text comes into this window instead.",
                 [("Type into &this window", lambda: self.set_target("window"))],
             )
+            self.announcements.typing_failed()
             return None
         if self._typing_context is None:
             self._typing_context = TypingContext()
@@ -261,16 +265,17 @@ class DictationWindow(DocumentWindow):
             signals.failed.emit,
             signals.scratched.emit,
             after=earlier,
-            on_typed=signals.typed.emit,
+            on_typed=lambda text: signals.typed.emit(text, self.history.where(typist.backend)),
         )
         self._typing_closed = None
         signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
         signals.scratched.connect(self._on_scratched)
-        signals.typed.connect(lambda text: self._on_typed(queue, text))
+        signals.typed.connect(lambda text, where: self._on_typed(queue, text, where))
         return queue
 
-    def _on_typed(self, queue: Any, text: str) -> None:
-        """``queue`` typed ``text`` into another application: say so, for a moment."""
+    def _on_typed(self, queue: Any, text: str, where: str = "") -> None:
+        """``queue`` typed ``text`` into ``where``: say so for a moment; keep it in the history."""
+        self.history.typed(text, where)
         if queue is self._typist and self.overlay is not None and self.overlay.isVisible():
             clipboard = queue.typist.backend.name == "clipboard"
             self.overlay.show_committed("On the clipboard" if clipboard else "Committed")
@@ -306,9 +311,11 @@ class DictationWindow(DocumentWindow):
         if self._typing_closed is queue:  # drained here: closing must not bring it in again
             self._typing_closed = None
         self._bring_back(queue)
+        self.history.typing_failed(exc)
+        self.announcements.typing_failed()
         self.messages.show_message(
             f"Typing into the other application failed ({exc}); the dictated text is kept in "
-            "this window from here on.",
+            f"this window from here on, and in View > History. {typing_advice(exc)}",
             [("Type into &this window", lambda: self.set_target("window"))],
         )
 
@@ -335,6 +342,8 @@ class DictationWindow(DocumentWindow):
             self._overlay_event(overlay, event)
         if isinstance(event, Pending):
             self._shown_segment = max(self._shown_segment, event.segment)
+        if isinstance(event, Finalized) and self._typist is None:
+            self.history.window_sentences(event.sentences)
         if apply_event(self._edit_target(), event):
             if isinstance(event, Pending):
                 self._show_latency(event.segment)
@@ -371,7 +380,7 @@ class DictationWindow(DocumentWindow):
             self.messages.show_message(event.message, actions)
         elif isinstance(event, Finished):
             if self._asleep:
-                self.set_asleep(False)
+                self.set_asleep(False, say=False)  # "Stopped." says it
             self._close_typing()
             if event.reason == "error":
                 # The device may be gone, or another may have appeared: list them afresh.
@@ -414,10 +423,12 @@ class DictationWindow(DocumentWindow):
             self._corrections.hide()
         return True
 
-    def set_asleep(self, sleeping: bool) -> None:
+    def set_asleep(self, sleeping: bool, say: bool = True) -> None:
         """ "Go to sleep" (listening on, for "wake up" only) or awake again: said in the status
-        bar, the overlay and the tray's tooltip."""
+        bar, the overlay, the tray's tooltip and (``say``) to screen readers."""
         self._asleep = sleeping
+        if say:
+            self.announcements.asleep(sleeping)
         text = "Asleep: say \u201cwake up\u201d to dictate again" if sleeping else ""
         if sleeping:
             self.statusBar().showMessage(text)
@@ -476,6 +487,7 @@ class DictationWindow(DocumentWindow):
         editor = EditorTarget(self)
         for kind, arg in queue.drain():
             if kind in (Call.SENTENCES, Call.CONTINUED):
+                self.history.failed(arg)  # not typed: kept as failed
                 editor.finalize(arg, "", kind == Call.CONTINUED)
             elif kind == Call.NEW_LINE:
                 editor.line_break(paragraph=bool(arg))

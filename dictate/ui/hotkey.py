@@ -1,14 +1,18 @@
-"""A global keyboard shortcut that toggles dictation from any application.
+"""A global keyboard shortcut that starts and stops dictation from any application.
 
 Where the platform lets an application take a key combination for itself:
 
 * **X11**: ``XGrabKey`` on the root window through python-xlib (tested here under Xvfb); the
-  grab is made for every combination of Caps Lock and Num Lock, so they do not block it.
-* **Windows**: ``RegisterHotKey`` (written against its documented API, not tested here).
-* **Wayland** and **macOS**: not taken by the app. Wayland does not let a client grab keys (the
-  GlobalShortcuts portal is not implemented here); bind ``dictate toggle`` in the desktop's
-  keyboard settings instead (docs/other-applications.md says how on GNOME, KDE and others),
-  which works on every desktop.
+  grab is made for every combination of Caps Lock and Num Lock, so they do not block it. Key
+  releases are reported too (the keyboard's auto-repeat left out), for push-to-talk.
+* **Wayland**: the XDG GlobalShortcuts portal where the desktop has one (KDE Plasma, GNOME 48+,
+  Hyprland; :mod:`dictate.ui.portal_shortcuts`, tested against a stand-in portal). Elsewhere
+  (sway and other wlroots desktops, older GNOME) no client can take a key: bind ``dictate
+  toggle`` (or ``dictate start`` / ``dictate stop`` on press and release) in the desktop's own
+  keyboard settings; :data:`DESKTOP_BINDINGS` says how, and the Settings dialog shows it.
+* **Windows**: ``RegisterHotKey`` (written against its documented API, not tested here; no
+  release, so no push-to-talk).
+* **macOS**: not taken by the app.
 
 The shortcut is written as Qt writes key sequences: ``Ctrl+Alt+D``, ``Meta+F9``.
 """
@@ -28,6 +32,36 @@ log = logging.getLogger("dictate.ui")
 
 _MODIFIERS = {"ctrl": "ControlMask", "control": "ControlMask", "alt": "Mod1Mask",
               "shift": "ShiftMask", "meta": "Mod4Mask", "super": "Mod4Mask"}  # fmt: skip
+
+
+DESKTOP_BINDINGS = (
+    "GNOME: Settings > Keyboard > View and Customise Shortcuts > Custom Shortcuts > +, "
+    "command: dictate toggle",
+    "KDE Plasma: System Settings > Keyboard > Shortcuts > Add New > Command or Script, "
+    "command: dictate toggle",
+    "sway (~/.config/sway/config): bindsym Ctrl+Alt+d exec dictate toggle; push-to-talk: "
+    "bindsym --no-repeat Ctrl+Alt+d exec dictate start and "
+    "bindsym --release Ctrl+Alt+d exec dictate stop",
+)
+"""How to bind the shortcut in a desktop's own settings where the app cannot take it."""
+
+
+def can_take_shortcuts(env: dict[str, str] | None = None) -> bool:
+    """Whether the app can likely take a global shortcut itself here: Windows, X11, or a
+    Wayland session whose desktop has the GlobalShortcuts portal (KDE, GNOME, Hyprland; not
+    sway and other wlroots desktops)."""
+    env = dict(os.environ) if env is None else env
+    if sys.platform == "win32":
+        return True
+    if sys.platform == "darwin":
+        return False
+    wayland = env.get("XDG_SESSION_TYPE") == "wayland" or (
+        env.get("WAYLAND_DISPLAY") and not env.get("DISPLAY")
+    )
+    if not wayland:
+        return bool(env.get("DISPLAY"))
+    desktop = env.get("XDG_CURRENT_DESKTOP", "").lower()
+    return any(name in desktop for name in ("kde", "gnome", "hyprland"))
 
 
 class HotkeyError(Exception):
@@ -64,22 +98,53 @@ class GlobalHotkey(QObject):
     """
 
     activated = Signal()
+    """The shortcut was pressed (toggle)."""
+    released = Signal()
+    """The shortcut was let go (push-to-talk; X11 and the portal report it)."""
 
     def __init__(self, shortcut: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.shortcut = shortcut
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._portal: Any = None
+        self.reports_release = False
+        """Whether :attr:`released` will come (push-to-talk can work)."""
         mods, key = parse_shortcut(shortcut)
+        wayland = os.environ.get("XDG_SESSION_TYPE") == "wayland" or (
+            os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("DISPLAY")
+        )
         if sys.platform == "win32":  # pragma: no cover - not tested here
             self._start_windows(mods, key)
-        elif os.environ.get("DISPLAY") and os.environ.get("XDG_SESSION_TYPE") != "wayland":
+        elif os.environ.get("DISPLAY") and not wayland:
             self._start_x11(mods, key)
+            self.reports_release = True
+        elif sys.platform.startswith("linux"):
+            self._start_portal(mods, key)
+            self.reports_release = True
         else:
             raise HotkeyError(
                 "this desktop does not let an application take a global shortcut; bind "
                 "`dictate toggle` to a key in the desktop's keyboard settings instead"
             )
+
+    # -- Wayland: the GlobalShortcuts portal ---------------------------------------------------
+
+    def _start_portal(self, mods: list[str], key: str) -> None:
+        from dictate.ui.portal_shortcuts import PortalError, PortalShortcut, portal_trigger
+
+        try:
+            self._portal = PortalShortcut(
+                portal_trigger(mods, key),
+                "Start or stop dictation",
+                self.activated.emit,  # queued to the GUI thread by Qt
+                self.released.emit,
+            )
+        except PortalError as exc:
+            raise HotkeyError(
+                f"{exc}; bind `dictate toggle` to a key in the desktop's keyboard settings "
+                "instead (Settings shows how)"
+            ) from None
 
     # -- X11 ---------------------------------------------------------------------------------
 
@@ -127,13 +192,31 @@ class GlobalHotkey(QObject):
         from Xlib import X
 
         display = self._display
+        held = False
+        release: Any = None  # a release that may be auto-repeat: decided by the next event
         while not self._stop.is_set():
             if not display.pending_events():
-                select.select([display.fileno()], [], [], 0.2)
+                # A repeat's press comes at once after its release: 50 ms without one is a
+                # real release.
+                select.select([display.fileno()], [], [], 0.05 if release is not None else 0.2)
                 if not display.pending_events():
+                    if release is not None:
+                        release, held = None, False
+                        self.released.emit()
                     continue
             event = display.next_event()
-            if event.type == X.KeyPress and event.detail == self._keycode:
+            if event.type not in (X.KeyPress, X.KeyRelease) or event.detail != self._keycode:
+                continue
+            if release is not None:
+                if event.type == X.KeyPress and event.time == release.time:
+                    release = None  # the keyboard's auto-repeat while the key is held
+                    continue
+                release, held = None, False
+                self.released.emit()
+            if event.type == X.KeyRelease:
+                release = event
+            elif not held:
+                held = True
                 self.activated.emit()  # queued to the GUI thread by Qt
 
     # -- Windows -----------------------------------------------------------------------------
@@ -182,6 +265,9 @@ class GlobalHotkey(QObject):
         self._stop.set()
         if self._thread is not None:
             self._thread.join(2)
+        if self._portal is not None:
+            self._portal.close()
+            self._portal = None
         display = self.__dict__.pop("_display", None)
         if display is not None:
             for grab in self._grabs:

@@ -15,11 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import (
-    QCoreApplication,
-    Qt,
-    QTimer,
-)
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -32,14 +28,15 @@ from PySide6.QtWidgets import (
 
 from dictate.config import Settings, save_settings
 from dictate.editing.journal import Journal
-from dictate.events import (
-    Live,
-)
+from dictate.events import Live
 from dictate.fileio import TextFormat
+from dictate.ui.announcer import WindowAnnouncements
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.dictation_window import DictationWindow
 from dictate.ui.editor import DictationEditor
 from dictate.ui.find_bar import FindBar
+from dictate.ui.global_shortcut import GlobalShortcutMixin
+from dictate.ui.history_keeper import HistoryKeeper
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.toolbar_picker import ToolbarPicker
@@ -50,7 +47,7 @@ DICTATE_KEY = "F9"
 JOURNAL_RETRY_MS = 5000
 
 
-class MainWindow(DictationWindow):
+class MainWindow(GlobalShortcutMixin, DictationWindow):
     """The dictation window.
 
     Args:
@@ -83,6 +80,7 @@ class MainWindow(DictationWindow):
         self._sounds: Any = None  # the feedback sounds (dictate.output.sounds), once needed
         self._start_sound = ""  # "due" once listening, "played" at the first level; "" idle
         self._document_dialogs = 0  # >0 while a dialog decides the document's fate
+        self.history = HistoryKeeper(self)  # what was dictated, where (View > History)
         self.setWindowTitle("dictate")
         self.resize(900, 640)
 
@@ -116,6 +114,7 @@ class MainWindow(DictationWindow):
         self.controller.stateChanged.connect(self._on_state)
         self.controller.stateChanged.connect(self._sound_on_state)
         self.controller.pipelineEvent.connect(self._sound_on_event)  # after handle_event
+        self.announcements = WindowAnnouncements(self)  # to screen readers, after handle_event
 
         self._build_actions()
         self._build_toolbar()
@@ -192,6 +191,7 @@ class MainWindow(DictationWindow):
             "&Type into other applications", "Ctrl+Shift+T", self._on_target_toggled
         )
         self.target_action.setCheckable(True)  # ticked by _show_target
+        self.history_action = self._action("Dictation &history…", "Ctrl+H", self.history.show)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Dictation")
@@ -265,6 +265,7 @@ class MainWindow(DictationWindow):
         view = menus.addMenu("&View")
         view.addAction(self.bigger_action)
         view.addAction(self.smaller_action)
+        view.addAction(self.history_action)
         help_menu = menus.addMenu("&Help")
         self.voice_commands_action = self._action(
             "&Voice commands…", "F1", lambda: self.show_voice_commands(True)
@@ -357,9 +358,10 @@ class MainWindow(DictationWindow):
         self.refresh_devices(rescan=True)
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
-            hotkey = self.settings.hotkey
+            hotkey, history = self.settings.hotkey, self.settings.history
             dialog.apply_to(self.settings)
             self._apply_settings(hotkey)
+            self.history.settings_changed(history, self)
 
     def reload_settings(self) -> None:
         """Take the settings file as it is now: another process changed it (``dictate devices
@@ -417,25 +419,6 @@ class MainWindow(DictationWindow):
         if tray is not None:
             state = state or str(self.controller.state)
             tray.set_state(state in ("starting", "listening"), self.settings.target)
-
-    def start_global_hotkey(self) -> None:
-        """Take the global shortcut from the settings (the app does this at start; tests and
-        the self-test do not); a shortcut that cannot be taken is said once, not fatal."""
-        from dictate.ui.hotkey import GlobalHotkey, HotkeyError
-
-        old = getattr(self, "_hotkey", None)
-        if old is not None:
-            old.close()
-            self._hotkey = None
-        if not self.settings.hotkey:
-            return
-        try:
-            self._hotkey = GlobalHotkey(self.settings.hotkey, self)
-        except HotkeyError as exc:
-            self.statusBar().showMessage(f"Global shortcut {self.settings.hotkey}: {exc}", 15000)
-            log.info("global shortcut %s not taken: %s", self.settings.hotkey, exc)
-            return
-        self._hotkey.activated.connect(self.toggle_dictation)
 
     # -- feedback: the overlay's "✓ Committed" and the sounds (Settings: feedback_sounds) ------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -26,6 +27,7 @@ except HotkeyError as exc:
     print(f"refused: {exc}", flush=True)
     sys.exit(3)
 hotkey.activated.connect(lambda: print("activated", flush=True))
+hotkey.released.connect(lambda: print("released", flush=True))
 print("ready", flush=True)
 QTimer.singleShot(int(sys.argv[2]), app.quit)
 app.exec()
@@ -68,7 +70,29 @@ def test_the_shortcut_fires_anywhere_and_caps_lock_does_not_block_it(xserver: XS
     assert second.returncode == 3
     assert "Ctrl+Alt+D is taken by another application" in second.stdout
     out, _ = holder.communicate(timeout=30)
-    assert out.split() == ["activated", "activated"]
+    assert out.split() == ["activated", "released", "activated", "released"]
+
+
+@pytest.mark.slow
+def test_holding_the_shortcut_is_one_press_and_one_release_for_push_to_talk(
+    xserver: XServer,
+) -> None:
+    """Held for 1.5 s the key auto-repeats (X sends a release and a press for each repeat);
+    the app sees one press when it goes down and one release when it comes up."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, "Ctrl+Alt+D", "4000"],
+        env=xserver.env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "ready"
+    env = xserver.env()
+    subprocess.run(["xdotool", "keydown", "ctrl+alt+d"], env=env, check=True, timeout=20)
+    time.sleep(1.5)
+    subprocess.run(["xdotool", "keyup", "ctrl+alt+d"], env=env, check=True, timeout=20)
+    out, _ = holder.communicate(timeout=30)
+    assert out.split() == ["activated", "released"]
 
 
 def test_shortcuts_are_parsed_or_refused_clearly() -> None:

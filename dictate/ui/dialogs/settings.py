@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,9 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dictate.config import COMMIT_AFTER_MS, COMMIT_AFTER_RANGE, Settings
+from dictate.config import (
+    COMMIT_AFTER_MS,
+    COMMIT_AFTER_RANGE,
+    HISTORY_DAYS_RANGE,
+    HISTORY_MB_RANGE,
+    Settings,
+)
 from dictate.errors import DictateError
-from dictate.ui.hotkey import HotkeyError, parse_shortcut
+from dictate.ui.hotkey import DESKTOP_BINDINGS, HotkeyError, can_take_shortcuts, parse_shortcut
 from dictate.writing.replacements import parse_replacements
 
 log = logging.getLogger("dictate.ui")
@@ -181,11 +188,50 @@ class SettingsDialog(QDialog):
         )
         self.feedback_sounds.setChecked(settings.feedback_sounds)
         form.addRow(self.feedback_sounds)
+        self.announce = QCheckBox(
+            "Ann&ounce dictation to screen readers (each sentence; listening, stopped, asleep)"
+        )
+        self.announce.setChecked(settings.announce)
+        form.addRow(self.announce)
         self.hotkey = QKeySequenceEdit(QKeySequence(settings.hotkey))
         self.hotkey.setMaximumSequenceLength(1)
         self.hotkey.setClearButtonEnabled(True)
         self.hotkey.setAccessibleName("Global shortcut to start and stop dictation")
-        form.addRow("Global s&hortcut (X11, Windows)", self.hotkey)
+        form.addRow("Global s&hortcut", self.hotkey)
+        self.push_to_talk = QCheckBox(
+            "Ho&ld the shortcut to talk: dictate while it is held (push-to-talk; X11, and "
+            "Wayland desktops with the shortcuts portal)"
+        )
+        self.push_to_talk.setChecked(settings.push_to_talk)
+        form.addRow(self.push_to_talk)
+        bindings = QLabel(
+            "Where the app cannot take a shortcut (Wayland without the shortcuts portal, "
+            "macOS), bind \"dictate toggle\" in the desktop's keyboard settings:\n"
+            + "\n".join(DESKTOP_BINDINGS)
+        )
+        bindings.setTextFormat(Qt.TextFormat.PlainText)
+        bindings.setWordWrap(True)
+        bindings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bindings.setVisible(not can_take_shortcuts())
+        self.bindings = bindings
+        form.addRow(bindings)
+        self.history = QCheckBox("&Keep a history of what is dictated (View > History), for")
+        self.history.setChecked(settings.history)
+        self.history_days = QSpinBox()
+        self.history_days.setRange(*HISTORY_DAYS_RANGE)
+        self.history_days.setSuffix(" days")
+        self.history_days.setValue(settings.history_days)
+        self.history_mb = QSpinBox()
+        self.history_mb.setRange(*HISTORY_MB_RANGE)
+        self.history_mb.setSuffix(" MB at most")
+        self.history_mb.setValue(settings.history_max_mb)
+        limits = QHBoxLayout()
+        for box, name in ((self.history_days, "Days"), (self.history_mb, "Size")):
+            box.setAccessibleName(f"{name} the history keeps")
+            box.setEnabled(settings.history)
+            self.history.toggled.connect(box.setEnabled)
+            limits.addWidget(box)
+        form.addRow(self.history, limits)
         self.replacements = QTableWidget(0, 2)
         self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
         self.replacements.horizontalHeader().setStretchLastSection(True)
@@ -319,4 +365,9 @@ class SettingsDialog(QDialog):
         settings.clipboard_fallback = self.clipboard_fallback.isChecked()
         settings.show_overlay = self.show_overlay.isChecked()
         settings.feedback_sounds = self.feedback_sounds.isChecked()
+        settings.announce = self.announce.isChecked()
         settings.hotkey = self._hotkey_text()
+        settings.push_to_talk = self.push_to_talk.isChecked()
+        settings.history = self.history.isChecked()
+        settings.history_days = self.history_days.value()
+        settings.history_max_mb = self.history_mb.value()

@@ -1,0 +1,180 @@
+"""The window's dictation history (:mod:`dictate.editing.history`): what it records (every
+finalized sentence, into this window or typed into another application, and the typing that
+failed), the View > History dialog, "type again", and what a failed typing tells the user.
+
+Nothing is written while Settings > "Keep a history" is off; turning it off offers to delete
+what was kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from dictate.editing.history import FAILED, OK, OTHER_APP, WINDOW, History
+from dictate.editing.text import fit_to_context
+from dictate.output.typist import NO_FOCUS, Call
+
+if TYPE_CHECKING:
+    from dictate.ui.dictation_window import DictationWindow
+
+log = logging.getLogger("dictate.ui")
+
+TYPE_AGAIN_DELAY_MS = 3000
+"""Time to click into the application "Type again" types into."""
+
+
+def typing_advice(exc: BaseException) -> str:
+    """What the user can do about a failed typing, by its cause."""
+    said = str(exc)
+    if NO_FOCUS in said:
+        return "Click into the window to type into, then dictate again (F9)."
+    if any(words in said for words in ("not installed", "not found", "No such file")):
+        return "Install it, or choose another typing method in Settings (Ctrl+,)."
+    if any(words in said for words in ("refused", "denied", "not allowed", "permission")):
+        return "Allow dictate to type there, or choose another typing method in Settings (Ctrl+,)."
+    return "Check the window you dictate into, or choose another typing method in Settings."
+
+
+class HistoryKeeper:
+    """The history of ``window``: records what it is told, shows it, types it again."""
+
+    def __init__(self, window: DictationWindow) -> None:
+        self._window = window
+        self._store: History | None = None
+        self._failed_once = False
+        self.last_where = OTHER_APP
+        """Where the last sentence typed into another application went."""
+        self.dialog: Any = None
+
+    @property
+    def on(self) -> bool:
+        return bool(self._window.settings.history)
+
+    def store(self) -> History:
+        """The history, with the limits the settings give now."""
+        settings = self._window.settings
+        first = self._store is None
+        if self._store is None:
+            self._store = History()
+        self._store.keep_days = settings.history_days
+        self._store.max_bytes = settings.history_max_mb * 2**20
+        if first and self.on:  # once a session: the sentences past their days go
+            try:
+                self._store.prune()
+            except OSError as exc:
+                log.warning("the history could not be pruned: %s", exc)
+        return self._store
+
+    def record(self, text: str, target: str, status: str = OK) -> None:
+        """Keep ``text`` (nothing when the history is off); a failure to write is said once."""
+        if not self.on or not text.strip():
+            return
+        try:
+            self.store().add(text, target, status)
+        except OSError as exc:
+            log.warning("the history could not be written: %s", exc)
+            if not self._failed_once:
+                self._failed_once = True
+                self._window.statusBar().showMessage(
+                    f"The dictation history could not be written ({exc.strerror or exc}); "
+                    "dictation goes on.",
+                    15000,
+                )
+            return
+        if self.dialog is not None and self.dialog.isVisible():
+            self.dialog.reload()
+
+    def window_sentences(self, sentences: list[str]) -> None:
+        self.record(" ".join(s for s in sentences if s), WINDOW)
+
+    def where(self, backend: Any) -> str:
+        """Where ``backend`` types now (called on the typing thread, right after it typed)."""
+        if not self.on:
+            return OTHER_APP
+        from dictate.output.window_title import window_title
+
+        return window_title(backend) or OTHER_APP
+
+    def typed(self, text: str, where: str) -> None:
+        self.last_where = where
+        self.record(text.strip(), where)
+
+    def failed(self, sentences: list[str]) -> None:
+        """Sentences that could not be typed (they are put in the window)."""
+        self.record(" ".join(s for s in sentences if s), self.last_where, FAILED)
+
+    def typing_failed(self, exc: BaseException) -> None:
+        """Say on the overlay that typing failed and where the words are."""
+        overlay = self._window.overlay
+        if overlay is not None and overlay.isVisible():
+            overlay.set_state("Typing failed: the words go to the dictate window")
+            overlay.show_notice(f"Typing failed ({exc}). {typing_advice(exc)}", 15000)
+
+    def show(self) -> None:
+        """View > History: one dialog, not modal, raised."""
+        from dictate.ui.dialogs.history import HistoryDialog
+
+        if self.dialog is None:
+            self.dialog = HistoryDialog(self.store, self.type_again, self._window)
+        self.dialog.reload()
+        self.dialog.show()
+        self.dialog.raise_()
+        self.dialog.activateWindow()
+
+    def type_again(self, text: str) -> str:
+        """Put ``text`` in again: at the cursor in this window, or typed through the typist
+        when dictation goes to other applications (after :data:`TYPE_AGAIN_DELAY_MS`, to click
+        into that application). What is done, in words."""
+        window = self._window
+        if window.settings.target != "apps":
+            editor = window.editor
+
+            def insert(buffer: Any) -> Any:
+                at = buffer.point
+                fitted = fit_to_context(text, buffer.text[:at], buffer.text[at:])
+                return buffer.voice_edit(at, at, fitted)
+
+            editor.voice(insert)
+            return "Put in the text at the cursor."
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(TYPE_AGAIN_DELAY_MS, lambda: self._type_now(text))
+        seconds = TYPE_AGAIN_DELAY_MS // 1000
+        return f"Click into the window to type into: the text is typed in {seconds} seconds."
+
+    def _type_now(self, text: str) -> None:
+        window = self._window
+        if QApplication.activeWindow() is not None:  # the focus is still in dictate
+            window.statusBar().showMessage(
+                "Not typed: the keyboard focus was still in dictate. Click into the other "
+                "application within the seconds given.",
+                10000,
+            )
+            return
+        queue = window._typist
+        if queue is None:  # not dictating: a queue for this one text
+            queue = window._make_typist()
+            if queue is None:
+                return
+            queue.submit(Call.SENTENCES, [text])
+            queue.close()
+            window._typing_closed = queue
+            return
+        queue.submit(Call.SENTENCES, [text])
+
+    def settings_changed(self, was_on: bool, parent: Any) -> None:
+        """History turned off: offer to delete what it kept."""
+        question = "Delete the dictation history kept so far?"
+        if was_on and not self.on and self.store().entries() and self.confirm(parent, question):
+            self.store().clear()
+
+    @staticmethod
+    def confirm(parent: Any, question: str) -> bool:
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            parent, "Dictation history", question, buttons.Yes | buttons.No, buttons.No
+        )
+        return bool(answer == buttons.Yes)

@@ -1,0 +1,89 @@
+"""``dictate history``: the history printed, oldest first, as text or JSON, since an age or a
+date; a damaged record is skipped and said on stderr."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import time
+
+import pytest
+
+from dictate.cli import run
+from dictate.cli.history import parse_since
+from dictate.config import Settings, save_settings
+from dictate.editing.history import FAILED, WINDOW, History, default_history_path
+from dictate.errors import InputError
+
+
+def dictate(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["history", *args], stdout=out, stderr=err) == 0
+    return out.getvalue(), err.getvalue()
+
+
+def fill() -> History:
+    now = time.time()
+    clock = iter([now - 3 * 86400, now - 3600, now - 60])
+    history = History(clock=lambda: next(clock))
+    history.add("Three days ago.", WINDOW)
+    history.add("An hour ago.", "Firefox — Mail")
+    history.add("Could not type.", "other application", FAILED)
+    return history
+
+
+def test_prints_everything_oldest_first_with_time_and_target() -> None:
+    fill()
+    out, err = dictate()
+    assert out.index("Three days ago.") < out.index("An hour ago.") < out.index("Could not type.")
+    assert "this window\n    Three days ago." in out
+    assert "Firefox — Mail\n    An hour ago." in out
+    assert "other application [typing failed]" in out
+    assert err == ""
+
+
+def test_since_an_age_or_a_date_and_json() -> None:
+    fill()
+    out, _ = dictate("--since", "2h")
+    assert "Three days ago." not in out and "An hour ago." in out
+    out, _ = dictate("--since", "30m", "--json")
+    [entry] = json.loads(out)
+    assert entry["text"] == "Could not type." and entry["status"] == "failed"
+    assert entry["target"] == "other application"
+    assert dt.datetime.fromisoformat(entry["time"]).tzinfo is not None
+    today = dt.date.today().isoformat()
+    out, _ = dictate("--since", today, "--json")
+    assert "Three days ago." not in out
+
+
+def test_parse_since() -> None:
+    assert parse_since("2h", now=10_000) == 10_000 - 7200
+    assert parse_since("1h30m", now=10_000) == 10_000 - 5400
+    assert parse_since("1w", now=10**6) == 10**6 - 7 * 86400
+    local = dt.datetime(2026, 11, 24).timestamp()
+    assert parse_since("2026-11-24") == local
+    assert parse_since("2026-11-24 14:30") == local + 14.5 * 3600
+    with pytest.raises(InputError, match="give an age"):
+        parse_since("yesterday")
+
+
+def test_no_history_prints_nothing_and_damage_and_off_are_said() -> None:
+    out, err = dictate()
+    assert out == "" and err == ""
+    out, _ = dictate("--json")
+    assert json.loads(out) == []
+    fill()
+    path = default_history_path()
+    data = path.read_bytes().replace(b"An hour", b"An HOUR")
+    path.write_bytes(data)
+    save_settings(Settings(history=False))
+    out, err = dictate()
+    assert "An " not in out and "Three days ago." in out
+    assert "1 damaged record" in err and "history is off" in err
+
+
+def test_a_bad_since_is_exit_status_2() -> None:
+    from dictate.cli import main
+
+    assert main(["history", "--since", "soon"]) == 2
