@@ -223,3 +223,35 @@ def test_type_again_types_through_the_typist_when_dictating_into_other_applicati
     monkeypatch.setattr(history_keeper.QApplication, "activeWindow", staticmethod(lambda: None))
     window.history.type_again("Once more.")
     qtbot.waitUntil(lambda: backend.text == "Once more.")
+
+
+@pytest.mark.slow
+def test_a_wayland_typing_failure_is_told_in_the_window_and_the_overlay_and_kept(
+    window: Any, qtbot: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real wtype against a Wayland compositor without the virtual keyboard (as GNOME and
+    KDE are; a socket that lists their interfaces, tests/wayland.py): the window and the
+    overlay say what failed and what to choose, and the words are kept, marked failed."""
+    import shutil
+
+    from pulse import need
+    from wayland import FakeCompositor
+
+    from dictate.output.backends.wtype import WtypeBackend
+
+    need(shutil.which("wtype") is not None, "wtype is not installed")
+    fake = FakeCompositor(tmp_path, ("wl_compositor", "wl_seat", "xdg_wm_base"))
+    try:
+        monkeypatch.setenv("WAYLAND_DISPLAY", str(fake.path))
+        window._typist = window.typing_queue(Typist(WtypeBackend()))
+        window._show_overlay()
+        window.handle_event(Finalized(0.1, 1, ["Said on Wayland."], pending=""))
+        qtbot.waitUntil(lambda: window._typist is None, timeout=10000)
+    finally:
+        fake.close()
+    message = window.messages.label.text()
+    assert "does not support the virtual keyboard protocol" in message, message
+    assert "View > History" in message
+    assert "Typing failed" in window.overlay.notice_shown()
+    assert window.editor.text == "Said on Wayland."
+    assert texts(window.history.store()) == [("Said on Wayland.", OTHER_APP, FAILED)]
