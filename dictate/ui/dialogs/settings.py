@@ -206,7 +206,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.push_to_talk)
         bindings = QLabel(
             "Where the app cannot take a shortcut (Wayland without the shortcuts portal, "
-            "macOS), bind \"dictate toggle\" in the desktop's keyboard settings:\n"
+            'macOS), bind "dictate toggle" in the desktop\'s keyboard settings:\n'
             + "\n".join(DESKTOP_BINDINGS)
         )
         bindings.setTextFormat(Qt.TextFormat.PlainText)
