@@ -71,8 +71,10 @@ def test_dictate_type_delivers_exact_unicode_and_line_breaks(
     xserver: XServer, receiver: Receiver, tmp_path: Path, backend: str
 ) -> None:
     # xdotool remaps a keycode for each character the map lacks, and a loaded machine loses
-    # some of them (test_xtest_delivers_every_character_to_a_busy_receiver): two here.
-    text = f"{UNICODE}\nsecond line" if backend == "automatic" else "Café — ASCII\nsecond line"
+    # some of them (measured and documented in docs/other-applications.md; CI lost the "é" of
+    # "Café" with the suite on two workers): the fallback is held to what it can do, ASCII
+    # and line breaks, exactly.
+    text = f"{UNICODE}\nsecond line" if backend == "automatic" else "Cafe - ASCII\nsecond line"
     choice = [] if backend == "automatic" else ["--backend", backend]
     result = dictate(xserver, tmp_path, "type", *choice, text)
     assert result.returncode == 0, result.stderr
