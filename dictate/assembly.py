@@ -62,6 +62,18 @@ def build_pipeline(
         pipeline_options: Passed on to :class:`~dictate.pipeline.Pipeline` (``commit_after``,
             ``live``, ``stop_command``...).
     """
+    punctuator, choices, off = text_choices(engine, model, text)
+    pipeline = Pipeline(engine, punctuator, on_event, segmenter, **choices, **pipeline_options)
+    return Assembled(pipeline, off)
+
+
+def text_choices(
+    engine: Any, model: Any, text: TextOptions | None = None
+) -> tuple[Any, dict[str, Any], str]:
+    """What :func:`build_pipeline` decides for the words of ``engine``: the punctuator (None:
+    none), the :class:`~dictate.dictation.TextStage` options (``commands``, ``writer``,
+    ``units``, ``addresses``) and why punctuation is off ("" when it is on). The parallel
+    decode of a file (:mod:`dictate.file_decode`) builds its text stage from them too."""
     from dictate.asr.language import engine_mismatch
     from dictate.punctuation.decoder import make_punctuator
     from dictate.writing.writer import make_writer
@@ -70,15 +82,10 @@ def build_pipeline(
     language = getattr(getattr(model, "config", None), "language", "en")
     off = engine_mismatch(engine, language)
     punctuator = None if off else make_punctuator(model, text.mode, text.decoder)
-    pipeline = Pipeline(
-        engine,
-        punctuator,
-        on_event,
-        segmenter,
-        commands=text.commands and not off,
-        writer=None if off else make_writer(text.written_forms, text.replacements),
-        units=not off,
-        addresses=text.written_forms and not off,
-        **pipeline_options,
-    )
-    return Assembled(pipeline, off)
+    choices = {
+        "commands": text.commands and not off,
+        "writer": None if off else make_writer(text.written_forms, text.replacements),
+        "units": not off,
+        "addresses": text.written_forms and not off,
+    }
+    return punctuator, choices, off

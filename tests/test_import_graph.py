@@ -41,11 +41,14 @@ LAYERS: list[set[str]] = [
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)
     # words to edited text (command_help: the list of voice commands, read from voice_commands)
     {"events", "voice_commands", "command_help", "editing", "writing", "punctuation"},
+    # a run's text with word times, and its subtitles (transcribe --format)
+    {"transcript", "word_times", "subtitles"},
     {"output"},  # typing the text into other windows
     {
         "dictation",
         "heard_commands",
         "pipeline",
+        "file_decode",  # a file in several recogniser processes, with the pipeline's words
         "assembly",
         "instance_client",
     },  # together; reaching the app

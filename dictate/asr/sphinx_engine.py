@@ -21,6 +21,7 @@ _FRAME_SECONDS = 0.01  # PocketSphinx's default frame rate is 100 per second
 _NOT_WORDS = re.compile(r"^(<s>|</s>|<sil>|\[.*\]|\+\+.*\+\+)$")
 _ALTERNATIVE = re.compile(r"\(\d+\)$")  # "the(2)": second pronunciation of "the"
 _LETTER = re.compile(r"^[a-z]\.$")
+_WARM_SEARCH = "_warm"  # the keyphrase search of :meth:`SphinxRecognizer.warm`
 
 log = logging.getLogger("dictate.asr")
 
@@ -72,6 +73,7 @@ class SphinxRecognizer:
         self._since_partial = 0  # samples fed since the last partial hypothesis
         self.alternatives: list[list[str]] = []
         """What else the last segment could be (its n-best hypotheses after the best)."""
+        self._warm_search = False
 
     def start(self, time: float) -> None:
         if self._in_utt:
@@ -97,6 +99,31 @@ class SphinxRecognizer:
             return None
         self._partial = words
         return words
+
+    def warm(self, pieces: Sequence[np.ndarray]) -> None:
+        """Hear one segment without decoding it: its audio, fed in the same ``pieces`` as a
+        decode gets them, goes through the front end, whose cepstral mean normalisation carries
+        over to the next segment, just as a decode's does (it depends on the audio and how it
+        was cut into calls, not on the search). The search is a one-phrase keyphrase search,
+        a tenth of the cost of a decode. The parallel decode of a file
+        (:mod:`dictate.file_decode`) warms each worker on the segments others decode, so its
+        words are those of one recogniser hearing the file from the start."""
+        decoder = self._decoder
+        if self._in_utt:
+            decoder.end_utt()
+            self._in_utt = False
+        search = decoder.current_search()
+        if not self._warm_search:
+            decoder.add_keyphrase(_WARM_SEARCH, "oh mighty computer")
+            self._warm_search = True
+        decoder.activate_search(_WARM_SEARCH)
+        try:
+            decoder.start_utt()
+            for piece in pieces:
+                decoder.process_raw(np.asarray(piece, dtype="<i2").tobytes(), False, False)
+            decoder.end_utt()
+        finally:
+            decoder.activate_search(search)
 
     def _nbest(self, words: list[Word]) -> list[list[str]]:
         """The decoder's other hypotheses of the segment just ended, cleaned (no fillers or

@@ -329,3 +329,6 @@ def register(commands: Any) -> None:
         bench_kinds.choices[name].set_defaults(
             func=lambda args, io, command=command: command(args, io.stdout)
         )
+    from dictate.cli.bench_file import register_file
+
+    register_file(bench_kinds)

@@ -19,6 +19,7 @@ from dictate.cli.common import (
     engine_for,
     segmenter_options,
 )
+from dictate.cli.transcript_output import add_format_args
 from dictate.errors import DictateError, InputError
 
 
@@ -27,7 +28,7 @@ def cmd_transcribe(
 ) -> int:
     from dictate.assembly import TextOptions, build_pipeline
     from dictate.audio.capture import FileSource, MicrophoneSource
-    from dictate.cli.text_output import TextOutput
+    from dictate.cli.transcript_output import make_output, output_path
     from dictate.config import load_settings
     from dictate.editing.apply import apply_event
     from dictate.events import Error, Event, Finalized, Level
@@ -38,6 +39,9 @@ def cmd_transcribe(
         raise InputError("give either an AUDIO file or --mic")
     if args.duration is not None and (not args.mic or args.duration <= 0):
         raise InputError("--duration needs --mic and a positive number of seconds")
+    if args.workers > 1 and (args.mic or args.realtime):
+        raise InputError("--workers is for an audio file, without --realtime")
+    out_path = output_path(args)  # before the decoding: a file that cannot be written fails now
     source: Any
     if args.mic:
         source = MicrophoneSource(args.device or load_settings().input_device)
@@ -128,12 +132,25 @@ def cmd_transcribe(
         live=args.json,
         stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
     )
-    pipeline = built.pipeline
+    pipeline: Any = built.pipeline
+    if args.workers > 1:  # the file in recogniser processes at once (dictate.file_decode)
+        from dictate.file_decode import ParallelRun
+
+        pipeline = ParallelRun(
+            args.audio,
+            engine,
+            model,
+            on_event,
+            text,
+            args.workers,
+            segmenter_options=seg_options,
+            commit_after=None if commit_ms is None else commit_ms / 1000,
+        )
     if built.punctuation_off:
         err.write(f"dictate: note: punctuation is off: {built.punctuation_off}\n")
     # Voice commands can take back dictated text: then the text is printed whole at the end.
     whole = text.commands and not built.punctuation_off
-    output = None if args.json else TextOutput(stdout, whole=whole)
+    output = None if args.json else make_output(args, out_path, stdout, whole)
     pipeline.start(source)
     if args.mic:
         err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
@@ -195,6 +212,21 @@ def commit_after_ms(text: str) -> int | str:
     return value
 
 
+def workers_count(text: str) -> int:
+    """``--workers``: 1 to 64, or "auto" (the CPU cores)."""
+    import os
+
+    if text.strip().lower() == "auto":
+        return max(1, min(64, os.cpu_count() or 1))
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers or 'auto'") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"{value} workers: give 1 to 64 (or 'auto')")
+    return value
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -233,6 +265,15 @@ def register(commands: Any) -> None:
     )
     transcribe.add_argument("--json", action="store_true", help="print events as JSON Lines")
     transcribe.add_argument(
+        "--workers",
+        type=workers_count,
+        default=1,
+        metavar="N",
+        help="decode an audio file in N recogniser processes at once, or 'auto' (one per CPU "
+        "core); with PocketSphinx the words are those of one process (default 1: the live "
+        "pipeline, one process; see docs/parallel-decode.md)",
+    )
+    transcribe.add_argument(
         "--type",
         action="store_true",
         help="also type each sentence, as it becomes final, into the window with the keyboard "
@@ -241,6 +282,7 @@ def register(commands: Any) -> None:
     add_speech_args(transcribe)
     add_decoder_args(transcribe)
     add_writing_args(transcribe, default_on=True)
+    add_format_args(transcribe)
     transcribe.set_defaults(func=run)
 
 

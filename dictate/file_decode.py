@@ -1,0 +1,455 @@
+"""An audio file decoded by several recogniser processes at once, with the sequential pipeline's
+words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
+
+* **Segments, here.** A reader thread streams the file in blocks through the segmenter (Silero
+  VAD, fast) exactly as :class:`~dictate.pipeline.Pipeline` does, so the segments, their pauses
+  and the commit-on-pause points are the sequential run's. Consecutive segments are grouped into
+  chunks of about ``chunk_s`` seconds of segment audio, cut by the audio alone, never by the
+  number of workers.
+* **Words, in the workers** (:mod:`dictate.asr.decode_worker`, one spawned process and one
+  recogniser each: PocketSphinx holds the GIL, neither engine is thread-safe). Chunk ``k`` is
+  decoded by worker ``k mod N``. A PocketSphinx recogniser carries its cepstral mean
+  normalisation from segment to segment, so every worker also *hears* the chunks the others
+  decode (:meth:`~dictate.asr.sphinx_engine.SphinxRecognizer.warm`, a tenth of a decode's cost):
+  each segment is decoded in the state a single recogniser would be in, and the words, times
+  and n-best are the sequential pipeline's. Vosk has no such warming: each chunk gets a fresh
+  recogniser, and its word times (now and then a word) may differ from the sequential run's
+  and between worker counts (:attr:`Decoded.exact` is False; docs/parallel-decode.md).
+* **Text, here, in order**: each segment's :class:`~dictate.events.Segment`, then the second
+  decode of a short segment (:mod:`dictate.heard_commands`) and the
+  :class:`~dictate.dictation.TextStage` (voice commands, punctuation, written forms) as the
+  pipeline's punctuation thread does; commits where the pipeline commits.
+
+Memory is bounded: every worker's inbox holds at most ``queue_chunks`` chunks and the reader
+waits when one is full, so a 3-hour file is never held; what waits for its turn is words.
+``cancel`` keeps what is done: the chunks decoded so far, in order, then the text is finished.
+A worker that fails or dies ends the run with an :class:`~dictate.events.Error` (what came
+before it is kept), never a hang. No :class:`~dictate.events.Partial`, :class:`Live` or
+:class:`Level` events: nothing is spoken live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
+from dictate.asr.decode_worker import Chunk, SegmentPieces, serve
+from dictate.asr.engine import Word
+from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter, SpeechStarted
+from dictate.audio.capture import FileSource
+from dictate.audio.format import SAMPLE_RATE
+from dictate.dictation import TextStage
+from dictate.errors import DictateError, log_failure
+from dictate.events import Error, Event, Finished, Segment, SpeechStart
+from dictate.heard_commands import command_decoder_for, heard_command
+
+log = logging.getLogger("dictate.file_decode")
+
+CHUNK_S = 30.0
+"""Seconds of segment audio per chunk (a chunk ends at the first segment end after them)."""
+FRESH_CHUNK_FACTOR = 2
+"""Chunks are this many times longer for an engine that cannot warm (Vosk): each gets a fresh
+recogniser, which costs a second or two for a large model."""
+QUEUE_CHUNKS = 3
+"""Chunks waiting in each worker's inbox at most."""
+_END = "end"
+
+
+@dataclass
+class _Meta:
+    """What the main thread keeps of a segment until its chunk's words come back."""
+
+    number: int
+    chunk: int
+    index: int  # in its chunk
+    ended: SegmentEnded
+    speech_at: float
+    audio: np.ndarray | None  # kept for the second decode when short enough to be a command
+
+
+@dataclass
+class Decoded:
+    """How a run ended."""
+
+    reason: str
+    """"end_of_audio", "stopped" (cancelled) or "error"."""
+    exact: bool
+    """Whether the words are the sequential pipeline's (a recogniser that can warm)."""
+    audio_seconds: float
+    segments: int
+    chunks: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class _Failed(Exception):
+    pass
+
+
+def decode_file(
+    path: str | Path,
+    engine: Any,
+    model: Any,
+    on_event: Callable[[Event], None],
+    text: Any = None,
+    workers: int = 2,
+    *,
+    segmenter_options: Any = None,
+    commit_after: float | None = None,
+    progress: Callable[[float, float], None] | None = None,
+    cancel: threading.Event | None = None,
+    chunk_s: float = CHUNK_S,
+    queue_chunks: int = QUEUE_CHUNKS,
+    vad: Callable[[Any], float] | None = None,
+) -> Decoded:
+    """Decode ``path`` with ``workers`` recogniser processes; events go to ``on_event`` in the
+    pipeline's order, from this thread; returns when done, cancelled or failed.
+
+    Args:
+        engine: The loaded engine (its language decides punctuation; its second decode of
+            commands runs here); the workers load their own from its name and model path.
+        model: The punctuation model (None: none), as for
+            :func:`~dictate.assembly.build_pipeline`.
+        text: :class:`~dictate.assembly.TextOptions`.
+        commit_after: As the pipeline's: commit pending words after this much silence.
+        progress: Called with (seconds of audio done, in order; the file's seconds).
+        cancel: Set it to stop: what is decoded so far is kept and the text finished.
+        chunk_s, queue_chunks: See :data:`CHUNK_S`, :data:`QUEUE_CHUNKS`.
+    """
+    from dictate.assembly import text_choices
+
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    source = FileSource(path)
+    total = source.info.duration
+    began = time.monotonic()
+
+    def now() -> float:
+        return time.monotonic() - began
+
+    def emit(event: Event) -> None:
+        try:
+            on_event(event)
+        except Exception:  # a broken listener must not kill the run
+            log_failure(log, "event listener failed on %s", type(event).__name__)
+
+    punctuator, choices, _ = text_choices(engine, model, text)
+    stage = TextStage(punctuator, emit, now=now, stop_command=False, **choices)
+    command_decoder = command_decoder_for(engine) if choices["commands"] else None
+    cancel = cancel or threading.Event()
+    try:
+        pool = _Pool(engine, workers, queue_chunks)
+    except DictateError as exc:
+        emit(Error(now(), str(exc), True))
+        emit(Finished(now(), "error", 0.0, 0))
+        return Decoded("error", False, 0.0, 0, errors=[str(exc)])
+    result = Decoded("end_of_audio", pool.can_warm, 0.0, 0)
+    if not pool.can_warm:  # a fresh recogniser per chunk: fewer, longer chunks
+        chunk_s *= FRESH_CHUNK_FACTOR
+    reader = _Reader(source, Segmenter(segmenter_options, vad), pool, chunk_s, cancel)
+    reader.keep_short = command_decoder is not None
+    reader.commit_after = commit_after
+    done_segment = 0
+    try:
+        reader.start()
+        waiting: dict[int, list[Any]] = {}
+        while True:
+            item = reader.timeline.get()
+            if item is _END:
+                break
+            kind = item[0]
+            if kind == "commit":
+                stage.commit(done_segment)
+                continue
+            if kind == "chunk_end":
+                waiting.pop(item[1], None)
+                result.chunks += 1
+                if progress is not None:
+                    progress(min(item[2], total), total)
+                continue
+            meta: _Meta = item[1]
+            if meta.chunk not in waiting:
+                waiting[meta.chunk] = pool.wait_for(meta.chunk, cancel)
+            said, alternatives = waiting[meta.chunk][meta.index]
+            words = [Word(*w) for w in said]
+            ended = meta.ended
+            emit(SpeechStart(now(), meta.number, meta.speech_at))
+            emit(
+                Segment(
+                    now(),
+                    meta.number,
+                    ended.start,
+                    ended.end,
+                    ended.reason,
+                    words,
+                    [list(p) for p in ended.pauses],
+                    alternatives or None,
+                )
+            )
+            short = meta.audio is not None and len(words) <= MAX_COMMAND_WORDS
+            if short and command_decoder is not None:
+                span = (ended.start, ended.end)
+                assert meta.audio is not None
+                words = heard_command(command_decoder, words, meta.audio, alternatives, span)
+            done_segment = meta.number
+            result.segments = meta.number
+            stage.segment(meta.number, words, ended.pauses)
+        if reader.error is not None:
+            raise DictateError(reader.error)
+        if cancel.is_set():
+            result.reason = "stopped"
+    except _Failed:
+        result.reason = "stopped"
+    except DictateError as exc:
+        result.reason = "error"
+        result.errors.append(str(exc))
+        emit(Error(now(), str(exc), True))
+    finally:
+        cancel.set()  # the reader stops at its next block
+        pool.close()
+        reader.join()
+    stage.finish(done_segment)
+    result.audio_seconds = total if result.reason == "end_of_audio" else reader.time
+    if progress is not None and result.reason == "end_of_audio":
+        progress(total, total)
+    emit(Finished(now(), result.reason, result.audio_seconds, 0))
+    return result
+
+
+class ParallelRun:
+    """:func:`decode_file` on a thread of its own, driven as a
+    :class:`~dictate.pipeline.Pipeline` is (``start``, ``stop``, ``wait``): what ``dictate
+    transcribe --workers N`` runs. ``stop`` keeps what is decoded."""
+
+    def __init__(self, path: str | Path, *args: Any, **options: Any) -> None:
+        self._cancel = threading.Event()
+        self._call = (path, args, {**options, "cancel": self._cancel})
+        self._done = threading.Event()
+        self.result: Decoded | None = None
+
+    def start(self, source: Any = None) -> None:
+        """Start decoding (``source`` is ignored: the path was given)."""
+        threading.Thread(target=self._run, name="dictate-file-decode", daemon=True).start()
+
+    def _run(self) -> None:
+        path, args, options = self._call
+        try:
+            self.result = decode_file(path, *args, **options)
+        finally:
+            self._done.set()
+
+    def stop(self) -> None:
+        self._cancel.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+
+class _Pool:
+    """The worker processes, each with a bounded inbox; one outbox for all."""
+
+    def __init__(self, engine: Any, workers: int, queue_chunks: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        name = getattr(engine, "name", None)
+        path = getattr(engine, "model_path", None)
+        model = str(path) if name == "vosk" and path is not None else None
+        self.outbox: Any = context.Queue()
+        self.inboxes: list[Any] = [context.Queue(maxsize=queue_chunks) for _ in range(workers)]
+        self.processes = [
+            context.Process(
+                target=serve,
+                args=(i, name, model, self.inboxes[i], self.outbox),
+                name=f"dictate-decode-{i}",
+                daemon=True,
+            )
+            for i in range(workers)
+        ]
+        for process in self.processes:
+            process.start()
+        self._results: dict[int, list[Any]] = {}
+        self.can_warm = True
+        ready = 0
+        try:
+            while ready < workers:
+                message = self._receive(120)
+                if message[0] == "ready":
+                    ready += 1
+                    self.can_warm = self.can_warm and bool(message[2])
+        except DictateError:
+            self.close()
+            raise
+
+    def _receive(self, timeout: float) -> Any:
+        """The next message; raises DictateError for a worker's error or death."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                message = self.outbox.get(timeout=0.2)
+            except queue.Empty:
+                for number, process in enumerate(self.processes):
+                    if not process.is_alive():
+                        raise DictateError(
+                            f"recogniser worker {number} ended unexpectedly (exit code "
+                            f"{process.exitcode}); the words decoded before it are kept"
+                        ) from None
+                if time.monotonic() > deadline:
+                    raise DictateError("the recogniser workers did not answer") from None
+                continue
+            if message[0] == "error":
+                raise DictateError(f"recogniser worker {message[1]} failed: {message[2]}")
+            return message
+
+    def wait_for(self, chunk: int, cancel: threading.Event) -> list[Any]:
+        """The words of ``chunk``, keeping those of later chunks that come first; raises
+        :class:`_Failed` when cancelled before it came."""
+        while chunk not in self._results:
+            if cancel.is_set():
+                with contextlib.suppress(queue.Empty):
+                    while chunk not in self._results:
+                        self._store(self.outbox.get_nowait())
+                if chunk not in self._results:
+                    raise _Failed("stopped")
+            else:
+                self._store(self._receive(24 * 3600))
+        return self._results.pop(chunk)
+
+    def _store(self, message: Any) -> None:
+        if message[0] == "done":
+            self._results[message[2]] = message[3]
+        elif message[0] == "error":
+            raise DictateError(f"recogniser worker {message[1]} failed: {message[2]}")
+
+    def put(self, worker: int, chunk: Chunk | None, stop: threading.Event) -> bool:
+        """Queue ``chunk`` for ``worker``, waiting while its inbox is full; False if ``stop``
+        was set or the worker died meanwhile (the main thread reports it)."""
+        while True:
+            try:
+                self.inboxes[worker].put(chunk, timeout=0.2)
+                return True
+            except queue.Full:
+                if stop.is_set() or not self.processes[worker].is_alive():
+                    return False
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.is_alive():
+                process.kill()
+        for process in self.processes:
+            process.join(5)
+        for inbox in [*self.inboxes, self.outbox]:
+            inbox.cancel_join_thread()
+            inbox.close()
+
+
+class _Reader(threading.Thread):
+    """Streams the file through the segmenter, sends chunks to the workers and puts the
+    timeline (segments, commits, chunk ends) for the main thread."""
+
+    def __init__(
+        self, source: FileSource, segmenter: Segmenter, pool: _Pool, chunk_s: float, stop: Any
+    ) -> None:
+        super().__init__(name="dictate-file-reader", daemon=True)
+        self.source, self.segmenter, self.pool = source, segmenter, pool
+        self.chunk_s, self.stop = chunk_s, stop
+        self.timeline: queue.Queue[Any] = queue.Queue()
+        self.keep_short = False
+        self.commit_after: float | None = None
+        self.error: str | None = None
+        self.time = 0.0  # source seconds judged by the segmenter
+        self._chunk: list[SegmentPieces] = []
+        self._chunk_samples = 0
+        self._chunks = 0
+        self._segments = 0
+        self._open: list[np.ndarray] = []
+        self._speech_at = 0.0
+        self._audio_start = 0.0
+        self._commit_due: float | None = None
+
+    def run(self) -> None:
+        try:
+            try:
+                for block in self.source.blocks():
+                    if self.stop.is_set():
+                        return
+                    self._handle(self.segmenter.process(block.samples))
+                    self._check_commit()
+            except Exception as exc:  # unreadable from here on: keep what was read before
+                log.debug("reading the file failed", exc_info=True)
+                self.error = (
+                    str(exc) if isinstance(exc, DictateError) else f"reading failed: {exc!r}"
+                )
+            self._handle(self.segmenter.flush())
+            self._send()
+        except _Failed:
+            pass  # stopped, or a worker died: the main thread says which
+        finally:
+            self.time = self.segmenter.time
+            self.timeline.put(_END)
+
+    def _check_commit(self) -> None:
+        """Where the pipeline queues a commit: the same test, after each block."""
+        due, segmenter = self._commit_due, self.segmenter
+        if due is not None and not segmenter.in_speech and segmenter.time >= due:
+            self._commit_due = None
+            self.timeline.put(("commit",))
+
+    def _handle(self, events: list[Any]) -> None:
+        for event in events:
+            if isinstance(event, SpeechStarted):
+                self._commit_due = None
+                self._speech_at, self._open = event.time, []
+            elif isinstance(event, SegmentAudio):
+                if not self._open:
+                    self._audio_start = event.start
+                self._open.append(np.asarray(event.samples, dtype=np.int16))
+            elif isinstance(event, SegmentEnded):
+                self._close(event)
+                if self.commit_after is not None:
+                    self._commit_due = event.end + self.commit_after
+
+    def _close(self, ended: SegmentEnded) -> None:
+        self._segments += 1
+        first = len(self._open[0]) if self._open else 0
+        audio = np.concatenate(self._open) if self._open else np.zeros(0, np.int16)
+        self._open = []
+        keep = self.keep_short and 0 < len(audio) <= MAX_COMMAND_S * SAMPLE_RATE
+        meta = _Meta(
+            self._segments,
+            self._chunks,
+            len(self._chunk),
+            ended,
+            self._speech_at,
+            audio.copy() if keep else None,
+        )
+        self._chunk.append(SegmentPieces(self._audio_start, audio, first))
+        self._chunk_samples += len(audio)
+        self.timeline.put(("segment", meta))
+        if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
+            self._send()
+
+    def _send(self) -> None:
+        """Send the chunk: to its worker to decode, and to the others to warm on (when their
+        recognisers can)."""
+        if not self._chunk:
+            return
+        chunk, self._chunk, self._chunk_samples = self._chunk, [], 0
+        index = self._chunks
+        self._chunks += 1
+        count = len(self.pool.inboxes)
+        for worker in range(count):
+            decode = worker == index % count
+            if not decode and not self.pool.can_warm:
+                continue
+            if not self.pool.put(worker, Chunk(index, decode, chunk), self.stop):
+                raise _Failed("stopped")
+        self.timeline.put(("chunk_end", index, self.segmenter.time))

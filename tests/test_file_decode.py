@@ -1,0 +1,224 @@
+"""The parallel decode of a file (dictate.file_decode): the sequential pipeline's words with 1
+and 2 workers, progress, cancel, a dying worker, and the reader held back by full inboxes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import threading
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dictate.asr.segmenter import Segmenter, SegmenterOptions
+from dictate.audio.capture import FileSource
+from dictate.events import Command, Error, Finished, Segment
+from dictate.file_decode import _Reader, decode_file
+from dictate.pipeline import final_text
+
+DATA = Path(__file__).resolve().parent / "data"
+RATE = 16_000
+
+
+def _write(path: Path, samples: np.ndarray) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(samples.astype("<i2").tobytes())
+    return path
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The English fixtures one after another with silences between: 27 s, 9 segments."""
+    parts = []
+    for name in ("en_commands.wav", "en_phrases.wav"):
+        parts += [
+            np.concatenate([b.samples for b in FileSource(DATA / name).blocks()]),
+            np.zeros(RATE, np.int16),
+        ]
+    return _write(tmp_path_factory.mktemp("long") / "long.wav", np.concatenate(parts))
+
+
+def _said(events: list[Any]) -> list[Any]:
+    return [
+        ([(w.text, w.start, w.end) for w in e.words], e.alternatives, e.start, e.end, e.pauses)
+        for e in events
+        if isinstance(e, Segment)
+    ]
+
+
+@pytest.fixture(scope="module")
+def sphinx() -> Any:
+    from dictate.asr.sphinx_engine import SphinxEngine
+
+    return SphinxEngine()
+
+
+@pytest.fixture(scope="module")
+def punctuation() -> Any:
+    from dictate.punctuation.model import load_punctuation_model
+
+    return load_punctuation_model(None)
+
+
+@pytest.fixture(scope="module")
+def sequential(recording: Path, sphinx: Any, punctuation: Any) -> list[Any]:
+    """As ``dictate transcribe`` runs it: "stop dictating" does nothing in a file."""
+    from dictate.assembly import TextOptions, build_pipeline
+
+    events: list[Any] = []
+    text = TextOptions(commands=True, written_forms=True)
+    built = build_pipeline(
+        sphinx, punctuation, events.append, text, live=False, commit_after=1.0, stop_command=False
+    )
+    built.pipeline.run(FileSource(recording))
+    return events
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_words_are_the_sequential_pipelines(
+    recording: Path, sphinx: Any, punctuation: Any, sequential: list[Any], workers: int
+) -> None:
+    from dictate.assembly import TextOptions
+
+    events: list[Any] = []
+    done: list[tuple[float, float]] = []
+    result = decode_file(
+        recording,
+        sphinx,
+        punctuation,
+        events.append,
+        TextOptions(commands=True, written_forms=True),
+        workers,
+        commit_after=1.0,
+        progress=lambda d, t: done.append((d, t)),
+        chunk_s=4.0,
+    )
+    assert result.reason == "end_of_audio" and result.exact and result.chunks >= 3
+    assert _said(events) == _said(sequential)  # words, times, n-best, spans, pauses
+    assert len(_said(events)) >= 6
+    assert final_text(events) == final_text(sequential)
+    assert [(e.kind, e.spoken) for e in events if isinstance(e, Command)] == [
+        (e.kind, e.spoken) for e in sequential if isinstance(e, Command)
+    ]
+    assert isinstance(events[-1], Finished) and events[-1].reason == "end_of_audio"
+    seconds = [d for d, _ in done]
+    assert seconds == sorted(seconds) and done[-1][0] == done[-1][1] == result.audio_seconds
+
+
+@pytest.mark.slow
+def test_cancel_keeps_a_prefix_of_the_text(
+    recording: Path, sphinx: Any, punctuation: Any, sequential: list[Any]
+) -> None:
+    cancel = threading.Event()
+    events: list[Any] = []
+    result = decode_file(
+        recording,
+        sphinx,
+        punctuation,
+        events.append,
+        workers=2,
+        progress=lambda d, t: cancel.set(),  # after the first chunk is done
+        cancel=cancel,
+        chunk_s=4.0,
+    )
+    assert result.reason == "stopped" and isinstance(events[-1], Finished)
+    kept, whole = _said(events), _said(sequential)
+    assert 0 < len(kept) < len(whole) and kept == whole[: len(kept)]
+    words = [w.text for e in events if isinstance(e, Segment) for w in e.words]
+    assert re.sub(r"[^\w' ]", "", final_text(events).lower()).split() == words  # all kept
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_ends_the_run_with_an_error(
+    recording: Path, sphinx: Any, punctuation: Any
+) -> None:
+    def kill_worker_1(done: float, total: float) -> None:
+        for child in multiprocessing.active_children():
+            if child.name == "dictate-decode-1" and child.pid:
+                os.kill(child.pid, signal.SIGKILL)
+
+    events: list[Any] = []
+    began = time.monotonic()
+    result = decode_file(
+        recording, sphinx, punctuation, events.append, workers=2, progress=kill_worker_1, chunk_s=4
+    )
+    assert time.monotonic() - began < 60
+    assert result.reason == "error"
+    [error] = [e for e in events if isinstance(e, Error)]
+    assert error.fatal and "worker 1 ended unexpectedly" in error.message
+    assert any(isinstance(e, Segment) and e.words for e in events)  # chunk 0 is kept
+    assert isinstance(events[-1], Finished) and events[-1].reason == "error"
+
+
+class _BlockingPool:
+    """Stands in for the workers: every inbox is full until ``release`` is set."""
+
+    can_warm = True
+
+    def __init__(self) -> None:
+        self.inboxes = [object(), object()]
+        self.release = threading.Event()
+        self.chunks: list[Any] = []
+
+    def put(self, worker: int, chunk: Any, stop: threading.Event) -> bool:
+        while not self.release.wait(0.01):
+            if stop.is_set():
+                return False
+        self.chunks.append((worker, chunk))
+        return True
+
+
+def test_the_reader_waits_while_the_inboxes_are_full(tmp_path: Path) -> None:
+    """Bounded memory: the file is read no further than the chunk waiting to be sent."""
+    speech = (np.sin(np.arange(RATE) * 0.3) * 8000).astype(np.int16)  # 1 s "speech"
+    audio = np.concatenate([np.concatenate([speech, np.zeros(RATE, np.int16)])] * 60)
+    path = _write(tmp_path / "tones.wav", audio)  # 120 s, 60 segments
+
+    def vad(chunk: np.ndarray) -> float:
+        return 0.9 if np.abs(chunk.astype(np.int32)).mean() > 1000 else 0.0
+
+    pool = _BlockingPool()
+    stop = threading.Event()
+    segmenter = Segmenter(SegmenterOptions(), vad)
+    reader = _Reader(FileSource(path), segmenter, pool, 3.0, stop)  # type: ignore[arg-type]
+    reader.start()
+    time.sleep(0.5)
+    assert reader.is_alive() and segmenter.time < 10  # stuck at the first chunk
+    waiting = reader.timeline.qsize()  # its segments, and nothing after them
+    assert 1 <= waiting <= 3
+    pool.release.set()
+    reader.join(30)
+    decoded = [c for w, c in pool.chunks if c.decode]
+    assert [c.index for c in decoded] == list(range(len(decoded)))
+    assert len(decoded[0].segments) == waiting and sum(len(c.segments) for c in decoded) == 60
+    # each chunk goes to one worker to decode and to the other to warm on
+    assert len(pool.chunks) == 2 * len(decoded)
+    assert {w for w, c in pool.chunks if c.decode} == {0, 1}
+    biggest = max(sum(len(s.audio) for s in c.segments) for c in decoded)
+    assert biggest <= (3.0 + 2.0) * RATE  # chunk_s and one segment (pre-roll, speech, tail)
+    stop.set()
+
+
+def test_the_worker_options() -> None:
+    import argparse
+
+    from dictate.cli.bench_file import worker_counts
+    from dictate.cli.transcribe import workers_count
+
+    assert workers_count("3") == 3 and workers_count("auto") == max(1, min(64, os.cpu_count() or 1))
+    assert worker_counts("1,2,4") == [1, 2, 4]
+    for bad in ("0", "x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            workers_count(bad)
+        with pytest.raises(argparse.ArgumentTypeError):
+            worker_counts(bad)
