@@ -53,6 +53,7 @@ GROUPS: list[tuple[str, tuple[CommandKind, ...]]] = [
     ("Correcting words", (CommandKind.CORRECT, CommandKind.CHOOSE, CommandKind.SPELL)),
     ("Keys", (CommandKind.KEY,)),
     ("Dictation on and off", (CommandKind.STOP, CommandKind.SLEEP, CommandKind.WAKE)),
+    ("Listening back", (CommandKind.PLAY,)),
     ("Help", (CommandKind.HELP,)),
 ]
 """The groups, in the order shown, and the kinds of command in each, in the order shown; a kind
@@ -198,6 +199,11 @@ DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
         '"wake up" → what you say is written again',
     ),
     (CommandKind.HELP, ""): ("shows this list", '"what can I say" → this list opens'),
+    (CommandKind.PLAY, ""): (
+        "plays the audio of the selection, else of the last dictated sentence (the window "
+        "keeps the audio of what you dictate; Settings turns it off)",
+        '"play that back" → you hear "We met at nine."',
+    ),
     (CommandKind.CORRECT, WORDS): (
         "selects the words named and lists alternatives under them: what else the recogniser "
         "heard there, and other casings",

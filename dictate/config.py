@@ -35,6 +35,7 @@ COMMIT_AFTER_MS = 1500
 COMMIT_AFTER_RANGE = (300, 10_000)
 HISTORY_DAYS_RANGE = (1, 3650)
 HISTORY_MB_RANGE = (1, 1000)
+AUDIO_MB_RANGE = (10, 100_000)
 
 
 def settings_path() -> Path:
@@ -109,6 +110,15 @@ class Settings:
     """Days the history keeps a sentence."""
     history_max_mb: int = 10
     """Largest size of the history file in MB; the oldest sentences go first."""
+    audio_file_target: str | None = None
+    """Where the text of a transcribed audio file goes: "cursor" (the dictation point of the
+    open document), "new" (a new document), or None: ask (File > Transcribe audio file)."""
+    keep_audio: bool = True
+    """Keep the audio of each dictation session beside the autosave journal (FLAC), linked to
+    its sentences, to play them back and to recognise again after a crash
+    (dictate/editing/session_audio.py)."""
+    audio_max_mb: int = 500
+    """Largest size of the kept audio in MB; the oldest sessions are deleted first."""
     problems: list[str] = dataclasses.field(
         default_factory=list, repr=False, compare=False, metadata={"saved": False}
     )
@@ -198,6 +208,9 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "history": lambda v: isinstance(v, bool),
     "history_days": _int_in(*HISTORY_DAYS_RANGE),
     "history_max_mb": _int_in(*HISTORY_MB_RANGE),
+    "audio_file_target": lambda v: v in (None, "cursor", "new"),
+    "keep_audio": lambda v: isinstance(v, bool),
+    "audio_max_mb": _int_in(*AUDIO_MB_RANGE),
     "overlay_position": lambda v: (
         v is None
         or (

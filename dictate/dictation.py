@@ -48,6 +48,7 @@ _SETTLE = {
     CommandKind.SLEEP: False,
     CommandKind.CORRECT: True,
     CommandKind.SPELL: False,
+    CommandKind.PLAY: False,  # the words just said become the last sentence first
 }
 """The commands that finalize the pending words before they act, and whether that closes the
 sentence (``flush(close=...)``)."""

@@ -68,6 +68,9 @@ class CommandKind(TextEnum):
     SPELL = "spell"
     """The next phrase is spelled, letter by letter ("a b c", or "alpha bravo charlie"), and
     written as one word (in place of the selection, if there is one)."""
+    PLAY = "play"
+    """Play the audio of the selection, else of the last dictated sentence (in the window,
+    where the audio is kept)."""
 
 
 BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})
@@ -114,6 +117,7 @@ _PHRASES: dict[str, tuple[CommandKind, str]] = {
     "correct that": (CommandKind.CORRECT, ""),
     "spell that": (CommandKind.SPELL, ""),
     "spell it": (CommandKind.SPELL, ""),
+    "play that back": (CommandKind.PLAY, ""),
     **{
         f"choose {word}": (CommandKind.CHOOSE, str(number))
         for number, word in enumerate(

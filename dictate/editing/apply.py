@@ -81,6 +81,9 @@ class EditTarget:
     def asleep(self, sleeping: bool) -> None:
         """ "Go to sleep" (True): all but "wake up" is ignored until "wake up" (False)."""
 
+    def play_back(self) -> None:
+        """ "Play that back": the audio of the selection, else of the last sentence."""
+
 
 def apply_event(target: EditTarget, event: Event) -> bool:
     """Carry out ``event`` on ``target``; False for the events that change no text (levels,
@@ -122,6 +125,8 @@ def apply_event(target: EditTarget, event: Event) -> bool:
             target.choose(int(event.target or 0))
         elif kind is CommandKind.SPELL:
             target.spell()
+        elif kind is CommandKind.PLAY:
+            target.play_back()
         else:  # spoken punctuation and "cap": the punctuator applied them (reported only)
             return False
     else:

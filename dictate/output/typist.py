@@ -219,6 +219,9 @@ class TypingTarget(EditTarget):
     def choose(self, number: int) -> None:
         self.window_only("choose")
 
+    def play_back(self) -> None:
+        self.window_only("play that back")
+
 
 class TypingQueue:
     """Runs a :class:`Typist`'s calls in order on a thread of its own: typing takes 8-60 ms a

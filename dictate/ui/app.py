@@ -199,6 +199,10 @@ def start_window() -> MainWindow:
     open_document_at_start(
         window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept), kept
     )
+    if settings.keep_audio:  # the words said in the last second before a crash, from the audio
+        from dictate.ui.audio_recovery import offer_unshown_audio
+
+        offer_unshown_audio(window)
     if unreadable is not None:
         window.messages.add_message(
             f"The autosave journal {path} could not be read ({unreadable.strerror or unreadable}),"

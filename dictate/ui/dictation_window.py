@@ -104,7 +104,7 @@ class DictationWindow(DocumentWindow):
         return None
 
     def start_dictation(self, source_factory: object = None) -> None:
-        if self.controller.state != "idle":  # `dictate start` while already dictating
+        if self.audio_import.refuses_dictation() or self.controller.state != "idle":
             return
         refused = self.start_refused()
         if refused:
@@ -120,7 +120,8 @@ class DictationWindow(DocumentWindow):
         self.controller.start(source_factory)
 
     def stop_dictation(self) -> None:
-        self.controller.stop()
+        if not self.audio_import.refuses_dictation():  # a file's run is stopped by its Cancel
+            self.controller.stop()
 
     def set_target(self, target: str) -> None:
         """Where finalized text goes: "window" (the editor) or "apps" (typed into the

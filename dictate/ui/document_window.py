@@ -12,7 +12,7 @@ import errno
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
@@ -30,6 +30,9 @@ log = logging.getLogger("dictate.ui")
 
 FILE_FILTER = "Text (*.txt);;Markdown (*.md);;All files (*)"
 _FILTER_SUFFIX = {"Text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
+_AUDIO = "*.wav *.flac *.ogg *.oga *.opus *.mp3"
+OPEN_FILTER = f"Text and audio (*.txt *.md {_AUDIO});;{FILE_FILTER};;Audio ({_AUDIO})"
+"""Open reads text, and transcribes audio files (:mod:`dictate.ui.audio_import`)."""
 
 MAX_OPEN_BYTES = 32 * 2**20
 """Largest file Open reads: a dictated document is far smaller, and the editor and the
@@ -130,6 +133,7 @@ class DocumentWindow(QMainWindow):
     _journal_vanished: bool
     _retry_timer: QTimer
     _document_dialogs: int
+    audio_import: Any  # dictate.ui.audio_import.AudioImport
 
     def _on_text_edited(self) -> None:
         self.undo_action.setEnabled(self.editor.can_undo())
@@ -163,8 +167,11 @@ class DocumentWindow(QMainWindow):
     def _refuse_while_dictating(self, what: str) -> bool:
         if self.controller.state == "idle":
             return False
+        busy = self.audio_import.busy  # a file is transcribed, not dictated
         self.messages.show_message(
-            f"{what} replaces the document dictation is writing into: stop dictation first (F9).",
+            f"{what} replaces the document {'an audio file' if busy else 'dictation'} is writing "
+            f"into: {'cancel the transcription' if busy else 'stop dictation'} first"
+            f"{'' if busy else ' (F9)'}.",
             until=DICTATION_STOPPED,
         )
         return True
@@ -182,19 +189,24 @@ class DocumentWindow(QMainWindow):
         self.text_format = form or TextFormat()
         self.modified = False
         self._update_title()
+        self.audio_import.document_replaced()  # its timed transcript was the old document's
         if self._save_error is not None:  # it was about the document just closed
             self._save_error = None
             self._show_write_problem()
 
     def open_document(self, path: str | Path | None = None) -> None:
+        """Open a text file; an audio file is transcribed instead (into this document or a
+        new one: :mod:`dictate.ui.audio_import`)."""
+        if path is not None and self.audio_import.open_if_audio(path):
+            return
         if self._refuse_while_dictating("Open") or not self._confirm_discard():
             return
         if path is None:
             with self._document_dialog():
                 chosen, _ = QFileDialog.getOpenFileName(
-                    self, "Open", start_folder(self.path), FILE_FILTER
+                    self, "Open", start_folder(self.path), OPEN_FILTER
                 )
-            if not chosen:
+            if not chosen or self.audio_import.open_if_audio(chosen):
                 return
             path = chosen
         try:

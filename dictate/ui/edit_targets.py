@@ -118,6 +118,13 @@ class EditorTarget(EditTarget):
     def asleep(self, sleeping: bool) -> None:
         self._window.set_asleep(sleeping)
 
+    def play_back(self) -> None:
+        keeper = getattr(self._window, "kept_audio", None)  # MainWindow's (the kept audio)
+        if keeper is None:
+            self._say("No audio is kept here.")
+        else:
+            keeper.play_back()
+
     def _say(self, text: str) -> None:
         self._window.statusBar().showMessage(text, 5000)
 

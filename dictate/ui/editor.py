@@ -50,7 +50,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
 )
-from PySide6.QtWidgets import QApplication, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
 
 from dictate.editing.buffer import Change, DictationBuffer
 from dictate.editing.journal import Journal
@@ -124,6 +124,7 @@ class DictationEditor(QPlainTextEdit):
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self._pressing = False  # inside a left-button mouse press
         self._pressed_at: int | None = None  # where the last click put the cursor (buffer)
+        self.extend_menu: Callable[[QMenu], object] | None = None  # adds to the context menu
         # A click's cursor move reaches the dictation point after the double-click interval.
         self._click_move = QTimer(self)
         self._click_move.setSingleShot(True)
@@ -608,6 +609,8 @@ class DictationEditor(QPlainTextEdit):
             elif name in editing:
                 action.triggered.disconnect()
                 action.triggered.connect(editing[name])
+        if self.extend_menu is not None:  # the window's own items (play the sentence's audio)
+            self.extend_menu(menu)
         menu.exec(event.globalPos())
 
     def createMimeDataFromSelection(self) -> QMimeData:

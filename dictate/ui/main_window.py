@@ -31,6 +31,8 @@ from dictate.editing.journal import Journal
 from dictate.events import Live
 from dictate.fileio import TextFormat
 from dictate.ui.announcer import WindowAnnouncements
+from dictate.ui.audio_import import AudioImport
+from dictate.ui.audio_keeper import AudioKeeper
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.dictation_window import DictationWindow
 from dictate.ui.editor import DictationEditor
@@ -115,8 +117,10 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self.controller.stateChanged.connect(self._sound_on_state)
         self.controller.pipelineEvent.connect(self._sound_on_event)  # after handle_event
         self.announcements = WindowAnnouncements(self)  # to screen readers, after handle_event
+        self.kept_audio = AudioKeeper(self)  # each session's audio, after handle_event
 
         self._build_actions()
+        self.audio_import = AudioImport(self)  # audio files: after the controller's slots
         self._build_toolbar()
         self._build_menus()
         self._build_status()
@@ -236,8 +240,10 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         for action in (
             self.new_action,
             self.open_action,
+            self.audio_import.transcribe_action,
             self.save_action,
             self.save_as_action,
+            self.audio_import.export_action,
             self.copy_all_action,
             self.quit_action,
         ):
@@ -359,9 +365,11 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         dialog = SettingsDialog(self.settings, self)
         if dialog.exec():
             hotkey, history = self.settings.hotkey, self.settings.history
+            audio = self.settings.keep_audio
             dialog.apply_to(self.settings)
             self._apply_settings(hotkey)
             self.history.settings_changed(history, self)
+            self.kept_audio.settings_changed(audio, self)
 
     def reload_settings(self) -> None:
         """Take the settings file as it is now: another process changed it (``dictate devices

@@ -88,6 +88,9 @@ class DictationController(QObject):
         self._rescan = False
         """The last run ended in an error: PortAudio lists the devices afresh before the next
         (the device may have come back, or the sound server restarted)."""
+        self.tap_source: Any = None
+        """Called with each run's source on the starting thread, returns the source to read
+        (the window's kept audio wraps it: dictate/ui/audio_keeper.py); None: as it is."""
 
     def _set_state(self, state: State) -> None:
         assert threading.current_thread() is threading.main_thread(), "GUI thread only"
@@ -198,6 +201,8 @@ class DictationController(QObject):
             with self._lock:
                 pipeline = self._ready_pipeline(settings)
                 source = source_factory() if source_factory else self._microphone(settings)
+                if self.tap_source is not None:
+                    source = self.tap_source(source)
                 pipeline.start(source)
                 # After start, so that a Stop pressed meanwhile finds the pipeline running. A
                 # short run may finish first: its Finished reaches the GUI thread before this

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from dictate.config import (
+    AUDIO_MB_RANGE,
     COMMIT_AFTER_MS,
     COMMIT_AFTER_RANGE,
     HISTORY_DAYS_RANGE,
@@ -167,6 +168,13 @@ class SettingsDialog(QDialog):
         self._select(self.target, settings.target)
         self.target.setAccessibleName("Dictated text goes to")
         form.addRow("Dictated text &goes to", self.target)
+        self.audio_target = QComboBox()  # File > Transcribe audio file; Open of an audio file
+        for label, value in (("Ask each time", None), ("At the cursor", "cursor")):
+            self.audio_target.addItem(label, value)
+        self.audio_target.addItem("Into a new document", "new")
+        self._select(self.audio_target, settings.audio_file_target)
+        self.audio_target.setAccessibleName("Text of transcribed audio files goes")
+        form.addRow("Text of audio f&iles goes", self.audio_target)
         self.backend = QComboBox()
         self.backend.addItem("Automatic", None)
         for name in BACKENDS:
@@ -232,6 +240,19 @@ class SettingsDialog(QDialog):
             self.history.toggled.connect(box.setEnabled)
             limits.addWidget(box)
         form.addRow(self.history, limits)
+        self.keep_audio = QCheckBox(
+            "Keep the audio of dictation, to play sentences back and to recognise the last "
+            "words again after a crash; size &quota (oldest deleted first)"
+        )
+        self.keep_audio.setChecked(settings.keep_audio)
+        self.audio_mb = QSpinBox()
+        self.audio_mb.setRange(*AUDIO_MB_RANGE)
+        self.audio_mb.setSuffix(" MB")
+        self.audio_mb.setValue(settings.audio_max_mb)
+        self.audio_mb.setAccessibleName("Size the kept audio may take")
+        self.audio_mb.setEnabled(settings.keep_audio)
+        self.keep_audio.toggled.connect(self.audio_mb.setEnabled)
+        form.addRow(self.keep_audio, self.audio_mb)
         self.replacements = QTableWidget(0, 2)
         self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
         self.replacements.horizontalHeader().setStretchLastSection(True)
@@ -361,6 +382,7 @@ class SettingsDialog(QDialog):
         settings.voice_commands = self.voice_commands.isChecked()
         settings.replacements = self.replacement_entries()
         settings.target = self.target.currentData()
+        settings.audio_file_target = self.audio_target.currentData()
         settings.typing_backend = self.backend.currentData()
         settings.clipboard_fallback = self.clipboard_fallback.isChecked()
         settings.show_overlay = self.show_overlay.isChecked()
@@ -371,3 +393,5 @@ class SettingsDialog(QDialog):
         settings.history = self.history.isChecked()
         settings.history_days = self.history_days.value()
         settings.history_max_mb = self.history_mb.value()
+        settings.keep_audio = self.keep_audio.isChecked()
+        settings.audio_max_mb = self.audio_mb.value()

@@ -1,0 +1,256 @@
+"""The window's kept audio (:mod:`dictate.editing.session_audio`): recording each dictation run
+into the editor, linking its finalized sentences to their time (:mod:`dictate.editing.audio_links`),
+and playing a sentence back (the editor's context menu, the voice command "play that back").
+
+Audio is kept only while Settings > "Keep the audio of what I dictate" is on, for runs into this
+window from a microphone (an audio file transcribed at full speed is not copied: the file is
+there); turning it off stops the recording at once and offers to delete what was kept. The
+folder is kept within Settings' size, oldest sessions first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from dictate.audio.format import SAMPLE_RATE
+from dictate.audio.playback import Player
+from dictate.editing.audio_links import AudioLinks, Clip, WordClock
+from dictate.editing.session_audio import (
+    AudioStore,
+    SessionRecorder,
+    TappedSource,
+    audio_folder,
+    read_span,
+)
+from dictate.events import Command, Event, Finalized, Finished, Pending, Segment
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMenu
+
+    from dictate.ui.dictation_window import DictationWindow
+
+log = logging.getLogger("dictate.ui")
+
+GAP_S = 0.3
+"""Silence played between two clips that are not one stretch of audio."""
+NO_AUDIO = "typed, edited since, or its audio was deleted (oldest first, past the size in Settings)"
+
+
+class _Signals(QObject):
+    played = Signal(str)  # "" or what failed, from the player's thread
+
+
+class AudioKeeper:
+    """The kept audio of ``window``: see the module docstring."""
+
+    def __init__(self, window: DictationWindow) -> None:
+        self._window = window
+        self.folder = audio_folder(window.journal.path)
+        self.links = AudioLinks(self.folder).load()
+        self.clock = WordClock()
+        self.recorder: SessionRecorder | None = None
+        self.player = Player()
+        self._lock = threading.Lock()  # the recorder is made on the controller's thread
+        self._segment_ends: dict[int, float] = {}
+        self._covered = 0.0
+        self._warned = False
+        self._signals = _Signals()
+        self._signals.played.connect(self._played)
+        controller = window.controller
+        controller.tap_source = self.tap
+        controller.pipelineEvent.connect(self.event)  # after the window's handle_event
+        controller.failed.connect(lambda _error: self.end_session())
+        window.editor.extend_menu = self.add_menu_items
+
+    @property
+    def on(self) -> bool:
+        return bool(self._window.settings.keep_audio)
+
+    def store(self) -> AudioStore:
+        return AudioStore(self.folder, self._window.settings.audio_max_mb * 2**20)
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def tap(self, source: Any) -> Any:
+        """``source`` with its audio kept, or as it is (off, typing into other applications,
+        a file read at full speed, or the folder cannot be written). On the controller's
+        starting thread."""
+        window = self._window
+        if not self.on or window._typist is not None or not getattr(source, "realtime", True):
+            return source
+        store = self.store()
+        try:
+            self._forget(store.enforce_limit())
+            recorder = store.start()
+            with self._lock:
+                self.links.append({"op": "session", "session": recorder.session})
+        except OSError as exc:
+            log.warning("the audio of this session cannot be kept: %s", exc)
+            return source
+        with self._lock:
+            self.recorder = recorder
+        return TappedSource(source, recorder)
+
+    def event(self, event: Event) -> None:
+        """One pipeline event (the GUI thread, in order)."""
+        recorder = self.recorder
+        if recorder is None:
+            return
+        if isinstance(event, Segment):
+            self.clock.heard(event.words)
+            self._segment_ends[event.segment] = event.end
+            return
+        if isinstance(event, Finalized):
+            said = event.spoken or event.sentences
+            for sentence, spoken in zip(event.sentences, said, strict=False):
+                span = self.clock.time(spoken)
+                if span is not None and sentence.strip():
+                    start, end = span
+                    link = {"session": recorder.session, "start": start, "end": end}
+                    self.append({"op": "link", **link, "text": sentence})
+        if isinstance(event, (Finalized, Pending, Command)):
+            until = self._segment_ends.get(event.segment)
+            if until is not None and until > self._covered:
+                self._covered = until
+                self.append({"op": "covered", "session": recorder.session, "until": until})
+        elif isinstance(event, Finished):
+            self.end_session()
+
+    def end_session(self) -> None:
+        """The run ended (or keeping was turned off): the file is finished."""
+        with self._lock:
+            recorder, self.recorder = self.recorder, None
+        if recorder is None:
+            return
+        recorder.close()
+        self.append({"op": "end", "session": recorder.session})
+        self.clock.clear()
+        self._segment_ends.clear()
+        self._covered = 0.0
+        self._forget(self.store().enforce_limit())
+
+    def append(self, record: dict[str, Any]) -> None:
+        try:
+            with self._lock:
+                self.links.append(record)
+        except OSError as exc:
+            log.warning("the audio links could not be written: %s", exc)
+
+    def _forget(self, sessions: list[str]) -> None:
+        try:
+            with self._lock:
+                self.links.forget(sessions)
+        except OSError as exc:
+            log.warning("the audio links could not be rewritten: %s", exc)
+
+    def settings_changed(self, was_on: bool, parent: Any) -> None:
+        """Keeping turned off: the recording stops now, and what was kept may be deleted; the
+        size may have shrunk: the oldest sessions go."""
+        if was_on and not self.on:
+            self.end_session()
+            if self.store().sessions() and self.confirm(parent):
+                self.delete_all()
+        elif self.on:
+            keep = self.recorder.session if self.recorder is not None else None
+            self._forget(self.store().enforce_limit(keep))
+
+    def delete_all(self) -> None:
+        keep = self.recorder.session if self.recorder is not None else None
+        self._forget(self.store().clear(keep))
+
+    @staticmethod
+    def confirm(parent: Any) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            parent,
+            "Kept audio",
+            "Delete the audio of your dictation kept so far?",
+            buttons.Yes | buttons.No,
+            buttons.No,
+        )
+        return bool(answer == buttons.Yes)
+
+    # -- playing back ---------------------------------------------------------------------------
+
+    def add_menu_items(self, menu: QMenu) -> None:
+        """The editor's context menu: play the sentence at the cursor (or the selection)."""
+        menu.addSeparator()
+        selected = self._selection() is not None
+        what = "the selection" if selected else "this sentence"
+        menu.addAction(f"Play the audio of {what}", self.play_at_cursor)
+        if self.player.playing:
+            menu.addAction("Stop playing", self.stop)
+
+    def _selection(self) -> tuple[int, int] | None:
+        anchor, position = self._window.editor.selection()
+        return (min(anchor, position), max(anchor, position)) if anchor != position else None
+
+    def play_at_cursor(self) -> bool:
+        editor = self._window.editor
+        selection = self._selection()
+        if selection is not None:
+            return self.play(self.links.find(editor.buffer.text, *selection), "the selection")
+        return self.play(self.links.find(editor.buffer.text, editor.selection()[1]))
+
+    def play_back(self) -> bool:
+        """ "Play that back": the selection, else the last finalized sentence."""
+        selection = self._selection() or self._window.editor.buffer.selection
+        if selection is not None:
+            text = self._window.editor.buffer.text
+            return self.play(self.links.find(text, *selection), "the selection")
+        return self.play(self.links.last(), "the last sentence")
+
+    def samples(self, clips: list[Clip]) -> np.ndarray | None:
+        """The clips' audio, one after another; None if a clip's file is gone."""
+        parts: list[np.ndarray] = []
+        store = self.store()
+        for clip in clips:
+            try:
+                part = read_span(store.path(clip.session), clip.start, clip.end)
+            except OSError:
+                return None
+            if parts:
+                parts.append(np.zeros(round(GAP_S * SAMPLE_RATE), dtype=np.int16))
+            parts.append(part)
+        return np.concatenate(parts) if parts else None
+
+    def play(self, clips: list[Clip], what: str = "this sentence") -> bool:
+        """Play ``clips``; where there is no audio, say why. Whether it plays."""
+        if not clips:
+            why = NO_AUDIO if self.on else "keeping the audio is off (Settings)"
+            self._say(f"No audio for {what}: {why}.")
+            return False
+        samples = self.samples(clips)
+        if samples is None or not len(samples):
+            self._say(f"No audio for {what}: its audio was deleted.")
+            return False
+        seconds = len(samples) / SAMPLE_RATE
+        self._say(f"Playing {what} ({seconds:.1f} s; the context menu stops it)…", 0)
+        self.player.play(samples, self._signals.played.emit)
+        return True
+
+    def stop(self) -> None:
+        self.player.stop()
+
+    def _played(self, error: str) -> None:
+        if error:
+            self._say(f"The audio could not be played: {error}.")
+        else:
+            self._window.statusBar().clearMessage()
+
+    def _say(self, text: str, ms: int = 6000) -> None:
+        self._window.statusBar().showMessage(text, ms)
+
+    def close(self) -> None:
+        self.player.stop()
+        self.end_session()
+        with contextlib.suppress(Exception):
+            self.links.close()
