@@ -16,6 +16,8 @@ from dictate.writing.units import find_units, join_in_text, join_words
         ("the u s and the u k signed it", "the US and the UK signed it"),
         ("the f b i", "the FBI"),
         ("a i will change things", "AI will change things"),
+        ("as a i do n't know", "as a i do n't know"),  # a hesitation before "I"
+        ("yeah a i was going to ask", "yeah a i was going to ask"),
         ("send a p d f", "send a PDF"),  # the article before letters stays a word
         ("get a t shirt", "get a t shirt"),
         ("at three p m on monday", "at three pm on monday"),
