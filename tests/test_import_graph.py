@@ -40,9 +40,11 @@ LAYERS: list[set[str]] = [
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)
     # words to edited text (command_help: the list of voice commands, read from voice_commands)
+    # word_times: aligning written words with the recogniser's times (no imports of dictate)
+    {"word_times"},
     {"events", "voice_commands", "command_help", "editing", "writing", "punctuation"},
     # a run's text with word times, and its subtitles (transcribe --format)
-    {"transcript", "word_times", "subtitles"},
+    {"transcript", "subtitles"},
     {"output"},  # typing the text into other windows
     {
         "dictation",

@@ -18,9 +18,10 @@ edited after): :meth:`AudioLinks.find` takes the sentence around a position in t
 selection, and looks its words up among the links, newest first. A sentence edited since, or
 typed, has no link (its words are not the words said).
 
-A sentence's time comes from the recogniser's word times (:class:`WordClock`): the words of
-each finalized sentence, as said (before written forms), are matched in order against the
-words of the segments recognised, and the sentence spans its first to its last matched word.
+A sentence's time comes from the recogniser's word times (:class:`WordClock`): each finalized
+sentence, as said (before written forms), is aligned with the words recognised after the last
+sentence by :func:`dictate.word_times.align`, as the transcript formats do (letters said apart
+and joined, "u s" -> "US", still match), and spans its first to its last matched word.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 
 from dictate.editing.journal import decode_record, encode_record
 from dictate.fileio import atomic_write, open_private, open_regular, private_dir
+from dictate.word_times import Timed, align, key
 
 log = logging.getLogger("dictate.editing.audio_links")
 
@@ -45,9 +47,9 @@ MARGIN_S = 0.15
 JOIN_GAP_S = 2.0
 """Sentences of one session at most this far apart are played as one stretch (the pause
 between them included)."""
-_FIRST_WORD_AHEAD = 200
-_NEXT_WORD_AHEAD = 6
 _KEEP_WORDS = 2000
+_WINDOW = 400
+"""Recognised words a sentence is looked for in (as :data:`dictate.transcript.WINDOW`)."""
 _WORD = re.compile(r"\S+")
 _AROUND = 4000
 """Characters each side of the cursor searched for its sentence."""
@@ -89,36 +91,24 @@ class WordClock:
     """Times finalized sentences by the recogniser's words (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._words: list[tuple[str, float, float]] = []
+        self._words: list[Timed] = []
 
     def heard(self, words: Iterable[Any]) -> None:
         """A segment's words (``text``, ``start``, ``end`` each), in order."""
-        self._words += [(norm(w.text), w.start, w.end) for w in words if norm(w.text)]
+        self._words += [Timed(w.text, w.start, w.end) for w in words if key(w.text)]
         if len(self._words) > _KEEP_WORDS:
             del self._words[: len(self._words) - _KEEP_WORDS]
 
     def time(self, said: str) -> tuple[float, float] | None:
         """The seconds ``said`` (a sentence as spoken) took, its words taken from those heard;
         None when none of its words can be found."""
-        pos, first, last = 0, None, None
-        for token in tokens(said):
-            ahead = _FIRST_WORD_AHEAD if first is None else _NEXT_WORD_AHEAD
-            found = next(
-                (
-                    i
-                    for i in range(pos, min(len(self._words), pos + ahead))
-                    if self._words[i][0] == token
-                ),
-                None,
-            )
-            if found is None:
-                continue
-            first = found if first is None else first
-            last, pos = found, found + 1
-        if first is None or last is None:
+        timed, after = align(said.split(), self._words[:_WINDOW], spans=False, islands=12)
+        found = [t for t in timed if t.start is not None and t.end is not None]
+        if not found:
             return None
-        start, end = self._words[first][1], self._words[last][2]
-        del self._words[:pos]
+        del self._words[:after]
+        start = min(t.start for t in found if t.start is not None)
+        end = max(t.end for t in found if t.end is not None)
         return start, max(start, end)
 
     def clear(self) -> None:

@@ -187,6 +187,8 @@ def test_sentences_are_timed_by_the_words_said_command_words_skipped() -> None:
     assert clock.time("It costs twenty dollars.") == (0.5, 1.6)
     assert clock.time("We left,") == (3.0, 3.5)  # "comma" became the mark
     assert clock.time("Never said.") is None
+    clock.heard(words(("the", 4.0, 4.1), ("u", 4.1, 4.3), ("s", 4.3, 4.5), ("team", 4.5, 4.9)))
+    assert clock.time("The US team.") == (4.0, 4.9)  # letters said apart, joined in the text
 
 
 def test_links_survive_a_restart_and_find_the_sentence_at_the_cursor(tmp_path: Path) -> None:
