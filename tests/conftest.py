@@ -49,6 +49,24 @@ def _clipboard_released_at_exit() -> Iterator[None]:
             release_clipboard()
 
 
+@pytest.fixture(autouse=True)
+def _collect_in_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """As the app does (:mod:`dictate.ui.gui_gc`): once a test uses Qt, the cyclic garbage
+    collector runs in the GUI thread only, on a timer and after each test, never in a client or
+    worker thread that a test starts (a Qt object freed there crashed a test worker)."""
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        qapp = request.getfixturevalue("qapp")
+        from dictate.ui.gui_gc import collect_in_gui_thread
+
+        collect_in_gui_thread(qapp)
+    yield
+    if "dictate.ui.gui_gc" in sys.modules:
+        from dictate.ui import gui_gc
+
+        if gui_gc._installed is not None:
+            gui_gc._installed.check()
+
+
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny model with a casing head and a 64-token window."""

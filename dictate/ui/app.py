@@ -66,8 +66,10 @@ def application() -> object:
     qInstallMessageHandler(_qt_message)
     app = cast(QApplication, QApplication.instance() or QApplication(sys.argv[:1]))
     from dictate.ui.editor import release_clipboard
+    from dictate.ui.gui_gc import collect_in_gui_thread
 
     app.aboutToQuit.connect(release_clipboard)
+    collect_in_gui_thread(app)  # a Qt object in a cycle must not be freed in a worker thread
     preload_modules()
     app.setApplicationName("dictate")
     app.setDesktopFileName("dictate")

@@ -152,7 +152,7 @@ class InstanceServer(QObject):
         """Stop listening (the socket file goes) and drop the clients."""
         self._server.close()
         for client in list(self._clients):
-            client.socket.abort()
+            client.drop("error quitting")  # its timers stop, it and its socket are deleted
         self._clients.clear()
 
     def _on_new_connection(self) -> None:
