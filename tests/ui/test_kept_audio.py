@@ -239,8 +239,9 @@ def test_after_a_crash_the_audio_never_shown_is_recognised_again_and_offered(
     assert source.recorder.open
     heard: list[np.ndarray] = []
 
-    def recognise(samples: np.ndarray, settings: Any) -> str:
+    def recognise(samples: np.ndarray, settings: Any, before: np.ndarray) -> str:
         heard.append(samples)
+        np.testing.assert_array_equal(before, audio[: round(1.7 * SAMPLE_RATE)])
         return "and then we left"
 
     restarted = MainWindow(Settings(engine="sphinx"), Journal(window.journal.path), False)
@@ -294,5 +295,5 @@ def test_the_unshown_tail_is_recognised_by_the_real_recogniser(tmp_path: Any) ->
     links.append({"op": "covered", "session": "crashed", "until": half})
     found = unshown_audio(AudioLinks(folder).load(), AudioStore(folder, 10**9))
     assert found is not None and found[1] == half
-    text = recognise_speech(found[2], Settings(engine="sphinx"))
+    text = recognise_speech(found[2], Settings(engine="sphinx"), before=found[3])
     assert "thank you" in text.lower(), text

@@ -1,0 +1,335 @@
+"""Crash harness for speech: SIGKILL the real window while it is still recognising what was
+said, restart it as ``dictate`` does, and count the words said before the kill that come back.
+
+    python benchmarks/crash_speech.py [--kills 10] [--audio SPEECH.wav] [--jobs 1] [--json]
+
+The window dictates a recording of speech fed at real-time speed (a microphone's pace; the
+default recording is ``tests/data/en_phrases.wav``, espeak-ng speaking four phrases with pauses),
+with the bundled PocketSphinx recogniser, the shipped punctuation model, and the audio kept
+(Settings' ``keep_audio``, on by default). Each kill comes while a phrase is being recognised:
+after the window has shown partial (grey, never journaled) words of a segment, at a random
+moment before that segment's words are final. The window is then started again on its journal
+and kept audio (``replay``, ``open_document_at_start``, ``offer_unshown_audio``, as
+:func:`dictate.ui.app.start_window` does), and the words come back from two places:
+
+* the journal: every word the window showed as text (finalized or pending);
+* the kept audio: what was captured but not shown as text, recognised again.
+
+A reference run without a kill gives each segment's words with their times. The words *said
+before the kill* are the reference's words that end before the kept audio does (the FLAC file is
+flushed every second: a kill costs at most about 1.3 s of sound). Each kill reports how many of
+those came back in the journal alone, and in the journal and the recovered audio together. The
+recogniser may hear a stretch cut at a different point a little differently, so words are
+compared as a multiset of lower-case words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_AUDIO = ROOT / "tests" / "data" / "en_phrases.wav"
+MARGIN_S = 0.1
+"""A word counts as kept when it ends this long before the kept audio does."""
+
+
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+# -- the child: the real window --------------------------------------------------------------
+
+
+def child_run(journal: Path, audio: Path) -> int:
+    """Dictate ``audio`` at real-time speed into the window, printing every pipeline event."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from dictate.audio.capture import FileSource
+    from dictate.config import Settings
+    from dictate.editing.journal import Journal
+    from dictate.events import Finished
+    from dictate.ui.main_window import MainWindow
+
+    app = QApplication([])
+    settings = Settings(engine="sphinx", first_run_done=True, keep_audio=True)
+    window = MainWindow(settings, Journal(journal), False)
+    window.load_text("", None)  # a new document, as the app opens one (the journal begins)
+    window.controller.preload_now()  # loaded before the audio starts, as after the app's preload
+
+    def event(ev: Any) -> None:
+        record = ev.to_json()
+        if record["event"] in ("partial", "segment", "pending", "finalized", "finished"):
+            print(json.dumps({"t": time.monotonic(), **record}), flush=True)
+        if isinstance(ev, Finished):
+            app.exit(0)
+
+    window.controller.pipelineEvent.connect(event)
+    print(json.dumps({"ready": True}), flush=True)
+    window.controller.start(lambda: FileSource(audio, realtime=True))
+    app.exec()
+    window.modified = False
+    window.close()
+    return 0
+
+
+def child_recover(journal: Path) -> int:
+    """Start the window on ``journal`` as the app does after a crash; print what came back."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from dictate.config import Settings
+    from dictate.editing.journal import Journal, replay
+    from dictate.editing.session_audio import AudioStore, audio_folder, duration
+    from dictate.ui.audio_recovery import offer_unshown_audio
+    from dictate.ui.main_window import MainWindow
+    from dictate.ui.recovery import open_document_at_start
+
+    app = QApplication([])
+    recovered = replay(journal)
+    settings = Settings(engine="sphinx", first_run_done=True, keep_audio=True)
+    window = MainWindow(settings, Journal(journal), False)
+    open_document_at_start(window, recovered, lambda parent, rec: True)
+    kept = AudioStore(audio_folder(journal), 2**30).sessions()
+    kept_s = duration(kept[-1].path) if kept else 0.0
+    started = time.monotonic()
+    from_audio = offer_unshown_audio(window)
+    recognise_s = time.monotonic() - started
+    journal_text = window.editor.text
+    message = window.messages.label.text() if not window.messages.isHidden() else ""
+    added = False
+    for button in window.messages.buttons:  # as the user would: "Add them at the cursor"
+        if "Add them" in button.text():
+            button.click()
+            app.processEvents()
+            added = True
+    print(
+        json.dumps(
+            {
+                "journal": journal_text,
+                "audio": from_audio,
+                "after_adding": window.editor.text,
+                "added": added,
+                "kept_audio_s": kept_s,
+                "covered_s": max(
+                    (s.covered for s in window.kept_audio.links.sessions.values()), default=0.0
+                ),
+                "recognise_s": recognise_s,
+                "message": "recognised again" in message,
+            }
+        ),
+        flush=True,
+    )
+    window.modified = False
+    window.close()
+    del app
+    return 0
+
+
+# -- the parent -------------------------------------------------------------------------------
+
+
+def _child(*args: str) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "child", *args]
+
+
+def _records(lines: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut short by the kill, or a library's noise
+    return out
+
+
+def reference(audio: Path) -> list[dict[str, Any]]:
+    """The words of each segment of a run that is not killed: [{"segment", "words": [{text,
+    start, end}]}], and checks the run finished."""
+    with tempfile.TemporaryDirectory(prefix="dictate-speech-ref-") as tmp:
+        done = subprocess.run(
+            _child("run", str(Path(tmp) / "journal.jsonl"), str(audio)),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
+    records = _records(done.stdout.splitlines())
+    if not any(r.get("event") == "finished" for r in records):
+        raise RuntimeError("the reference run did not finish: " + done.stderr[-2000:])
+    return [r for r in records if r.get("event") == "segment"]
+
+
+@dataclass
+class Outcome:
+    kill: int
+    segment: int
+    """The segment being recognised at the kill."""
+    partial_words: int
+    """Partial (grey) words of it shown when it was killed."""
+    said: int
+    """Reference words said before the kill, whose audio was kept."""
+    in_journal: int
+    """Of those, found in the journal's text."""
+    recovered: int
+    """Of those, found in the text once the message's "Add them at the cursor" was pressed
+    (the journal's text and the words recognised again from the audio)."""
+    from_audio: str
+    said_words: str
+    text_after: str
+    kept_audio_s: float
+    covered_s: float
+    recognise_s: float
+    message: bool
+
+
+def one_kill(
+    number: int, audio: Path, segments: list[dict[str, Any]], rng: random.Random
+) -> Outcome | None:
+    """Kill a run while segment ``target`` is being recognised; None when the run finished
+    every segment before a kill could land (it then counts as no kill)."""
+    chosen = rng.choice([s for s in segments if s["words"]])
+    target = chosen["segment"]
+    # After its first partial words, within the segment's length (its end is recognised later).
+    wait = rng.uniform(0.1, max(0.2, 0.9 * (chosen["end"] - chosen["start"])))
+    with tempfile.TemporaryDirectory(prefix="dictate-speech-") as tmp:
+        journal = Path(tmp) / "data" / "journal.jsonl"
+        proc = subprocess.Popen(
+            _child("run", str(journal), str(audio)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert proc.stdout is not None
+        first_partial: float | None = None
+        partial: list[str] = []
+        killed = False
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        buffer = ""
+        while True:
+            timeout = None if first_partial is None else first_partial + wait - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+                break
+            if not sel.select(timeout):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536).decode("utf-8", "replace")
+            if not chunk:
+                break  # the run ended before the moment came
+            buffer += chunk
+            *lines, buffer = buffer.split("\n")
+            done = False
+            for record in _records(lines):
+                if record.get("segment") != target:
+                    continue
+                if record["event"] == "partial":
+                    partial = record["words"]
+                    if first_partial is None:
+                        first_partial = time.monotonic()
+                elif record["event"] in ("segment", "pending", "finalized"):
+                    done = True  # its words are text now: too late for this kill
+            if done:
+                proc.send_signal(signal.SIGKILL)
+                break
+        sel.close()
+        proc.wait()
+        if not killed:
+            return None
+        got = json.loads(
+            subprocess.run(
+                _child("recover", str(journal)),
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+    kept = got["kept_audio_s"] - MARGIN_S
+    said = [w["text"] for s in segments for w in s["words"] if w["end"] <= kept]
+    said_bag = Counter(w for word in said for w in words_of(word))
+    journal_bag = Counter(words_of(got["journal"]))
+    both_bag = Counter(words_of(got["after_adding"]))  # the text once "Add them" is pressed
+    return Outcome(
+        number,
+        target,
+        len(partial),
+        sum(said_bag.values()),
+        sum((said_bag & journal_bag).values()),
+        sum((said_bag & both_bag).values()),
+        got["audio"],
+        " ".join(said),
+        got["after_adding"],
+        round(got["kept_audio_s"], 2),
+        round(got["covered_s"], 2),
+        round(got["recognise_s"], 2),
+        got["message"],
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--audio", type=Path, default=DEFAULT_AUDIO)
+    parser.add_argument("--jobs", type=int, default=1, help="runs at once (real-time audio)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    segments = reference(args.audio)
+    rngs = [random.Random(args.seed * 1000 + i) for i in range(args.kills)]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        found = list(
+            pool.map(lambda i: one_kill(i, args.audio, segments, rngs[i]), range(args.kills))
+        )
+    outcomes = [o for o in found if o is not None]
+    said = sum(o.said for o in outcomes)
+    summary = {
+        "kills": len(outcomes),
+        "too_late": len(found) - len(outcomes),
+        "reference_words": sum(len(s["words"]) for s in segments),
+        "words_said_before_kills": said,
+        "recovered_by_journal": sum(o.in_journal for o in outcomes),
+        "recovered_with_audio": sum(o.recovered for o in outcomes),
+        "kills_with_words_from_audio": sum(bool(o.from_audio) for o in outcomes),
+        "kills_with_a_message": sum(o.message for o in outcomes),
+        "median_recognise_s": statistics.median([o.recognise_s for o in outcomes] or [0.0]),
+    }
+    if args.json:
+        print(json.dumps({"summary": summary, "kills": [asdict(o) for o in outcomes]}))
+    else:
+        for o in outcomes:
+            print(
+                f"kill {o.kill}: segment {o.segment}, {o.partial_words} grey words shown; said "
+                f"{o.said}, journal {o.in_journal}, with audio {o.recovered} "
+                f"(audio kept {o.kept_audio_s} s, shown to {o.covered_s} s): {o.from_audio!r}"
+            )
+        print(json.dumps(summary, indent=2))
+    return 0 if outcomes else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "child":
+        if sys.argv[2] == "run":
+            sys.exit(child_run(Path(sys.argv[3]), Path(sys.argv[4])))
+        sys.exit(child_recover(Path(sys.argv[3])))
+    sys.exit(main())
