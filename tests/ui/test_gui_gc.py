@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 import weakref
+from typing import cast
 
 from PySide6.QtCore import QObject, QTimer
 from pytestqt.qtbot import QtBot
@@ -35,7 +36,7 @@ def _allocate_in_a_thread() -> None:
 
 
 def test_the_app_collects_in_its_gui_thread_only(qtbot: QtBot) -> None:
-    app = application()
+    app = cast(QObject, application())
     assert collect_in_gui_thread(app) is collect_in_gui_thread(app)  # one, made once
     assert not gc.isenabled()
     obj = _Cyclic()
@@ -45,7 +46,7 @@ def test_the_app_collects_in_its_gui_thread_only(qtbot: QtBot) -> None:
     assert alive() is not None  # not freed in the thread (Qt would warn, or crash)
     # Allocations kept here pass the first threshold (the thread's were freed again): the
     # timer's next check, in this thread, collects the youngest generation, where it is.
-    kept = [[] for _ in range(collect_in_gui_thread(app).threshold[0] + 100)]
+    kept: list[list[int]] = [[] for _ in range(collect_in_gui_thread(app).threshold[0] + 100)]
     qtbot.waitUntil(lambda: alive() is None, timeout=5_000)
     assert kept
 
@@ -58,7 +59,9 @@ def test_check_collects_as_the_thresholds_say(qtbot: QtBot) -> None:
         obj = _Cyclic()
         alive = weakref.ref(obj)
         del obj
-        kept = [[] for _ in range(collector.threshold[0] + 10)]  # past the first threshold
+        kept: list[list[int]] = [
+            [] for _ in range(collector.threshold[0] + 10)
+        ]  # past the first threshold
         assert collector.check() >= 1
         assert alive() is None
         assert len(kept) > collector.threshold[0]
