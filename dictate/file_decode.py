@@ -7,10 +7,11 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   chunks of about ``chunk_s`` seconds of segment audio, cut by the audio alone, never by the
   number of workers.
 * **Words, in the workers** (:mod:`dictate.asr.decode_worker`, one spawned process and one
-  recogniser each: PocketSphinx holds the GIL, neither engine is thread-safe). Chunk ``k`` is
-  decoded by worker ``k mod N``. A PocketSphinx recogniser carries its cepstral mean
+  recogniser each: PocketSphinx holds the GIL, neither engine is thread-safe). A chunk is
+  decoded by the worker with the fewest chunks waiting in its inbox (Vosk: chunk ``k`` by worker
+  ``k mod N``). A PocketSphinx recogniser carries its cepstral mean
   normalisation from segment to segment, so every worker also *hears* the chunks the others
-  decode (:meth:`~dictate.asr.sphinx_engine.SphinxRecognizer.warm`, a tenth of a decode's cost):
+  decode (:meth:`~dictate.asr.sphinx_engine.SphinxRecognizer.warm`, 4% of a decode's cost):
   each segment is decoded in the state a single recogniser would be in, and the words, times
   and n-best are the sequential pipeline's. Vosk has no such warming: each chunk gets a fresh
   recogniser, and its word times (now and then a word) may differ from the sequential run's
@@ -160,12 +161,13 @@ def decode_file(
     reader.keep_short = command_decoder is not None
     reader.commit_after = commit_after
     done_segment = 0
+    done_time = 0.0  # source seconds whose words are in: what a cancelled run says it did
     try:
         reader.start()
         waiting: dict[int, list[Any]] = {}
         while True:
             item = reader.timeline.get()
-            if item is _END:
+            if item is _END or cancel.is_set():  # cancelled: here, not after what is decoded
                 break
             kind = item[0]
             if kind == "commit":
@@ -174,6 +176,7 @@ def decode_file(
             if kind == "chunk_end":
                 waiting.pop(item[1], None)
                 result.chunks += 1
+                done_time = max(done_time, item[2])
                 if progress is not None:
                     progress(min(item[2], total), total)
                 continue
@@ -204,6 +207,9 @@ def decode_file(
             done_segment = meta.number
             result.segments = meta.number
             stage.segment(meta.number, words, ended.pauses)
+            done_time = max(done_time, ended.end)
+            if progress is not None:
+                progress(min(done_time, total), total)
         if reader.error is not None:
             raise DictateError(reader.error)
         if cancel.is_set():
@@ -219,7 +225,8 @@ def decode_file(
         pool.close()
         reader.join()
     stage.finish(done_segment)
-    result.audio_seconds = total if result.reason == "end_of_audio" else reader.time
+    # Stopped: as far as the words go (the reader has read ahead of them).
+    result.audio_seconds = total if result.reason == "end_of_audio" else done_time
     if progress is not None and result.reason == "end_of_audio":
         progress(total, total)
     emit(Finished(now(), result.reason, result.audio_seconds, 0))
@@ -235,10 +242,16 @@ class ParallelRun:
         self._cancel = threading.Event()
         self._call = (path, args, {**options, "cancel": self._cancel})
         self._done = threading.Event()
+        self._started = False
         self.result: Decoded | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._started and not self._done.is_set()
 
     def start(self, source: Any = None) -> None:
         """Start decoding (``source`` is ignored: the path was given)."""
+        self._started = True
         threading.Thread(target=self._run, name="dictate-file-decode", daemon=True).start()
 
     def _run(self) -> None:
@@ -437,6 +450,20 @@ class _Reader(threading.Thread):
         if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
             self._send()
 
+    def _least_behind(self, index: int) -> int:
+        """The worker to decode chunk ``index``: the one with the fewest chunks still waiting
+        in its inbox (each hears every chunk, in order: the furthest ahead), the next in turn
+        on a tie. Decoding costs differ from chunk to chunk, and so does the CPU time a worker
+        gets; fixed turns left one worker idle while the other still decoded."""
+        count = len(self.pool.inboxes)
+        waiting = []
+        for worker in range(count):
+            try:
+                waiting.append(self.pool.inboxes[worker].qsize())
+            except NotImplementedError:  # macOS has no sem_getvalue
+                return index % count
+        return min(range(count), key=lambda w: (waiting[w], (w - index) % count))
+
     def _send(self) -> None:
         """Send the chunk: to its worker to decode, and to the others to warm on (when their
         recognisers can)."""
@@ -446,8 +473,9 @@ class _Reader(threading.Thread):
         index = self._chunks
         self._chunks += 1
         count = len(self.pool.inboxes)
+        decoder = self._least_behind(index) if self.pool.can_warm else index % count
         for worker in range(count):
-            decode = worker == index % count
+            decode = worker == decoder
             if not decode and not self.pool.can_warm:
                 continue
             if not self.pool.put(worker, Chunk(index, decode, chunk), self.stop):

@@ -160,13 +160,21 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(
     assert isinstance(events[-1], Finished) and events[-1].reason == "error"
 
 
+class _Inbox:
+    def __init__(self) -> None:
+        self.waiting = 0
+
+    def qsize(self) -> int:
+        return self.waiting
+
+
 class _BlockingPool:
     """Stands in for the workers: every inbox is full until ``release`` is set."""
 
     can_warm = True
 
     def __init__(self) -> None:
-        self.inboxes = [object(), object()]
+        self.inboxes = [_Inbox(), _Inbox()]
         self.release = threading.Event()
         self.chunks: list[Any] = []
 
@@ -207,6 +215,17 @@ def test_the_reader_waits_while_the_inboxes_are_full(tmp_path: Path) -> None:
     biggest = max(sum(len(s.audio) for s in c.segments) for c in decoded)
     assert biggest <= (3.0 + 2.0) * RATE  # chunk_s and one segment (pre-roll, speech, tail)
     stop.set()
+
+
+def test_a_chunk_goes_to_the_worker_furthest_ahead(tmp_path: Path) -> None:
+    pool = _BlockingPool()
+    path = _write(tmp_path / "silence.wav", np.zeros(RATE, np.int16))
+    reader = _Reader(FileSource(path), Segmenter(), pool, 3.0, threading.Event())  # type: ignore[arg-type]
+    assert [reader._least_behind(i) for i in range(4)] == [0, 1, 0, 1]  # even: in turn
+    pool.inboxes[0].waiting = 2  # worker 0 is behind: it still has two chunks to hear
+    assert [reader._least_behind(i) for i in range(4)] == [1, 1, 1, 1]
+    pool.inboxes[1].waiting = 3
+    assert [reader._least_behind(i) for i in range(4)] == [0, 0, 0, 0]
 
 
 def test_the_worker_options() -> None:
