@@ -88,6 +88,8 @@ class DictationController(QObject):
         self._rescan = False
         """The last run ended in an error: PortAudio lists the devices afresh before the next
         (the device may have come back, or the sound server restarted)."""
+        self._run: Any = None
+        """What the current (or last) run runs: the pipeline, or a file's parallel run."""
         self.tap_source: Any = None
         """Called with each run's source on the starting thread, returns the source to read
         (the window's kept audio wraps it: dictate/ui/audio_keeper.py); None: as it is."""
@@ -97,15 +99,23 @@ class DictationController(QObject):
         self.state = state
         self.stateChanged.emit(state.value)
 
-    def start(self, source_factory: Any = None) -> None:
-        """Start dictation from the chosen microphone (or ``source_factory()``, for files)."""
+    def start(self, source_factory: Any = None, run_factory: Any = None) -> None:
+        """Start dictation from the chosen microphone (or ``source_factory()``, for files).
+
+        ``run_factory(engine, model, segmenter_options, text_options, commit_after, on_event)``,
+        for a file, may return a run to use instead of the pipeline (the parallel decode,
+        :class:`~dictate.file_decode.ParallelRun`: ``start``, ``stop``, ``wait``, ``running``,
+        its events to ``on_event``), or None for the pipeline."""
         if self.state != State.IDLE:
             return
         self._stop_early = False
         self._set_state(State.STARTING)
         snapshot = self.run_settings = dataclasses.replace(self.settings)
         threading.Thread(
-            target=self._start, args=(source_factory, snapshot), name="dictate-start", daemon=True
+            target=self._start,
+            args=(source_factory, snapshot, run_factory),
+            name="dictate-start",
+            daemon=True,
         ).start()
 
     def preload(self) -> None:
@@ -129,9 +139,7 @@ class DictationController(QObject):
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s``, built once and reused across runs."""
         from dictate.asr.loader import load_engine
-        from dictate.asr.segmenter import SegmenterOptions
-        from dictate.assembly import TextOptions, build_pipeline
-        from dictate.punctuation.decoder import StreamingOptions
+        from dictate.assembly import build_pipeline
         from dictate.punctuation.model import load_punctuation_model
 
         key = (
@@ -153,15 +161,7 @@ class DictationController(QObject):
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
-        options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
-        text = TextOptions(
-            mode=s.mode,
-            decoder=StreamingOptions(min_right_words=s.min_right_words),
-            commands=s.voice_commands,
-            written_forms=s.written_forms,
-            replacements=s.replacements,
-        )
-        commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
+        options, text, commit_after = self._run_options(s)
         built = build_pipeline(
             engine, model, self._on_event, text, options, commit_after=commit_after
         )
@@ -179,6 +179,25 @@ class DictationController(QObject):
         self.loaded.emit(Loaded(engine.label, model.provider, off))
         return self._pipeline
 
+    @staticmethod
+    def _run_options(s: Settings) -> tuple[Any, Any, float | None]:
+        """The segmenter's and the text stage's options, and the commit delay, of settings
+        ``s``: the same for the pipeline and a file's parallel run."""
+        from dictate.asr.segmenter import SegmenterOptions
+        from dictate.assembly import TextOptions
+        from dictate.punctuation.decoder import StreamingOptions
+
+        options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
+        text = TextOptions(
+            mode=s.mode,
+            decoder=StreamingOptions(min_right_words=s.min_right_words),
+            commands=s.voice_commands,
+            written_forms=s.written_forms,
+            replacements=s.replacements,
+        )
+        commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
+        return options, text, commit_after
+
     def _microphone(self, s: Settings) -> Any:
         """The chosen microphone; PortAudio re-lists the devices first after a failed run, and
         whenever the device cannot be found (no stream is open at this point)."""
@@ -194,12 +213,22 @@ class DictationController(QObject):
             refresh_devices()
             return MicrophoneSource(s.input_device)
 
-    def _start(self, source_factory: Any, settings: Settings) -> None:
+    def _start(self, source_factory: Any, settings: Settings, run_factory: Any = None) -> None:
         """On a worker thread: load, open the source, start; the outcome goes to the GUI thread
         as signals."""
         try:
             with self._lock:
                 pipeline = self._ready_pipeline(settings)
+                run = None
+                if run_factory is not None:
+                    engine, model = self._cache["engine"], self._cache["model"]
+                    run = run_factory(engine, model, *self._run_options(settings), self._on_event)
+                if run is not None:
+                    self._run = run
+                    run.start()
+                    self._runStarted.emit()
+                    return
+                self._run = pipeline
                 source = source_factory() if source_factory else self._microphone(settings)
                 if self.tap_source is not None:
                     source = self.tap_source(source)
@@ -238,10 +267,10 @@ class DictationController(QObject):
         if self.state == State.STARTING:
             self._stop_early = True
             return
-        pipeline = self._pipeline
-        if self.state == State.LISTENING and pipeline is not None and pipeline.running:
+        run = self._run
+        if self.state == State.LISTENING and run is not None and run.running:
             self._set_state(State.STOPPING)
-            pipeline.stop()
+            run.stop()
 
     def wait(self, timeout: float) -> bool:
         """Block at most ``timeout`` seconds until the current run has finished (closing the
@@ -250,10 +279,10 @@ class DictationController(QObject):
         if not self._lock.acquire(timeout=max(timeout, 0.0)):
             return False
         try:
-            pipeline = self._pipeline
+            run = self._run
         finally:
             self._lock.release()
-        return pipeline is None or pipeline.wait(timeout)
+        return run is None or run.wait(timeout)
 
     def waiting_settings(self) -> bool:
         """Whether a run is on and some setting it uses has changed since it started (the

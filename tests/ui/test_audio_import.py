@@ -52,7 +52,7 @@ def started(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> Iterator[lis
     start's source factory is recorded. The run ends (Finished) after the test."""
     factories: list[Any] = []
 
-    def start(factory: Any = None) -> None:
+    def start(factory: Any = None, run_factory: Any = None) -> None:
         factories.append(factory)
         window.controller._set_state(State.LISTENING)
 
@@ -272,6 +272,41 @@ def test_a_real_transcription_cancelled_half_way_keeps_its_text(
     assert window.editor.text == final_text(events) != ""
     assert window.editor.pending_text == "" and window.controller.state == State.IDLE
     assert "cancelled at" in window.statusBar().currentMessage()
+
+
+@pytest.mark.slow
+def test_several_recognisers_give_the_window_the_same_text_as_one(
+    window: MainWindow, tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With PocketSphinx and two cores the window decodes a file with one recogniser per core
+    (dictate.file_decode): its document, events and progress are those of the pipeline run
+    with one."""
+    import dictate.ui.audio_import as audio_import
+    from dictate.events import Segment
+    from dictate.file_decode import ParallelRun
+
+    samples, rate = soundfile.read(str(SPEECH), dtype="int16")
+    long = tmp_path / "twice.wav"
+    soundfile.write(str(long), np.concatenate([samples] * 2), rate)
+    window.settings.audio_file_target = "new"
+    texts, words, runs = [], [], []
+    for workers in (1, 2):
+        monkeypatch.setattr(audio_import, "window_workers", lambda n=workers: n)
+        events: list[Any] = []
+        window.controller.pipelineEvent.connect(events.append)
+        assert window.audio_import.transcribe(long)
+        source = window.audio_import.source
+        assert source is not None
+        qtbot.waitUntil(lambda: not window.audio_import.busy, timeout=120_000)
+        window.controller.pipelineEvent.disconnect(events.append)
+        runs.append(window.controller._run)
+        assert [e.reason for e in events if isinstance(e, Finished)] == ["end_of_audio"]
+        assert source.done_s == pytest.approx(source.info.duration, abs=0.01)  # to its end
+        texts.append(window.editor.text)
+        words.append([w.text for e in events if isinstance(e, Segment) for w in e.words])
+        window.modified = False
+    assert isinstance(runs[1], ParallelRun) and not isinstance(runs[0], ParallelRun)
+    assert texts[0] == texts[1] != "" and words[0] == words[1]
 
 
 def test_export_writes_the_timed_transcript_of_the_audio_in_this_document(

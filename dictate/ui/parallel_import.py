@@ -1,0 +1,66 @@
+"""An audio file transcribed in the window by several recognisers at once
+(:mod:`dictate.file_decode`), where the words are the same as one recogniser's.
+
+That is so for PocketSphinx (every worker hears the whole file; docs/parallel-decode.md), not for
+Vosk: its words' times, now and then a word, differ from a sequential run's, and every worker
+loads the model again (650 MB each for the Korean model measured there). So with Vosk the window
+transcribes with the pipeline, one recogniser, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+MAX_WORKERS = 4
+"""At most this many recogniser processes (about 150 MB each for PocketSphinx)."""
+CHUNK_S = 10.0
+"""Seconds of speech a worker decodes at a time: the words, and the progress bar, come a
+chunk at a time (the command line's 30 s would leave a short file's bar still for long)."""
+
+
+def window_workers() -> int:
+    """How many recognisers the window decodes a file with: one per core, up to
+    :data:`MAX_WORKERS`."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+def parallel_run_factory(source: Any, workers: int) -> Callable[..., Any]:
+    """The ``run_factory`` for :meth:`~dictate.ui.pipeline_runner.DictationController.start`:
+    a :class:`~dictate.file_decode.ParallelRun` of ``source``'s file with ``workers``
+    recognisers, reporting its progress in ``source`` (a
+    :class:`~dictate.ui.audio_import.ProgressSource`, whose blocks are then never read); None
+    (the pipeline) for one worker or an engine other than PocketSphinx."""
+
+    def make(
+        engine: Any,
+        model: Any,
+        segmenter_options: Any,
+        text: Any,
+        commit_after: float | None,
+        on_event: Callable[[Any], None],
+    ) -> Any:
+        if workers < 2 or getattr(engine, "name", None) != "sphinx":
+            return None
+        from dictate.file_decode import ParallelRun
+
+        def progress(done: float, total: float) -> None:
+            source.done_s = done
+
+        source.started = time.monotonic()
+        return ParallelRun(
+            source.info.path,
+            engine,
+            model,
+            on_event,
+            text,
+            workers,
+            segmenter_options=segmenter_options,
+            commit_after=commit_after,
+            progress=progress,
+            chunk_s=CHUNK_S,
+        )
+
+    return make
