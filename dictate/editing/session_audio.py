@@ -26,8 +26,8 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +133,21 @@ class SessionRecorder:
 class TappedSource:
     """An audio source whose every block is also written to ``recorder``: the pipeline reads
     it as it reads ``source`` (same blocks, same times), so a word's time in the recogniser's
-    results is its time in the session's file."""
+    results is its time in the session's file.
 
-    def __init__(self, source: Any, recorder: SessionRecorder) -> None:
+    While ``muted()`` is true (the window plays kept audio back through the speakers, which the
+    microphone would hear and the recogniser write down again), the blocks are silence, in the
+    file too."""
+
+    def __init__(
+        self, source: Any, recorder: SessionRecorder, muted: Callable[[], bool] | None = None
+    ) -> None:
         self.source = source
         self.recorder = recorder
         self.name = source.name
+        self.muted = muted
+        self.muted_blocks = 0
+        """Blocks replaced by silence so far."""
 
     @property
     def dropped_blocks(self) -> int:
@@ -146,6 +155,9 @@ class TappedSource:
 
     def blocks(self) -> Iterator[Any]:
         for block in self.source.blocks():
+            if self.muted is not None and self.muted():
+                block = replace(block, samples=np.zeros_like(block.samples))
+                self.muted_blocks += 1
             self.recorder.write(block.samples)
             yield block
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.playback import Player
@@ -39,6 +41,9 @@ log = logging.getLogger("dictate.ui")
 
 GAP_S = 0.3
 """Silence played between two clips that are not one stretch of audio."""
+ECHO_S = 0.5
+"""The microphone stays muted this long after playback ends: its sound may still be on its
+way through the output's and the input's buffers."""
 NO_AUDIO = "typed, edited since, or its audio was deleted (oldest first, past the size in Settings)"
 
 
@@ -62,6 +67,10 @@ class AudioKeeper:
         self._warned = False
         self._signals = _Signals()
         self._signals.played.connect(self._played)
+        self._echo_until = 0.0  # monotonic time: the microphone is muted until then
+        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), window)
+        self._escape.activated.connect(self.stop)
+        self._escape.setEnabled(False)  # only while playing: Escape is the find bar's too
         controller = window.controller
         controller.tap_source = self.tap
         controller.pipelineEvent.connect(self.event)  # after the window's handle_event
@@ -95,7 +104,13 @@ class AudioKeeper:
             return source
         with self._lock:
             self.recorder = recorder
-        return TappedSource(source, recorder)
+        return TappedSource(source, recorder, self.muted)
+
+    def muted(self) -> bool:
+        """Whether the microphone is muted now (on the audio thread): while the window plays
+        kept audio back, and :data:`ECHO_S` after, so "play that back" said while dictating
+        does not dictate the sentence a second time."""
+        return self.player.playing or time.monotonic() < self._echo_until
 
     def event(self, event: Event) -> None:
         """One pipeline event (the GUI thread, in order)."""
@@ -233,7 +248,11 @@ class AudioKeeper:
             self._say(f"No audio for {what}: its audio was deleted.")
             return False
         seconds = len(samples) / SAMPLE_RATE
-        self._say(f"Playing {what} ({seconds:.1f} s; the context menu stops it)…", 0)
+        dictating = self._window.controller.state != "idle"
+        muted = "; the microphone is muted meanwhile" if dictating else ""
+        self._say(f"Playing {what} ({seconds:.1f} s; Escape stops it{muted})…", 0)
+        self._echo_until = float("inf")  # until it has ended (the player's thread may lag)
+        self._escape.setEnabled(True)
         self.player.play(samples, self._signals.played.emit)
         return True
 
@@ -241,6 +260,9 @@ class AudioKeeper:
         self.player.stop()
 
     def _played(self, error: str) -> None:
+        self._echo_until = time.monotonic() + ECHO_S
+        if not self.player.playing:  # not a second sound that replaced this one
+            self._escape.setEnabled(False)
         if error:
             self._say(f"The audio could not be played: {error}.")
         else:

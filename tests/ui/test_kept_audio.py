@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from PySide6.QtTest import QTest
 
 from dictate.asr.engine import Word
 from dictate.audio.capture import AudioBlock
@@ -204,6 +205,45 @@ def test_playback_stops_when_asked(fake_sd: FakeSounddevice) -> None:
     assert fake_sd.done.wait(5)
     player.stop()
     assert done == [""] and len(fake_sd.written) <= 2  # 0.1 s chunks: stopped at once
+
+
+def test_while_playing_back_the_microphone_is_muted_and_escape_stops_it(
+    window: Any, qtbot: Any, fake_sd: FakeSounddevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Play that back" said while dictating: the speakers' sound must not reach the
+    recogniser (it would dictate the sentence again), nor the kept file."""
+    from PySide6.QtCore import Qt
+
+    import dictate.ui.audio_keeper as keeper_module
+
+    audio = speech(3.0)
+    dictate_session(window, audio, RUN)
+    fake_sd.gate.clear()  # the sound plays until the gate opens
+    keeper = window.kept_audio
+    assert keeper.play(keeper.links.last())
+    assert fake_sd.wrote.wait(5)
+    assert "Escape stops it" in window.statusBar().currentMessage()
+    # The next run (dictation goes on) reads its microphone while the sound plays.
+    mic = speech(1.0, seed=2)
+    source = keeper.tap(Source(mic))
+    blocks = [b.samples for b in source.blocks()]
+    assert not np.concatenate(blocks).any() and source.muted_blocks == len(blocks)
+    QTest.keyClick(window.editor, Qt.Key.Key_Escape)
+    fake_sd.gate.set()
+    qtbot.waitUntil(lambda: not keeper.player.playing, timeout=5_000)
+    assert len(fake_sd.written) <= 3  # stopped at once, not played to its end
+    qtbot.waitUntil(lambda: not keeper._escape.isEnabled(), timeout=5_000)
+    # Muted a moment more (the sound may still be in the buffers), then the microphone again.
+    assert keeper.muted()
+    monkeypatch.setattr(keeper_module, "ECHO_S", 0.0)
+    keeper._played("")
+    assert not keeper.muted()
+    blocks = [b.samples for b in source.blocks()]
+    np.testing.assert_array_equal(np.concatenate(blocks), mic)
+    source.recorder.close()
+    kept = read_span(source.recorder.path)
+    assert not kept[: len(mic)].any()  # the muted run's file holds the silence it was fed
+    np.testing.assert_array_equal(kept[len(mic) :], mic)
 
 
 def test_nothing_is_kept_when_the_setting_is_off_and_turning_it_off_offers_to_delete(
