@@ -19,7 +19,7 @@ HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "crash_speech.py"
 @pytest.mark.slow
 def test_words_said_just_before_a_kill_come_back_from_the_kept_audio() -> None:
     done = subprocess.run(
-        [sys.executable, str(HARNESS), "--kills", "4", "--seed", "3", "--json"],
+        [sys.executable, str(HARNESS), "--kills", "5", "--seed", "3", "--json"],
         capture_output=True,
         text=True,
         timeout=400,
