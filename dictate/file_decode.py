@@ -224,6 +224,12 @@ def decode_file(
         cancel.set()  # the reader stops at its next block
         pool.close()
         reader.join()
+        close = getattr(command_decoder, "close", None)  # the window's is a process of its own
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.info("closing the command decoder failed", exc_info=True)
     stage.finish(done_segment)
     # Stopped: as far as the words go (the reader has read ahead of them).
     result.audio_seconds = total if result.reason == "end_of_audio" else done_time

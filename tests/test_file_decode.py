@@ -83,6 +83,31 @@ def sequential(recording: Path, sphinx: Any, punctuation: Any) -> list[Any]:
     return events
 
 
+class _ClosingEngine:
+    """``engine``, whose command decoders note that they were closed (the window's is a
+    process of its own: it must not outlive the run)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.closed: list[bool] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def command_decoder(self, phrases: Any) -> Any:
+        decoder = self.engine.command_decoder(phrases)
+        closed = self.closed
+
+        class Closing:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(decoder, name)
+
+            def close(self) -> None:
+                closed.append(True)
+
+        return Closing()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_words_are_the_sequential_pipelines(
@@ -92,9 +117,10 @@ def test_the_words_are_the_sequential_pipelines(
 
     events: list[Any] = []
     done: list[tuple[float, float]] = []
+    engine = _ClosingEngine(sphinx)
     result = decode_file(
         recording,
-        sphinx,
+        engine,
         punctuation,
         events.append,
         TextOptions(commands=True, written_forms=True),
@@ -113,6 +139,7 @@ def test_the_words_are_the_sequential_pipelines(
     assert isinstance(events[-1], Finished) and events[-1].reason == "end_of_audio"
     seconds = [d for d, _ in done]
     assert seconds == sorted(seconds) and done[-1][0] == done[-1][1] == result.audio_seconds
+    assert engine.closed == [True]
 
 
 @pytest.mark.slow
