@@ -295,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if not args.audio.is_file():
+        parser.error(f"no audio file at {args.audio}: give a WAV, FLAC, OGG or MP3 with --audio")
     segments = reference(args.audio)
     rngs = [random.Random(args.seed * 1000 + i) for i in range(args.kills)]
     with ThreadPoolExecutor(args.jobs) as pool:

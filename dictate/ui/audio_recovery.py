@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dictate.asr.segmenter import CHUNK_SAMPLES
 from dictate.audio.capture import AudioBlock
 from dictate.audio.format import SAMPLE_RATE
 from dictate.editing.audio_links import AudioLinks
@@ -93,7 +94,7 @@ class _Warmed:
         recognizer = self._engine.recognizer()
         warm = getattr(recognizer, "warm", None)
         if warm is not None and len(self._before):
-            step = SAMPLE_RATE * 32 // 1000
+            step = CHUNK_SAMPLES  # the segmenter's chunk, as the pipeline feeds it
             warm([self._before[at : at + step] for at in range(0, len(self._before), step)])
         return recognizer
 
