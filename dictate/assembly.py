@@ -44,6 +44,7 @@ def build_pipeline(
     on_event: Callable[[Event], None],
     text: TextOptions | None = None,
     segmenter: Any = None,
+    second_pass: Any = None,
     **pipeline_options: Any,
 ) -> Assembled:
     """A pipeline from ``engine`` (a loaded recogniser) to ``on_event``.
@@ -59,12 +60,29 @@ def build_pipeline(
         on_event: Receives every event, on the pipeline's threads.
         text: Punctuation mode, voice commands, written forms, replacements.
         segmenter: :class:`~dictate.asr.segmenter.SegmenterOptions` (None: defaults).
+        second_pass: A loaded second pass (:func:`dictate.asr.loader.load_second_pass`, Whisper)
+            whose words replace the first pass's for every segment; None: none.
         pipeline_options: Passed on to :class:`~dictate.pipeline.Pipeline` (``commit_after``,
             ``live``, ``stop_command``...).
     """
     punctuator, choices, off = text_choices(engine, model, text)
-    pipeline = Pipeline(engine, punctuator, on_event, segmenter, **choices, **pipeline_options)
+    pipeline = Pipeline(
+        engine,
+        punctuator,
+        on_event,
+        segmenter,
+        refiners=refiners_for(second_pass),
+        **choices,
+        **pipeline_options,
+    )
     return Assembled(pipeline, off)
+
+
+def refiners_for(second_pass: Any) -> list[Any]:
+    """The refiners before the command check: the second pass, where there is one."""
+    from dictate.segments import SecondPassRefiner
+
+    return [SecondPassRefiner(second_pass)] if second_pass is not None else []
 
 
 def text_choices(
@@ -74,7 +92,7 @@ def text_choices(
     none), the :class:`~dictate.dictation.TextStage` options (``commands``, ``writer``,
     ``units``, ``addresses``) and why punctuation is off ("" when it is on). The parallel
     decode of a file (:mod:`dictate.file_decode`) builds its text stage from them too."""
-    from dictate.asr.language import engine_mismatch
+    from dictate.asr.registry import engine_mismatch
     from dictate.punctuation.decoder import make_punctuator
     from dictate.writing.writer import make_writer
 

@@ -55,9 +55,13 @@ class Settings:
     input_device: str | None = None
     """Microphone by name (indices change when devices come and go); None = system default."""
     engine: str | None = None
-    """"vosk", "sphinx", or None = Vosk if a model is installed, else PocketSphinx."""
+    """A streaming engine of :mod:`dictate.asr.registry`, or None = the best available (Vosk
+    if a model is installed, else the bundled PocketSphinx)."""
     vosk_model: str | None = None
     """Installed model name or a path; None = the best installed model."""
+    second_pass: str = "auto"
+    """The Whisper model that decodes every segment again (a name or a folder), "auto" (tiny.en
+    after an English first pass) or "off"."""
     silence_ms: int = 500
     max_segment_s: float = 40.0
     commit_after_ms: int | None = COMMIT_AFTER_MS
@@ -179,7 +183,10 @@ _TYPING_BACKENDS = (
 _VALID: dict[str, Callable[[Any], bool]] = {
     # The ranges are the settings dialog's.
     "input_device": _text_or_none,
-    "engine": lambda v: v in (None, "vosk", "sphinx"),
+    # An engine's name is checked where it is loaded (dictate.asr.registry, a layer above this
+    # one): an unknown one is reported there, with the known names.
+    "engine": _text_or_none,
+    "second_pass": lambda v: isinstance(v, str) and 0 < len(v) < 4096,
     "vosk_model": _text_or_none,
     "silence_ms": _int_in(100, 3000),
     "commit_after_ms": lambda v: v is None or _int_in(*COMMIT_AFTER_RANGE)(v),

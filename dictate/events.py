@@ -61,7 +61,8 @@ class Live(Event):
 
 @dataclass(frozen=True)
 class Segment(Event):
-    """A segment ended: its final words with source times."""
+    """A segment's words are settled (:mod:`dictate.segments`): its final words with source
+    times, as the text stage gets them."""
 
     segment: int
     start: float
@@ -73,6 +74,11 @@ class Segment(Event):
     alternatives: list[list[str]] | None = None
     """What else the recogniser heard for the segment (its n-best hypotheses after the best,
     as words), for "correct that"; None when it gives none."""
+    first_pass: list[Word] | None = None
+    """The streaming recogniser's words where a refiner replaced them (the second pass, a
+    command heard): what was recognised first, beside what was settled; None: the same."""
+    settled_by: str = ""
+    """The refiner whose words ``words`` are ("whisper", "commands"; "": the first pass)."""
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   and n-best are the sequential pipeline's. Vosk has no such warming: each chunk gets a fresh
   recogniser, and its word times (now and then a word) may differ from the sequential run's
   and between worker counts (:attr:`Decoded.exact` is False; docs/parallel-decode.md).
-* **Text, here, in order**: each segment's :class:`~dictate.events.Segment`, then the second
-  decode of a short segment (:mod:`dictate.heard_commands`) and the
-  :class:`~dictate.dictation.TextStage` (voice commands, punctuation, written forms) as the
-  pipeline's punctuation thread does; commits where the pipeline commits.
+* **Text, here, in order**: each segment is settled as the pipeline settles it
+  (:func:`~dictate.segments.settle`: the second pass, Whisper, on the segment's audio; the
+  command check of a short one), its :class:`~dictate.events.Segment` emitted, and its words
+  go through the :class:`~dictate.dictation.TextStage` (voice commands, punctuation, written
+  forms) as the pipeline's punctuation thread does; commits where the pipeline commits (the
+  same :class:`~dictate.segments.CommitClock`).
 
 Memory is bounded: every worker's inbox holds at most ``queue_chunks`` chunks and the reader
 waits when one is full, so a 3-hour file is never held; what waits for its turn is words.
@@ -44,16 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.decode_worker import Chunk, SegmentPieces, serve
 from dictate.asr.engine import Word
+from dictate.asr.registry import options_of
 from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter, SpeechStarted
 from dictate.audio.capture import FileSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.dictation import TextStage
 from dictate.errors import DictateError, log_failure
 from dictate.events import Error, Event, Finished, Segment, SpeechStart
-from dictate.heard_commands import command_decoder_for, heard_command
+from dictate.heard_commands import command_decoder_for
+from dictate.segments import ClosedSegment, CommandRefiner, CommitClock, Refiner, settle
 
 log = logging.getLogger("dictate.file_decode")
 
@@ -68,15 +71,12 @@ _END = "end"
 
 
 @dataclass
-class _Meta:
-    """What the main thread keeps of a segment until its chunk's words come back."""
+class _Waiting:
+    """A closed segment the main thread keeps until its chunk's words come back."""
 
-    number: int
     chunk: int
     index: int  # in its chunk
-    ended: SegmentEnded
-    speech_at: float
-    audio: np.ndarray | None  # kept for the second decode when short enough to be a command
+    segment: ClosedSegment
 
 
 @dataclass
@@ -112,6 +112,7 @@ def decode_file(
     chunk_s: float = CHUNK_S,
     queue_chunks: int = QUEUE_CHUNKS,
     vad: Callable[[Any], float] | None = None,
+    refiners: list[Refiner] | None = None,
 ) -> Decoded:
     """Decode ``path`` with ``workers`` recogniser processes; events go to ``on_event`` in the
     pipeline's order, from this thread; returns when done, cancelled or failed.
@@ -126,6 +127,8 @@ def decode_file(
         progress: Called with (seconds of audio done, in order; the file's seconds).
         cancel: Set it to stop: what is decoded so far is kept and the text finished.
         chunk_s, queue_chunks: See :data:`CHUNK_S`, :data:`QUEUE_CHUNKS`.
+        refiners: What settles each segment's words before the command check (the second
+            pass); they are not closed here (the caller owns them).
     """
     from dictate.assembly import text_choices
 
@@ -147,6 +150,10 @@ def decode_file(
     punctuator, choices, _ = text_choices(engine, model, text)
     stage = TextStage(punctuator, emit, now=now, stop_command=False, **choices)
     command_decoder = command_decoder_for(engine) if choices["commands"] else None
+    commands = CommandRefiner(command_decoder) if command_decoder is not None else None
+    all_refiners: list[Refiner] = [*(refiners or []), *([commands] if commands else [])]
+    for refiner in all_refiners:
+        refiner.reset()
     cancel = cancel or threading.Event()
     try:
         pool = _Pool(engine, workers, queue_chunks)
@@ -158,8 +165,7 @@ def decode_file(
     if not pool.can_warm:  # a fresh recogniser per chunk: fewer, longer chunks
         chunk_s *= FRESH_CHUNK_FACTOR
     reader = _Reader(source, Segmenter(segmenter_options, vad), pool, chunk_s, cancel)
-    reader.keep_short = command_decoder is not None
-    reader.commit_after = commit_after
+    reader.clock = CommitClock(commit_after)
     done_segment = 0
     done_time = 0.0  # source seconds whose words are in: what a cancelled run says it did
     try:
@@ -180,34 +186,34 @@ def decode_file(
                 if progress is not None:
                     progress(min(item[2], total), total)
                 continue
-            meta: _Meta = item[1]
-            if meta.chunk not in waiting:
-                waiting[meta.chunk] = pool.wait_for(meta.chunk, cancel)
-            said, alternatives = waiting[meta.chunk][meta.index]
-            words = [Word(*w) for w in said]
-            ended = meta.ended
-            emit(SpeechStart(now(), meta.number, meta.speech_at))
+            closing: _Waiting = item[1]
+            if closing.chunk not in waiting:
+                waiting[closing.chunk] = pool.wait_for(closing.chunk, cancel)
+            said, alternatives = waiting[closing.chunk][closing.index]
+            segment = closing.segment
+            segment.words = [Word(*w) for w in said]
+            segment.alternatives = list(alternatives or [])
+            emit(SpeechStart(now(), segment.number, segment.speech_at))
+            settled = settle(segment, all_refiners)
+            segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
             emit(
                 Segment(
                     now(),
-                    meta.number,
-                    ended.start,
-                    ended.end,
-                    ended.reason,
-                    words,
-                    [list(p) for p in ended.pauses],
-                    alternatives or None,
+                    segment.number,
+                    segment.start,
+                    segment.end,
+                    segment.reason,
+                    settled.words,
+                    [list(p) for p in segment.pauses],
+                    settled.alternatives or None,
+                    list(segment.words) if settled.by else None,
+                    settled.by,
                 )
             )
-            short = meta.audio is not None and len(words) <= MAX_COMMAND_WORDS
-            if short and command_decoder is not None:
-                span = (ended.start, ended.end)
-                assert meta.audio is not None
-                words = heard_command(command_decoder, words, meta.audio, alternatives, span)
-            done_segment = meta.number
-            result.segments = meta.number
-            stage.segment(meta.number, words, ended.pauses)
-            done_time = max(done_time, ended.end)
+            done_segment = segment.number
+            result.segments = segment.number
+            stage.segment(segment.number, settled.words, segment.pauses)
+            done_time = max(done_time, segment.end)
             if progress is not None:
                 progress(min(done_time, total), total)
         if reader.error is not None:
@@ -224,12 +230,8 @@ def decode_file(
         cancel.set()  # the reader stops at its next block
         pool.close()
         reader.join()
-        close = getattr(command_decoder, "close", None)  # the window's is a process of its own
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.info("closing the command decoder failed", exc_info=True)
+        if commands is not None:  # the window's decoder is a process of its own
+            commands.close()
     stage.finish(done_segment)
     # Stopped: as far as the words go (the reader has read ahead of them).
     result.audio_seconds = total if result.reason == "end_of_audio" else done_time
@@ -279,15 +281,13 @@ class _Pool:
 
     def __init__(self, engine: Any, workers: int, queue_chunks: int) -> None:
         context = multiprocessing.get_context("spawn")
-        name = getattr(engine, "name", None)
-        path = getattr(engine, "model_path", None)
-        model = str(path) if name == "vosk" and path is not None else None
+        options = options_of(engine)
         self.outbox: Any = context.Queue()
         self.inboxes: list[Any] = [context.Queue(maxsize=queue_chunks) for _ in range(workers)]
         self.processes = [
             context.Process(
                 target=serve,
-                args=(i, name, model, self.inboxes[i], self.outbox),
+                args=(i, options, self.inboxes[i], self.outbox),
                 name=f"dictate-decode-{i}",
                 daemon=True,
             )
@@ -381,8 +381,7 @@ class _Reader(threading.Thread):
         self.source, self.segmenter, self.pool = source, segmenter, pool
         self.chunk_s, self.stop = chunk_s, stop
         self.timeline: queue.Queue[Any] = queue.Queue()
-        self.keep_short = False
-        self.commit_after: float | None = None
+        self.clock = CommitClock(None)
         self.error: str | None = None
         self.time = 0.0  # source seconds judged by the segmenter
         self._chunk: list[SegmentPieces] = []
@@ -392,7 +391,6 @@ class _Reader(threading.Thread):
         self._open: list[np.ndarray] = []
         self._speech_at = 0.0
         self._audio_start = 0.0
-        self._commit_due: float | None = None
 
     def run(self) -> None:
         try:
@@ -416,16 +414,14 @@ class _Reader(threading.Thread):
             self.timeline.put(_END)
 
     def _check_commit(self) -> None:
-        """Where the pipeline queues a commit: the same test, after each block."""
-        due, segmenter = self._commit_due, self.segmenter
-        if due is not None and not segmenter.in_speech and segmenter.time >= due:
-            self._commit_due = None
+        """Where the pipeline queues a commit: the same clock, after each block."""
+        if self.clock.due(self.segmenter.in_speech, self.segmenter.time):
             self.timeline.put(("commit",))
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
             if isinstance(event, SpeechStarted):
-                self._commit_due = None
+                self.clock.speech()
                 self._speech_at, self._open = event.time, []
             elif isinstance(event, SegmentAudio):
                 if not self._open:
@@ -433,26 +429,27 @@ class _Reader(threading.Thread):
                 self._open.append(np.asarray(event.samples, dtype=np.int16))
             elif isinstance(event, SegmentEnded):
                 self._close(event)
-                if self.commit_after is not None:
-                    self._commit_due = event.end + self.commit_after
+                self.clock.segment_ended(event.end)
 
     def _close(self, ended: SegmentEnded) -> None:
         self._segments += 1
         first = len(self._open[0]) if self._open else 0
         audio = np.concatenate(self._open) if self._open else np.zeros(0, np.int16)
         self._open = []
-        keep = self.keep_short and 0 < len(audio) <= MAX_COMMAND_S * SAMPLE_RATE
-        meta = _Meta(
+        segment = ClosedSegment(
             self._segments,
-            self._chunks,
-            len(self._chunk),
-            ended,
-            self._speech_at,
-            audio.copy() if keep else None,
+            ended.start,
+            ended.end,
+            ended.reason,
+            [],  # the first pass's words come from a worker
+            audio,  # kept until the segment is settled (the second pass decodes it)
+            self._audio_start,
+            ended.pauses,
+            speech_at=self._speech_at,
         )
         self._chunk.append(SegmentPieces(self._audio_start, audio, first))
         self._chunk_samples += len(audio)
-        self.timeline.put(("segment", meta))
+        self.timeline.put(("segment", _Waiting(self._chunks, len(self._chunk) - 1, segment)))
         if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
             self._send()
 

@@ -1,15 +1,21 @@
 """Audio source -> segmenter -> recogniser -> streaming punctuator -> events. No Qt here.
 
-Two worker threads in this process:
+Three worker threads in this process:
 
 * the **audio thread** reads the source, measures the level, runs the VAD segmenter and feeds
-  the recogniser, emitting partial words as they change;
-* the **punctuation thread** takes each finished segment's words through the
+  the streaming recogniser (the first pass), emitting partial words as they change; a segment
+  it closes, with its whole audio, is a :class:`~dictate.segments.ClosedSegment`;
+* the **refining thread** settles each closed segment's words, in order
+  (:func:`~dictate.segments.settle`: the second pass, Whisper, decodes its audio again; a short
+  segment said apart is checked for a command), and emits its :class:`Segment` event;
+* the **punctuation thread** takes each settled segment's words through the
   :class:`~dictate.dictation.TextStage`: voice commands, the :class:`StreamingPunctuator` (ONNX
   Runtime) and written forms, emitting finalized sentences, the pending text and commands.
 
-They are joined by an unbounded queue of segments (a segment is a few dozen words), so a slow
-punctuator never stalls audio capture.
+They are joined by unbounded queues (a segment is seconds of audio, then a few dozen words), so
+a slow second pass or punctuator never stalls audio capture or partial words. Until a closed
+segment's settled words are shown as pending text, its first-pass words stay in front of the
+partial words of the next one (greyed), and they are replaced in one step.
 
 **Commit on pause.** When no speech has been heard for ``commit_after`` seconds of source time
 after a segment ended, the audio thread queues a commit behind that segment: the punctuation
@@ -28,6 +34,10 @@ nothing spoken before Stop is lost. Errors (a lost device, a failing punctuator)
 words still arrive, unpunctuated.
 
 Callbacks run on the worker threads; a GUI must hand them over to its own thread.
+
+Size: the three threads and the hand-offs between them are one state (the open segment, the
+unshown segments, the live slot); what a segment is and what settles it are in
+:mod:`dictate.segments`.
 """
 
 from __future__ import annotations
@@ -37,12 +47,11 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.engine import Engine, Word
 from dictate.asr.segmenter import (
     SegmentAudio,
@@ -70,7 +79,8 @@ from dictate.events import (
     Segment,
     SpeechStart,
 )
-from dictate.heard_commands import command_decoder_for, heard_command
+from dictate.heard_commands import command_decoder_for
+from dictate.segments import ClosedSegment, CommandRefiner, CommitClock, Refiner, settle
 
 __all__ = [
     "Command", "Error", "Event", "Finalized", "Finished", "Level", "Live", "Partial", "Pending",
@@ -86,15 +96,11 @@ LEVEL_INTERVAL = 0.1
 
 @dataclass
 class _Job:
+    """A settled segment on its way to the text stage."""
+
     segment: int
     words: list[Word]
-    ended_at: float = field(default=0.0)
     pauses: tuple[tuple[float, float], ...] = ()
-    audio: np.ndarray | None = None
-    """A short segment's samples, for the second decode against the command phrases."""
-    span: tuple[float, float] = (0.0, 0.0)
-    alternatives: list[list[str]] = field(default_factory=list)
-    """The recogniser's other hypotheses of the segment (n-best after the best)."""
 
 
 _END = None  # the audio thread's last job
@@ -151,19 +157,19 @@ class Pipeline:
         command_decode: bool | None = None,
         units: bool = True,
         addresses: bool = False,
+        refiners: list[Refiner] | None = None,
     ) -> None:
-        if commit_after is not None and not commit_after > 0:
-            raise ValueError(f"commit_after must be positive seconds or None, not {commit_after}")
+        self.clock = CommitClock(commit_after)
         self.engine = engine
-        self.command_decoder: Any = None
-        """The engine's decoder against the command phrases (None: no second decode)."""
+        self.refiners: list[Refiner] = list(refiners or [])
+        """What settles a closed segment's words, in order (the second pass first, then the
+        command check)."""
         if commands and (command_decode is None or command_decode):
             self.command_decoder = command_decoder_for(engine)
-        self.command_limits = (MAX_COMMAND_S, MAX_COMMAND_WORDS)
-        """Longest segment (seconds) and most words heard for a second decode."""
-        self._kept: list[np.ndarray] | None = None
-        """The open segment's samples while it is short enough to be a command."""
-        self._kept_samples = 0
+        self._kept: list[np.ndarray] = []
+        """The open segment's samples (pre-roll included), kept until its words are settled."""
+        self._kept_start = 0.0
+        self._speech_at = 0.0
         self.commit_after = commit_after
         self.live = live and punctuator is not None and hasattr(punctuator, "preview")
         self.live_interval = live_interval
@@ -184,6 +190,11 @@ class Pipeline:
         self._recognizer = engine.recognizer()
         self._source: AudioSource | None = None
         self._jobs: queue.Queue[_Job | str | None] = queue.Queue()
+        self._closed: queue.Queue[ClosedSegment | str | None] = queue.Queue()
+        """Closed segments (and commits, and the end) from the audio to the refining thread."""
+        self._unshown_lock = threading.Lock()
+        self._unshown: dict[int, list[str]] = {}
+        """First-pass words of closed segments whose settled words are not shown yet."""
         self._threads: list[threading.Thread] = []
         self._started = 0.0
         self._stop_requested = threading.Event()
@@ -197,12 +208,34 @@ class Pipeline:
         """The open segment's last partial words."""
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
-        self._commit_due: float | None = None
-        """Source time at which pending words are committed unless speech comes first."""
         self._live_lock = threading.Lock()
         self._live_words: tuple[int, list[str]] | None = None
         """The latest partial result (segment, words) not yet punctuated live."""
         self._live_queued = False
+
+    @property
+    def command_decoder(self) -> Any:
+        """The engine's decoder against the command phrases (None: no second decode of
+        commands), held by the :class:`~dictate.segments.CommandRefiner`."""
+        for refiner in self.refiners:
+            if isinstance(refiner, CommandRefiner):
+                return refiner.decoder
+        return None
+
+    @command_decoder.setter
+    def command_decoder(self, decoder: Any) -> None:
+        self.refiners = [r for r in self.refiners if not isinstance(r, CommandRefiner)]
+        if decoder is not None:
+            self.refiners.append(CommandRefiner(decoder))
+
+    def close(self) -> None:
+        """Free what the refiners hold (a child process, a model); the pipeline is not run
+        again."""
+        for refiner in self.refiners:
+            try:
+                refiner.close()
+            except Exception:
+                log.info("closing %s failed", refiner.name, exc_info=True)
 
     # -- control -----------------------------------------------------------------------------
 
@@ -220,13 +253,17 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._need_start, self._open_start, self._partial = False, None, []
-        self._kept, self._kept_samples = None, 0
-        self._commit_due = None
+        self._kept = []
+        self.clock.reset()
+        self._unshown = {}
+        for refiner in self.refiners:
+            refiner.reset()
         self._live_words, self._live_queued = None, False
         self.segmenter.reset()
         self._started = time.monotonic()
         self._threads = [
             threading.Thread(target=self._audio_loop, name="dictate-audio", daemon=True),
+            threading.Thread(target=self._refine_loop, name="dictate-refine", daemon=True),
             threading.Thread(target=self._punct_loop, name="dictate-punctuation", daemon=True),
         ]
         for thread in self._threads:
@@ -292,20 +329,19 @@ class Pipeline:
             self._rescue_open_segment()
         if self._end_reason != "error" and self._stop_requested.is_set():
             self._end_reason = "stopped"
-        self._jobs.put(_END)
+        self._closed.put(_END)
 
     def _check_commit(self) -> None:
         """Queue a commit once the speaker has been silent for the commit time."""
-        due = self._commit_due
-        if due is not None and not self.segmenter.in_speech and self.segmenter.time >= due:
-            self._commit_due = None
-            self._jobs.put(_COMMIT)
+        if self.clock.due(self.segmenter.in_speech, self.segmenter.time):
+            self._closed.put(_COMMIT)
 
     def _segment_events(self, events: list[Any]) -> None:
         for event in events:
             if isinstance(event, SpeechStarted):
                 self._segments += 1
-                self._commit_due = None
+                self.clock.speech()
+                self._speech_at = event.time
                 self._emit(SpeechStart(self._now(), self._segments, event.time))
                 self._need_start = True
             elif isinstance(event, SegmentAudio):
@@ -313,31 +349,34 @@ class Pipeline:
                     self._open_start, self._partial = event.start, []
                     self._recognizer.start(event.start)
                     self._need_start = False
-                    self._kept = [] if self.command_decoder is not None else None
-                    self._kept_samples = 0
-                self._keep(event.samples)
+                    self._kept, self._kept_start = [], event.start
+                self._kept.append(np.array(event.samples, dtype=np.int16))
                 words = self._recognizer.accept(event.samples)
                 if words is not None:
-                    self._partial = list(words)
-                    self._emit(Partial(self._now(), self._segments, words))
-                    self._offer_live(self._segments, list(words))
+                    with self._unshown_lock:
+                        self._partial = list(words)
+                        shown = self._unshown_words() + self._partial
+                        self._emit(Partial(self._now(), self._segments, shown))
+                    self._offer_live(self._segments, shown)
             elif isinstance(event, SegmentEnded):
                 self._finish_segment(event)
-                if self.commit_after is not None:
-                    # From the end of speech (the segment's end), not from when the segmenter
-                    # noticed the silence; a commit time shorter than the segmenter's silence
-                    # commits right after the segment.
-                    self._commit_due = event.end + self.commit_after
+                self.clock.segment_ended(event.end)
 
-    def _keep(self, samples: np.ndarray) -> None:
-        """Keep the open segment's audio while it may still be a command."""
-        if self._kept is None:
-            return
-        self._kept_samples += len(samples)
-        if self._kept_samples > self.command_limits[0] * SAMPLE_RATE:
-            self._kept = None
-        else:
-            self._kept.append(np.array(samples, dtype=np.int16))
+    def _unshown_words(self) -> list[str]:
+        """The first-pass words of closed segments not shown as pending text yet, in order
+        (hold ``_unshown_lock``)."""
+        return [w for number in sorted(self._unshown) for w in self._unshown[number]]
+
+    def _shown(self, segment: int) -> None:
+        """Segment ``segment``'s settled words are shown (or taken): its first-pass words leave
+        the partial words, which are shown again without them."""
+        with self._unshown_lock:
+            if self._unshown.pop(segment, None) is None:
+                return
+            if self._open_start is None and not self._unshown:
+                return  # nothing open: the pending text replaced the partial words
+            shown = self._unshown_words() + (self._partial if self._open_start else [])
+            self._emit(Partial(self._now(), self._segments, shown))
 
     def _offer_live(self, segment: int, words: list[str]) -> None:
         """Put the latest partial words in the live slot and wake the punctuation thread."""
@@ -361,32 +400,53 @@ class Pipeline:
         self._close_segment(event, words)
 
     def _close_segment(self, event: SegmentEnded, words: list[Word]) -> None:
-        self._emit(
-            Segment(
-                self._now(),
-                self._segments,
-                event.start,
-                event.end,
-                event.reason,
-                words,
-                [list(p) for p in event.pauses],
-                getattr(self._recognizer, "alternatives", None) or None,
-            )
+        kept, self._kept = self._kept, []
+        closed = ClosedSegment(
+            self._segments,
+            event.start,
+            event.end,
+            event.reason,
+            list(words),
+            np.concatenate(kept) if kept else np.zeros(0, np.int16),
+            self._kept_start,
+            event.pauses,
+            list(getattr(self._recognizer, "alternatives", None) or []),
+            self._speech_at,
         )
-        kept, self._kept = self._kept, None
-        short = bool(kept) and len(words) <= self.command_limits[1]
-        audio = np.concatenate(kept) if kept and short else None
-        self._jobs.put(
-            _Job(
-                self._segments,
-                list(words),
-                self._now(),
-                event.pauses,
-                audio,
-                (event.start, event.end),
-                list(getattr(self._recognizer, "alternatives", None) or []),
+        with self._unshown_lock:
+            self._unshown[closed.number] = [w.text for w in words]
+            self._partial = []
+        self._closed.put(closed)
+
+    def _refine_loop(self) -> None:
+        """Settle each closed segment's words in order; commits and the end follow them."""
+        while True:
+            item = self._closed.get()
+            if not isinstance(item, ClosedSegment):
+                self._jobs.put(item)
+                if item is _END:
+                    return
+                continue
+            try:
+                settled = settle(item, self.refiners)
+            except Exception:  # settle keeps words; this is a bug: the first pass's words
+                log.exception("settling segment %d failed", item.number)
+                settled = settle(item, [])
+            self._emit(
+                Segment(
+                    self._now(),
+                    item.number,
+                    item.start,
+                    item.end,
+                    item.reason,
+                    settled.words,
+                    [list(p) for p in item.pauses],
+                    settled.alternatives or None,
+                    list(item.words) if settled.by else None,
+                    settled.by,
+                )
             )
-        )
+            self._jobs.put(_Job(item.number, settled.words, item.pauses))
 
     def _punctuate_live(self, done_segment: int) -> None:
         """Punctuate the latest partial words with the pending words (a :class:`Live` event),
@@ -420,13 +480,6 @@ class Pipeline:
             words = self._partial_words(start, end)
         self._close_segment(SegmentEnded(start, max(start, end), "error"), words)
 
-    def _decode_command(self, job: _Job) -> list[Word]:
-        """The segment's words, or the command said apart that they missed (see
-        :func:`dictate.heard_commands.heard_command`)."""
-        if job.audio is None or self.command_decoder is None:
-            return job.words
-        return heard_command(self.command_decoder, job.words, job.audio, job.alternatives, job.span)
-
     def _punct_loop(self) -> None:
         last_live = -1e9
         done_segment = 0  # the last segment whose words were punctuated
@@ -458,7 +511,8 @@ class Pipeline:
                     continue
                 assert isinstance(job, _Job)
                 done_segment = job.segment
-                self.text.segment(job.segment, self._decode_command(job), job.pauses)
+                self.text.segment(job.segment, job.words, job.pauses)
+                self._shown(job.segment)
             self.text.finish(self._segments)
         finally:
             source = self._source

@@ -50,6 +50,7 @@ LAYERS: list[set[str]] = [
         "dictation",
         "heard_commands",
         "pipeline",
+        "segments",  # a closed segment, its refiners (second pass, commands), the commit clock
         "file_decode",  # a file in several recogniser processes, with the pipeline's words
         "assembly",
         "instance_client",

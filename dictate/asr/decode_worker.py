@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dictate.asr.registry import EngineOptions
 from dictate.asr.segmenter import CHUNK_SAMPLES
 
 
@@ -65,14 +66,15 @@ def decode_segment(recognizer: Any, segment: SegmentPieces) -> tuple[list[WordTu
     return [(w.text, w.start, w.end, w.confidence) for w in words], alternatives
 
 
-def serve(worker: int, name: str | None, model: str | None, inbox: Any, outbox: Any) -> None:
-    """The worker: load the engine, say ready (and whether it can warm), then take chunks until
-    None. Every failure is sent back as ("error", worker, message); nothing is lost silently."""
+def serve(worker: int, options: EngineOptions, inbox: Any, outbox: Any) -> None:
+    """The worker: load the engine ``options`` describe (the parent's, whole), say ready (and
+    whether it can warm), then take chunks until None. Every failure is sent back as ("error",
+    worker, message); nothing is lost silently."""
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError, KeyboardInterrupt):
         try:
             from dictate.asr.loader import load_engine
 
-            engine = load_engine(name, model)
+            engine = load_engine(options=options)
             recognizer = engine.recognizer()
         except Exception as exc:
             outbox.put(("error", worker, f"could not load the recogniser: {exc}"))

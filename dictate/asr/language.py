@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from dictate.asr.engine import Engine
 
 LANGUAGES = {
     "en": "English", "ko": "Korean", "ru": "Russian", "fr": "French", "de": "German",
@@ -32,12 +28,8 @@ def language_name(code: str | None) -> str:
     return LANGUAGES.get(code or "", code or "an unknown language")
 
 
-def speech_model_language(engine: str, path: Path | None) -> str | None:
-    """The language code of a speech model (``engine`` "vosk" or "sphinx"), or None."""
-    if engine == "sphinx":
-        return "en"
-    if path is None:
-        return None
+def model_folder_language(path: Path) -> str | None:
+    """The language of the model in ``path``: its README's first line, else its folder names."""
     try:
         with (path / "README").open(encoding="utf-8", errors="replace") as fh:
             first = fh.readline(300)
@@ -63,9 +55,3 @@ def punctuation_mismatch(speech: str | None, punctuation: str) -> str:
         f"{language_name(punctuation)}: the text is shown as recognised, without punctuation "
         "or capitals"
     )
-
-
-def engine_mismatch(engine: Engine, punctuation: str) -> str:
-    """:func:`punctuation_mismatch` for a loaded recogniser; the one check the window, ``dictate
-    transcribe`` and ``dictate bench pipeline`` make before punctuating its words."""
-    return punctuation_mismatch(speech_model_language(engine.name, engine.model_path), punctuation)

@@ -1,4 +1,5 @@
-"""Loading the recognition engine the user asked for, or the best one available.
+"""Loading the recognition engines the user asked for, or the best ones available, as
+declared in :mod:`dictate.asr.registry`.
 
 Apart from :mod:`dictate.asr.engine`, so that the engines can import the interface they
 implement without importing the module that loads them.
@@ -6,19 +7,33 @@ implement without importing the module that loads them.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Any
 
 from dictate.asr.engine import Engine
-from dictate.asr.sphinx_engine import SphinxEngine
-from dictate.asr.vosk_engine import VoskEngine
-from dictate.errors import InputError, ModelNotFound
-from dictate.store.resolve import resolve_vosk_model
+from dictate.asr.registry import (
+    FIRST_PASS,
+    OFF,
+    WHISPER,
+    EngineOptions,
+    engine_languages,
+    load_first_pass,
+    spec_of,
+)
+from dictate.errors import DictateError, InputError
 
-ENGINE_NAMES = ("vosk", "sphinx")
+log = logging.getLogger("dictate.asr")
+
+ENGINE_NAMES = FIRST_PASS
+AUTO = "auto"
+"""The second pass chosen for the first pass: Whisper tiny.en for English, else none."""
 
 
-def load_engine(name: str | None = None, model: str | Path | None = None) -> Engine:
-    """Load the engine the user asked for, or the best one available.
+def load_engine(
+    name: str | None = None, model: str | Path | None = None, options: EngineOptions | None = None
+) -> Engine:
+    """Load the streaming engine the user asked for, or the best one available.
 
     ``name`` None means: Vosk if a Vosk model is resolved (``model``, ``$DICTATE_VOSK_MODEL``, an
     installed model), else the bundled PocketSphinx English engine.
@@ -27,19 +42,58 @@ def load_engine(name: str | None = None, model: str | Path | None = None) -> Eng
         InputError: Unknown engine name, or ``--model`` given for PocketSphinx.
         ModelError: The Vosk model is missing or cannot be loaded.
     """
-    if name not in (None, *ENGINE_NAMES):
-        raise InputError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")
-    if name == "sphinx":
-        if model is not None:
-            raise InputError("--model is for Vosk; the PocketSphinx engine uses its bundled model")
-        return SphinxEngine()
-    path = resolve_vosk_model(model)
-    if path is None:
-        if name == "vosk":
-            raise ModelNotFound(
-                "no Vosk model installed; run `dictate models download "
-                "vosk-model-small-en-us-0.15`, import one with `dictate models import PATH`, "
-                "or use --engine sphinx"
-            )
-        return SphinxEngine()
-    return VoskEngine(path)
+    base = options or EngineOptions()
+    chosen = EngineOptions(
+        name if name is not None else base.engine,
+        str(model) if model is not None else base.model,
+        base.compute_type,
+        base.device,
+        base.language,
+        base.threads,
+    )
+    engine: Engine = load_first_pass(chosen)
+    return engine
+
+
+def second_pass_model(choice: str | None, engine: Any) -> str | None:
+    """The Whisper model (a name or a folder) for ``choice`` ("auto", "off", a model) after
+    ``engine``'s words; None for none.
+
+    Raises:
+        InputError: A second pass was asked for after words in a language it does not know.
+    """
+    if choice in (None, "", OFF):
+        return None
+    spec = spec_of(engine)
+    language = engine_languages(spec.name, engine.model_path) if spec is not None else None
+    if choice == AUTO:
+        if language not in WHISPER.languages:
+            return None  # (a Korean Vosk model: tiny.en would write English)
+        return WHISPER.default_model
+    if language is not None and language not in WHISPER.languages:
+        raise InputError(
+            f"the second pass ({choice}) is for {', '.join(WHISPER.languages)} speech and the "
+            f"speech model is {language!r}; use --second-pass off"
+        )
+    return choice
+
+
+def load_second_pass(
+    choice: str | None, engine: Any, device: str = "auto", *, required: bool | None = None
+) -> Any:
+    """Load the second pass for ``choice`` after ``engine`` (None: none).
+
+    ``required`` None: an explicit choice must load (its error is raised), "auto" falls back to
+    none with a warning in the log (the first pass's words are still good).
+    """
+    model = second_pass_model(choice, engine)
+    if model is None:
+        return None
+    must = required if required is not None else choice != AUTO
+    try:
+        return WHISPER.load(EngineOptions(WHISPER.name, model, device=device))
+    except DictateError:
+        if must:
+            raise
+        log.warning("no second pass: Whisper %s could not be loaded", model, exc_info=True)
+        return None

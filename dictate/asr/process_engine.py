@@ -22,28 +22,30 @@ import numpy as np
 
 from dictate.asr.command_decode import CommandDecode
 from dictate.asr.engine import Word
+from dictate.asr.registry import EngineOptions
 from dictate.errors import DictateError
 
 log = logging.getLogger("dictate.asr")
 
 
-def _serve(conn: Connection, name: str | None, model: str | None) -> None:
+def _serve(conn: Connection, options: EngineOptions) -> None:
     """The child: load the engine, then decode what the parent sends until it says close."""
     # The parent may go away (the app quit while this loaded): no one to tell, no traceback.
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
-        _serve_until_closed(conn, name, model)
+        _serve_until_closed(conn, options)
 
 
-def _serve_until_closed(conn: Connection, name: str | None, model: str | None) -> None:
+def _serve_until_closed(conn: Connection, options: EngineOptions) -> None:
     from dictate.asr.loader import load_engine
 
     try:
-        engine = load_engine(name, model)
+        engine = load_engine(options=options)
         recognizer = engine.recognizer()
     except Exception as exc:
         conn.send(("error", str(exc)))
         return
-    conn.send(("ready", engine.label, str(engine.model_path) if engine.model_path else None))
+    path = str(engine.model_path) if engine.model_path else None
+    conn.send(("ready", engine.label, path, engine.name))
     while True:
         try:
             message = conn.recv()
@@ -67,15 +69,13 @@ def _serve_until_closed(conn: Connection, name: str | None, model: str | None) -
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def _serve_commands(
-    conn: Connection, name: str | None, model: str | None, phrases: list[str]
-) -> None:
+def _serve_commands(conn: Connection, options: EngineOptions, phrases: list[str]) -> None:
     """The child of a :class:`ProcessCommandDecoder`: decode segments against the phrases."""
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
         from dictate.asr.loader import load_engine
 
         try:
-            decoder = load_engine(name, model).command_decoder(phrases)  # type: ignore[attr-defined]
+            decoder = load_engine(options=options).command_decoder(phrases)  # type: ignore[attr-defined]
         except Exception as exc:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
             return
@@ -126,12 +126,12 @@ class ProcessCommandDecoder(_Child):
 
     _what = "command decoder"
 
-    def __init__(self, name: str | None, model: str | None, phrases: list[str]) -> None:
+    def __init__(self, options: EngineOptions, phrases: list[str]) -> None:
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
         self._process = context.Process(
             target=_serve_commands,
-            args=(child, name, model, list(phrases)),
+            args=(child, options, list(phrases)),
             name="dictate-commands",
             daemon=True,
         )
@@ -164,10 +164,22 @@ class ProcessEngine:
         DictateError: The child could not load the engine (the child's message is kept).
     """
 
-    def __init__(self, name: str | None, model: str | Path | None = None) -> None:
-        self._name = name
-        self._model = str(model) if model is not None else None
-        probe = ProcessRecognizer(name, self._model)  # loads once now: errors surface here
+    def __init__(
+        self,
+        name: str | None,
+        model: str | Path | None = None,
+        options: EngineOptions | None = None,
+    ) -> None:
+        base = options or EngineOptions()
+        self._options = EngineOptions(
+            name if name is not None else base.engine,
+            str(model) if model is not None else base.model,
+            base.compute_type,
+            base.device,
+            base.language,
+            base.threads,
+        )
+        probe = ProcessRecognizer(self._options)  # loads once now: errors surface here
         self.name = probe.engine_name
         self.label = probe.label
         self.model_path = probe.model_path
@@ -175,28 +187,27 @@ class ProcessEngine:
 
     def command_decoder(self, phrases: Sequence[str]) -> ProcessCommandDecoder:
         """The second decode of commands, in a child process of its own."""
-        return ProcessCommandDecoder(self._name, self._model, list(phrases))
+        return ProcessCommandDecoder(self._options, list(phrases))
 
     def recognizer(self) -> ProcessRecognizer:
         if self._spare is not None:
             spare, self._spare = self._spare, None
             return spare
-        return ProcessRecognizer(self._name, self._model)
+        return ProcessRecognizer(self._options)
 
 
 class ProcessRecognizer(_Child):
     """The parent's side of one child recogniser (same interface as the in-process ones)."""
 
-    def __init__(self, name: str | None, model: str | None) -> None:
-        self._name, self._model = name, model
+    def __init__(self, options: EngineOptions) -> None:
+        self._options = options
         self._spawn()
 
     def _spawn(self) -> None:
-        name, model = self._name, self._model
         context = multiprocessing.get_context("spawn")
         self._conn, child = context.Pipe()
         self._process = context.Process(
-            target=_serve, args=(child, name, model), name="dictate-recognizer", daemon=True
+            target=_serve, args=(child, self._options), name="dictate-recognizer", daemon=True
         )
         self._process.start()
         child.close()
@@ -204,9 +215,8 @@ class ProcessRecognizer(_Child):
         if reply[0] != "ready":
             self.close()
             raise DictateError(str(reply[1]))
-        _, self.label, path = reply
+        _, self.label, path, self.engine_name = reply
         self.model_path = Path(path) if path else None
-        self.engine_name = "sphinx" if "PocketSphinx" in self.label else "vosk"
         self._partial: list[str] | None = None
 
     def _send(self, message: tuple[Any, ...]) -> None:

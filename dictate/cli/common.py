@@ -181,10 +181,20 @@ def decoder_options(args: argparse.Namespace) -> StreamingOptions:
 
 
 def add_speech_args(parser: argparse.ArgumentParser) -> None:
+    from dictate.asr.registry import FIRST_PASS
+
     parser.add_argument(
         "--engine",
-        choices=("vosk", "sphinx"),
-        help="recogniser (default: Vosk if a model is installed, else the bundled PocketSphinx)",
+        choices=FIRST_PASS,
+        help="streaming recogniser, the first pass (default: Vosk if a model is installed, "
+        "else the bundled PocketSphinx)",
+    )
+    parser.add_argument(
+        "--second-pass",
+        metavar="MODEL",
+        help="Whisper model that decodes every segment again, its words replacing the first "
+        "pass's: a name (tiny.en, base.en, small.en, ...: `dictate models list`), a folder, "
+        "'auto' (tiny.en after English) or 'off' (default: the setting, auto unless changed)",
     )
     parser.add_argument(
         "--model",
@@ -199,7 +209,8 @@ def add_speech_args(parser: argparse.ArgumentParser) -> None:
         "--provider",
         choices=("auto", "cpu", "cuda"),
         default="auto",
-        help="ONNX Runtime execution provider for punctuation (default: auto)",
+        help="where punctuation (ONNX Runtime) and the second pass (CTranslate2) run: auto = "
+        "CUDA where it works, else the CPU (default: auto)",
     )
     parser.add_argument(
         "--mode",
@@ -249,16 +260,38 @@ def segmenter_options(args: argparse.Namespace) -> Any:
         raise InputError(f"bad segmenter option: {exc}") from None
 
 
-def engine_for(args: argparse.Namespace, name: str | None, err: TextIO) -> Any:
+def engine_for(
+    args: argparse.Namespace, name: str | None, err: TextIO, *, second: bool = False
+) -> Any:
+    """The streaming engine the arguments ask for (``second``: and the second pass, as a pair).
+    With neither a Vosk model nor a second pass, a note says the words will be poor."""
     from dictate.asr.loader import load_engine
+    from dictate.asr.registry import spec_of
 
     engine = load_engine(name, args.model)
-    if engine.name == "sphinx" and name is None:
+    log.info("engine: %s", engine.label)
+    refine = second_pass_for(args, engine) if second else None
+    spec = spec_of(engine)
+    if name is None and refine is None and spec is not None and spec.model_kind == "bundled":
         from dictate.store.catalog import RECOMMENDED
 
         err.write(
-            f"dictate: note: no Vosk model installed; using {engine.label}. "
-            f"For accurate results: dictate models download {RECOMMENDED}\n"
+            f"dictate: note: no Vosk model installed and no second pass; using {engine.label}, "
+            f"which is much less accurate. For accurate results: --second-pass tiny.en, or "
+            f"dictate models download {RECOMMENDED}\n"
         )
-    log.info("engine: %s", engine.label)
-    return engine
+    return (engine, refine) if second else engine
+
+
+def second_pass_for(args: argparse.Namespace, engine: Any) -> Any:
+    """The loaded second pass ``--second-pass`` (else the setting) asks for after ``engine``;
+    None for none. A model named explicitly that cannot load is an error; "auto" falls back to
+    none (logged)."""
+    from dictate.asr.loader import load_second_pass
+    from dictate.config import load_settings
+
+    choice = getattr(args, "second_pass", None) or load_settings().second_pass
+    second = load_second_pass(choice, engine, getattr(args, "provider", "auto"))
+    if second is not None:
+        log.info("second pass: %s", second.label)
+    return second

@@ -1,4 +1,6 @@
-"""``dictate models``: list, download, import and remove Vosk speech models."""
+"""``dictate models``: list, download, import and remove speech models: Vosk models, and the
+faster-whisper (Whisper) models of :mod:`dictate.store.whisper_models`, told apart by name (no
+Vosk model's name is in the Whisper catalogue)."""
 
 from __future__ import annotations
 
@@ -112,14 +114,39 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
             if model.entry is None:
                 stdout.write(f"  {name:32s} {format_size(model.size_bytes):>8s}  installed\n")
         stdout.write("Bundled fallback: PocketSphinx US English (always available, low accuracy)\n")
+        _list_whisper(stdout)
         return 0
     if action == "download":
+        from dictate.store.catalog import catalog_entry
+        from dictate.store.whisper_models import (
+            WHISPER_CATALOG,
+            download_whisper_model,
+            whisper_catalog_entry,
+        )
+
+        whisper = whisper_catalog_entry(args.name) is not None
+        if not whisper and args.url is None and catalog_entry(args.name) is None:
+            raise InputError(
+                f"unknown model {args.name!r}; Vosk models: "
+                f"{', '.join(entry.name for entry in CATALOG)}; Whisper models: "
+                f"{', '.join(entry.name for entry in WHISPER_CATALOG)} (see `dictate models list`)"
+            )
+        if whisper and args.url is not None:
+            raise InputError(
+                f"--url works for Vosk models only; for a mirror of the Whisper model "
+                f"{args.name}, set DICTATE_WHISPER_BASE_URL to its base URL"
+            )
         err = stderr or sys.stderr
         progress = _Progress(args.name, err)
         try:
-            path = store.download(
-                args.name, url=args.url, progress=progress, on_retry=progress.retrying
-            )
+            if whisper:
+                path = download_whisper_model(
+                    args.name, progress=progress, on_retry=progress.retrying
+                )
+            else:
+                path = store.download(
+                    args.name, url=args.url, progress=progress, on_retry=progress.retrying
+                )
         except KeyboardInterrupt:
             err.write(
                 "dictate: download interrupted; what was received is kept, run the same "
@@ -136,18 +163,80 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         path = store.import_path(Path(args.path), args.name)
         stdout.write(f"installed {path.name} in {path}\n")
         return 0
-    store.remove(args.name)
+    if _is_whisper(args.name):
+        from dictate.store.whisper_models import remove_whisper_model
+
+        remove_whisper_model(args.name)
+    else:
+        store.remove(args.name)
     stdout.write(f"removed {args.name}\n")
     return 0
 
 
+def _is_whisper(name: str) -> bool:
+    """Whether ``name`` is a Whisper model: in its catalogue, or a folder in its store."""
+    from dictate.store.folders import is_model_name
+    from dictate.store.whisper_models import default_whisper_root, whisper_catalog_entry
+
+    if whisper_catalog_entry(name) is not None:
+        return True
+    return is_model_name(name) and (default_whisper_root() / name).is_dir()
+
+
+def _list_whisper(stdout: TextIO) -> None:
+    """The Whisper catalogue, each model marked installed (downloaded), bundled or not
+    installed, then models in the Whisper store that are not in the catalogue."""
+    from dictate.errors import ModelError
+    from dictate.store.catalog import format_size
+    from dictate.store.whisper_models import (
+        BUNDLED_NAME,
+        WHISPER_CATALOG,
+        default_whisper_root,
+        find_bundled_model,
+        installed_whisper_models,
+        verify_bundled_model,
+    )
+
+    root = default_whisper_root()
+    installed = installed_whisper_models(root, bundled=False)
+    downloaded = {model.name for model in installed}
+    bundled_problem = None
+    if find_bundled_model() is not None:
+        try:
+            verify_bundled_model()
+        except ModelError as exc:
+            bundled_problem = str(exc)
+    else:
+        bundled_problem = "not installed"
+    stdout.write(f"Whisper models for faster-whisper (downloaded into {root}):\n")
+    for entry in WHISPER_CATALOG:
+        if entry.name in downloaded:
+            state = "installed"
+        elif entry.name == BUNDLED_NAME and bundled_problem is None:
+            state = "installed (bundled)"
+        else:
+            state = "not installed"
+        name = entry.name + (f" ({', '.join(entry.aliases)})" if entry.aliases else "")
+        stdout.write(
+            f"  {name:32s} {format_size(entry.approx_bytes):>8s}  {state}\n"
+            f"      {entry.description}\n"
+        )
+        if entry.name == BUNDLED_NAME and bundled_problem not in (None, "not installed"):
+            stdout.write(f"      bundled copy unusable: {bundled_problem}\n")
+    for model in installed:
+        if model.entry is None:
+            stdout.write(f"  {model.name:32s} {format_size(model.size_bytes):>8s}  installed\n")
+
+
 def register(commands: Any) -> None:
-    models = commands.add_parser("models", help="install and remove Vosk speech models")
+    models = commands.add_parser(
+        "models", help="install and remove speech models (Vosk, and Whisper for faster-whisper)"
+    )
     kinds = models.add_subparsers(dest="models_action", metavar="ACTION", required=True)
     kinds.add_parser("list", help="the catalogue and the installed models")
     download = kinds.add_parser("download", help="download and install a catalogue model")
     download.add_argument("name", metavar="NAME")
-    download.add_argument("--url", help="download from this URL instead (a mirror)")
+    download.add_argument("--url", help="download from this URL instead (a mirror; Vosk only)")
     imp = kinds.add_parser("import", help="install a model from a local folder or zip")
     imp.add_argument("path", metavar="PATH")
     imp.add_argument("--name", help="install under this name (default: the folder or zip name)")

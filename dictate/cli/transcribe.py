@@ -26,7 +26,7 @@ from dictate.errors import DictateError, InputError
 def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
-    from dictate.assembly import TextOptions, build_pipeline
+    from dictate.assembly import TextOptions, build_pipeline, refiners_for
     from dictate.audio.capture import FileSource, MicrophoneSource
     from dictate.cli.transcript_output import make_output, output_path
     from dictate.config import load_settings
@@ -55,7 +55,7 @@ def cmd_transcribe(
                 f"{info.duration:.1f} s; transcribing what is there\n"
             )
     seg_options = segmenter_options(args)
-    engine = engine_for(args, args.engine, err)
+    engine, second_pass = engine_for(args, args.engine, err, second=True)
     model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
     typist = None
     if args.type:
@@ -129,6 +129,7 @@ def cmd_transcribe(
         text,
         seg_options,
         commit_after=None if commit_ms is None else commit_ms / 1000,
+        second_pass=second_pass,
         live=args.json,
         stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
     )
@@ -145,6 +146,7 @@ def cmd_transcribe(
             args.workers,
             segmenter_options=seg_options,
             commit_after=None if commit_ms is None else commit_ms / 1000,
+            refiners=refiners_for(second_pass),
         )
     if built.punctuation_off:
         err.write(f"dictate: note: punctuation is off: {built.punctuation_off}\n")

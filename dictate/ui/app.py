@@ -336,7 +336,6 @@ def run_app(command: str | None = None) -> int:
     # Before Qt and the heavy imports: a second launch only hands the running one its command.
     if forward_command(command):
         return say_forwarded(command)
-    from dictate.store.store import ModelStore
     from dictate.ui.instance_server import DataFolderClaim, InstanceServer
 
     logfile = log_to_file()
@@ -362,7 +361,7 @@ def run_app(command: str | None = None) -> int:
         window.show()
         window.attach_tray()
         window.start_global_hotkey()
-        if not window.settings.first_run_done and not ModelStore().installed():
+        if not window.settings.first_run_done and not _accurate_without_download(window.settings):
             window.offer_model()
         server.refusal = partial(refusal, window)
         remote.window_ready(window)
@@ -371,6 +370,25 @@ def run_app(command: str | None = None) -> int:
     finally:
         server.close()
         claim.release()
+
+
+def _accurate_without_download(settings: Any) -> bool:
+    """Whether dictation is accurate as installed: a Vosk model, or the second pass on with its
+    model here (the bundled Whisper tiny.en). Else the first start offers a Vosk model."""
+    from dictate.store.store import ModelStore
+
+    if ModelStore().installed():
+        return True
+    if settings.second_pass == "off":
+        return False
+    from dictate.store.whisper_models import resolve_whisper_model
+
+    try:
+        model = None if settings.second_pass == "auto" else settings.second_pass
+        resolve_whisper_model(model)
+    except Exception:
+        return False
+    return True
 
 
 def _close_data_folder() -> None:

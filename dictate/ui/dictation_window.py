@@ -159,8 +159,9 @@ class DictationWindow(DocumentWindow):
 
     def _on_loaded(self, loaded: Loaded) -> None:
         # Short in the status bar, which the messages share; the whole description as its tip.
-        self.engine_label.setText(f"Engine: {loaded.engine_label.split(' (', 1)[0]}")
-        self.engine_label.setToolTip(loaded.engine_label)
+        shown = [loaded.engine_label, *([loaded.second_pass] if loaded.second_pass else [])]
+        self.engine_label.setText("Engine: " + " + ".join(s.split(" (", 1)[0] for s in shown))
+        self.engine_label.setToolTip("; final words: ".join(shown))
         if loaded.punctuation_off:
             self.provider_label.setText("Punctuation off")
             self.provider_label.setToolTip(f"Punctuation is off: {loaded.punctuation_off}.")
@@ -170,11 +171,13 @@ class DictationWindow(DocumentWindow):
                 f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
             )
             self.provider_label.setToolTip("")
-        if "low accuracy" in loaded.engine_label and not self._sphinx_noted:
+        low = "low accuracy" in loaded.engine_label and not loaded.second_pass
+        if low and not self._sphinx_noted:
             self._sphinx_noted = True  # once a session: it came back after every settings change
             self.messages.add_message(
-                "Dictating with the bundled PocketSphinx engine, which is much less accurate. "
-                "Install a Vosk model for better results.",
+                "Dictating with the bundled PocketSphinx engine alone, which is much less "
+                "accurate. Turn the second pass (Whisper) on in Settings, or install a Vosk "
+                "model.",
                 [("&Get a model…", self.offer_model)],
             )
 

@@ -40,6 +40,8 @@ class Loaded:
     provider: str
     punctuation_off: str = ""
     """Why punctuation is off for this speech model ("" when it runs)."""
+    second_pass: str = ""
+    """The second pass's label ("Whisper tiny.en (cpu)"), "" for none."""
 
 
 class State(TextEnum):
@@ -138,45 +140,58 @@ class DictationController(QObject):
 
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s``, built once and reused across runs."""
-        from dictate.asr.loader import load_engine
+        from dictate.asr.loader import load_engine, load_second_pass
+        from dictate.asr.registry import abilities_of, options_of
         from dictate.assembly import build_pipeline
         from dictate.punctuation.model import load_punctuation_model
 
         key = (
             s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
             s.commit_after_ms, s.written_forms, s.voice_commands, repr(s.replacements),
+            s.second_pass,
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
         if self._cache.get("engine_key") != (s.engine, s.vosk_model):
             engine: Any = load_engine(s.engine, s.vosk_model)
-            if engine.name == "sphinx":
-                # PocketSphinx holds the GIL while decoding: keep it out of the GUI's process.
+            if abilities_of(engine).own_process:
+                # It holds the GIL while decoding (PocketSphinx): out of the GUI's process.
                 from dictate.asr.process_engine import ProcessEngine
 
-                engine = ProcessEngine("sphinx")
+                engine = ProcessEngine(None, options=options_of(engine))
             self._cache["engine"] = engine
             self._cache["engine_key"] = (s.engine, s.vosk_model)
+            self._cache.pop("second_key", None)
+        if self._cache.get("second_key") != s.second_pass:
+            # Loaded once and shared by the pipelines built for later settings (a model of
+            # 75 MB to 1.6 GB); CTranslate2 releases the GIL while it decodes.
+            self._cache["second"] = load_second_pass(s.second_pass, self._cache["engine"])
+            self._cache["second_key"] = s.second_pass
         if "model" not in self._cache:
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
         options, text, commit_after = self._run_options(s)
+        second = self._cache["second"]
         built = build_pipeline(
-            engine, model, self._on_event, text, options, commit_after=commit_after
+            engine,
+            model,
+            self._on_event,
+            text,
+            options,
+            second_pass=second,
+            commit_after=commit_after,
         )
         old = self._pipeline
         self._pipeline, off = built.pipeline, built.punctuation_off
-        # The old pipeline's second decode may hold a child process (the window's sphinx):
-        # ended now, not when the app quits (one more per settings change).
-        close = getattr(getattr(old, "command_decoder", None), "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.info("closing the old command decoder failed", exc_info=True)
+        # The old pipeline's second decode of commands may hold a child process (the window's
+        # sphinx): ended now, not when the app quits (one more per settings change).
+        if old is not None:
+            old.close()
         self._cache["key"] = key
-        self.loaded.emit(Loaded(engine.label, model.provider, off))
+        self.loaded.emit(
+            Loaded(engine.label, model.provider, off, second.label if second is not None else "")
+        )
         return self._pipeline
 
     @staticmethod

@@ -105,7 +105,8 @@ def test_an_ordinary_short_phrase_is_not_taken_for_a_command(
 
 
 def run(pipeline: Pipeline, path: Path) -> tuple[str, list[list[str]]]:
-    """The text (finalized and pending) and each segment's words as recognised."""
+    """The text (finalized and pending) and each segment's words as the first pass heard
+    them."""
     events: list[Event] = []
     pipeline.on_event = events.append
     pipeline.run(FileSource(path))
@@ -115,7 +116,7 @@ def run(pipeline: Pipeline, path: Path) -> tuple[str, list[list[str]]]:
             text += " " + event.text
         elif isinstance(event, Pending):
             pending = event.text
-    heard = [[w.text for w in e.words] for e in events if isinstance(e, Segment)]
+    heard = [[w.text for w in (e.first_pass or e.words)] for e in events if isinstance(e, Segment)]
     return f"{text} {pending}".strip(), heard
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from dictate.asr.engine import Recognizer, Word
 from dictate.asr.loader import load_engine
+from dictate.asr.registry import EngineOptions
 from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter
 from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.asr.vosk_engine import VoskEngine
@@ -241,4 +242,4 @@ def test_a_recogniser_process_whose_app_quit_while_it_loaded_ends_quietly() -> N
 
     child_end, app_end = multiprocessing.Pipe()
     app_end.close()  # the app is gone before the engine is ready
-    _serve(child_end, "sphinx", None)  # returns: no BrokenPipeError
+    _serve(child_end, EngineOptions("sphinx"))  # returns: no BrokenPipeError

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dictate.asr.language import punctuation_mismatch, speech_model_language
+from dictate.asr.language import punctuation_mismatch
+from dictate.asr.registry import speech_model_language
 from dictate.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"

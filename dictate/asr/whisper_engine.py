@@ -1,0 +1,293 @@
+"""Whisper (faster-whisper, on CTranslate2) as the second pass: a closed segment's audio
+decoded again, its words replacing the streaming recogniser's
+(:class:`~dictate.segments.SecondPassRefiner`).
+
+Whisper is not a streaming recogniser: it decodes a whole segment at once, well. It also writes
+text that was never said when it is given silence, noise or music, or a prompt it likes too
+much. The guards here:
+
+* it hears only the segmenter's speech, with more padding before it than after
+  (:data:`PAD_BEFORE_S`, :data:`PAD_AFTER_S`): trailing silence is where it invents words;
+* ``condition_on_previous_text=False`` and a short prompt of the last words it settled, never a
+  long history; the temperature fallback is kept;
+* each result's ``no_speech_prob``, ``avg_logprob`` and ``compression_ratio`` are checked
+  (:class:`Guards`): a segment that is probably not speech is "no_speech" (nothing is written),
+  one that decoded badly or repeats itself keeps the first pass's words;
+* digits, currency and percent signs are suppressed at decoding time, so the words read as said
+  ("twenty dollars"), as every engine gives them; the app's written forms decide how to write
+  them. Its punctuation and capitals are taken off: the streaming punctuator decides across
+  pauses (the streaming-punctuation papers); a capital inside a sentence (a name) is kept as a
+  hint where :attr:`WhisperOptions.keep_case` says so.
+
+The encoder is given a window sized to the audio (:attr:`WhisperOptions.window`: at least
+:data:`MIN_WINDOW_S`), not always 30 s: CTranslate2 accepts shorter inputs, and the encoder's
+cost grows with the window (docs/second-pass.md has the measurement).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dictate.asr.engine import Word
+from dictate.audio.format import SAMPLE_RATE
+from dictate.errors import ModelError, ProviderError
+
+log = logging.getLogger("dictate.asr.whisper")
+
+PAD_BEFORE_S = 0.25
+"""Seconds of the audio before speech began that Whisper hears (the segmenter's pre-roll)."""
+PAD_AFTER_S = 0.1
+"""Seconds after speech ended that it hears."""
+MIN_WINDOW_S = 10
+"""The shortest encoder window (seconds)."""
+MAX_WINDOW_S = 30
+"""Whisper's own window; longer segments are decoded in several windows."""
+
+
+@dataclass(frozen=True)
+class Guards:
+    """When a result is not trusted (faster-whisper's own thresholds, applied per segment)."""
+
+    no_speech: float = 0.6
+    """``no_speech_prob`` above this with ``avg_logprob`` below :attr:`logprob`: not speech."""
+    logprob: float = -1.0
+    """``avg_logprob`` below this (after the temperature fallback): decoded badly."""
+    compression: float = 2.4
+    """``compression_ratio`` above this: it repeats itself."""
+    silent_no_speech: float = 0.5
+    """No words at all and ``no_speech_prob`` above this: nothing was said."""
+    tail_no_speech: float = 0.5
+    tail_logprob: float = -0.5
+    """A stretch after the first with ``no_speech_prob`` above :attr:`tail_no_speech` and
+    ``avg_logprob`` below :attr:`tail_logprob` is dropped: Whisper's "Thank you." after the
+    last word of a segment ends in silence (seen on a command said apart: no_speech_prob
+    0.60, avg_logprob -0.79, which faster-whisper's own rule lets through)."""
+
+
+@dataclass(frozen=True)
+class WhisperOptions:
+    """How the second pass loads and decodes."""
+
+    model: str | Path = "tiny.en"
+    """A model name (:mod:`dictate.store.whisper_models`) or a folder."""
+    device: str = "auto"
+    """"auto" (CUDA where CTranslate2 finds a GPU, else the CPU), "cpu" or "cuda"."""
+    compute_type: str = "default"
+    """CTranslate2's compute type; "default": int8 on the CPU, float16 on a GPU."""
+    threads: int = 0
+    """CPU threads (0: every core)."""
+    beam_size: int = 1
+    language: str | None = "en"
+    window: str = "auto"
+    """"auto": an encoder window sized to the audio (at least :data:`MIN_WINDOW_S`); "full":
+    always 30 s, as Whisper was trained."""
+    keep_case: bool = False
+    """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
+    capital is never kept)."""
+    guards: Guards = field(default_factory=Guards)
+
+
+@dataclass
+class SecondPassResult:
+    """One segment decoded by Whisper."""
+
+    words: list[Word]
+    verdict: str
+    """"speech": use ``words``; "no_speech": nothing was said; "unsure" (decoded badly),
+    "repeats" (it repeats itself) or "empty" (no words, but maybe speech): keep the first
+    pass's words."""
+    text: str = ""
+    """What Whisper wrote, punctuation and all."""
+    no_speech_prob: float = 0.0
+    avg_logprob: float = 0.0
+    compression_ratio: float = 0.0
+    cased: list[bool] = field(default_factory=list)
+    """Per word: Whisper wrote it with a capital inside a sentence (a name, "I")."""
+
+
+_DIGITS = re.compile(r"[0-9$%£€¥°]")
+_EDGE = re.compile(r"^[^\w']+|[^\w']+$")
+
+
+def clean_word(text: str) -> str:
+    """A Whisper word as the first pass writes words: no surrounding punctuation, lower case
+    ("I" and "I'm" stay capital, as the punctuator gives them anyway)."""
+    word = _EDGE.sub("", text.strip()).replace("\u2019", "'")
+    return word.lower()
+
+
+def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
+    from faster_whisper import WhisperModel
+
+    return WhisperModel(
+        str(path),
+        device=device,
+        compute_type=compute_type,
+        cpu_threads=threads,
+        local_files_only=True,  # a folder on disk: never the network
+    )
+
+
+def cuda_devices() -> int:
+    """GPUs CTranslate2 can use (0 where it has no CUDA)."""
+    try:
+        import ctranslate2
+
+        return int(ctranslate2.get_cuda_device_count())
+    except Exception:
+        return 0
+
+
+class WhisperSecondPass:
+    """A loaded Whisper model decoding closed segments (one at a time, in order)."""
+
+    name = "whisper"
+
+    def __init__(self, options: WhisperOptions | None = None, path: Path | None = None) -> None:
+        from dictate.store.whisper_models import resolve_whisper_model
+
+        self.options = options or WhisperOptions()
+        self.path = path if path is not None else resolve_whisper_model(self.options.model)
+        self.device, self.model = self._load()
+        self._lock = threading.Lock()
+        self._suppress = self._suppressed_tokens()
+        self.label = f"Whisper {self._model_name()} ({self.device})"
+
+    def _model_name(self) -> str:
+        model = self.options.model
+        return Path(model).name if isinstance(model, Path) or os.sep in str(model) else str(model)
+
+    def _load(self) -> tuple[str, Any]:
+        options = self.options
+        if options.device not in ("auto", "cpu", "cuda"):
+            raise ProviderError(f"unknown device {options.device!r}; choose auto, cpu or cuda")
+        threads = options.threads or (os.cpu_count() or 1)
+        want_cuda = options.device == "cuda" or (options.device == "auto" and cuda_devices() > 0)
+        if want_cuda:
+            compute = "float16" if options.compute_type == "default" else options.compute_type
+            try:
+                return "cuda", _load_whisper(self.path, "cuda", compute, threads)
+            except Exception as exc:
+                if options.device == "cuda":
+                    raise ProviderError(
+                        f"Whisper cannot run on CUDA here: {exc}; use --device cpu (or auto)"
+                    ) from exc
+                log.warning("Whisper on the CPU: CUDA could not be used (%s)", exc)
+        compute = "int8" if options.compute_type == "default" else options.compute_type
+        try:
+            return "cpu", _load_whisper(self.path, "cpu", compute, threads)
+        except Exception as exc:
+            raise ModelError(
+                f"the Whisper model in {self.path} could not be loaded: {exc}; reinstall it "
+                "(`dictate models download NAME`) or choose another with --second-pass"
+            ) from exc
+
+    def _suppressed_tokens(self) -> list[int]:
+        """The default suppressed tokens and every token that writes a digit, a currency or a
+        percent sign: numbers come out as words, as said."""
+        tokenizer = getattr(self.model, "hf_tokenizer", None)
+        if tokenizer is None:
+            return [-1]
+        vocabulary = tokenizer.get_vocab()
+        found = []
+        for number in vocabulary.values():
+            text = tokenizer.decode([number])
+            if _DIGITS.search(text) and not text.startswith("<|"):
+                found.append(number)
+        return [-1, *sorted(found)]
+
+    def _window(self, seconds: float) -> int | None:
+        if self.options.window == "full":
+            return None
+        return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, math.ceil(seconds + 0.5))))
+
+    def decode_audio(self, audio: np.ndarray, offset: float, prompt: str = "") -> SecondPassResult:
+        """Decode int16 ``audio`` whose first sample is at source time ``offset``."""
+        samples = audio.astype(np.float32) / 32768.0
+        seconds = len(samples) / SAMPLE_RATE
+        options = self.options
+        with self._lock:
+            segments, _info = self.model.transcribe(
+                samples,
+                language=options.language,
+                beam_size=options.beam_size,
+                condition_on_previous_text=False,
+                initial_prompt=prompt or None,
+                word_timestamps=True,
+                vad_filter=False,
+                suppress_tokens=self._suppress,
+                suppress_blank=True,
+                chunk_length=self._window(seconds),
+                without_timestamps=False,
+            )
+            decoded = list(segments)
+        return self._judge(decoded, offset, seconds)
+
+    def _judge(self, decoded: list[Any], offset: float, seconds: float) -> SecondPassResult:
+        guards = self.options.guards
+        words: list[Word] = []
+        cased: list[bool] = []
+        text = "".join(s.text for s in decoded).strip()
+        worst = SecondPassResult([], "speech", text)
+        if decoded:
+            worst.no_speech_prob = max(s.no_speech_prob for s in decoded)
+            worst.avg_logprob = min(s.avg_logprob for s in decoded)
+            worst.compression_ratio = max(s.compression_ratio for s in decoded)
+        for index, part in enumerate(decoded):
+            if part.no_speech_prob > guards.no_speech and part.avg_logprob < guards.logprob:
+                continue  # this stretch is not speech (faster-whisper's own rule)
+            tail = part.no_speech_prob > guards.tail_no_speech
+            if index > 0 and tail and part.avg_logprob < guards.tail_logprob:
+                continue  # words invented after the speech
+            if part.compression_ratio > guards.compression:
+                worst.verdict = "repeats"
+                return worst
+            if part.avg_logprob < guards.logprob:
+                worst.verdict = "unsure"
+                return worst
+            sentence_start = True
+            for spoken in part.words or []:
+                raw = spoken.word.strip()
+                word = clean_word(raw)
+                if not word:
+                    continue
+                start = offset + max(0.0, min(float(spoken.start), seconds))
+                end = offset + max(0.0, min(float(spoken.end), seconds))
+                capital = raw[:1].isupper() and not sentence_start
+                if capital and self.options.keep_case:
+                    word = _EDGE.sub("", raw).replace("\u2019", "'")
+                words.append(Word(word, start, max(start, end), float(spoken.probability)))
+                cased.append(capital)
+                sentence_start = raw[-1:] in ".?!"
+        if not words:
+            no_speech = not decoded or worst.no_speech_prob > guards.silent_no_speech
+            worst.verdict = "no_speech" if no_speech else "empty"
+            if decoded and all(
+                s.no_speech_prob > guards.no_speech and s.avg_logprob < guards.logprob
+                for s in decoded
+            ):
+                worst.verdict = "no_speech"
+            return worst
+        worst.words, worst.cased = words, cased
+        return worst
+
+    def decode(self, segment: Any, prompt: str = "") -> SecondPassResult:
+        """Decode a :class:`~dictate.segments.ClosedSegment`: its speech, padded
+        (:data:`PAD_BEFORE_S`, :data:`PAD_AFTER_S`)."""
+        audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
+        offset = max(segment.audio_start, segment.start - PAD_BEFORE_S)
+        if len(audio) < 0.1 * SAMPLE_RATE:
+            return SecondPassResult([], "no_speech")
+        return self.decode_audio(audio, offset, prompt)
+
+    def close(self) -> None:
+        self.model = None

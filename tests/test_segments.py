@@ -1,0 +1,186 @@
+"""The segment seam (dictate.segments): settling a closed segment with refiners, without threads,
+and the one commit clock; then the pipeline and the parallel file decode through the same seam."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dictate.asr.engine import Word
+from dictate.segments import (
+    ClosedSegment,
+    CommandRefiner,
+    CommitClock,
+    SecondPassRefiner,
+    settle,
+)
+
+RATE = 16000
+
+
+def words(*texts: str, start: float = 1.0) -> list[Word]:
+    return [Word(t, start + i * 0.3, start + i * 0.3 + 0.25) for i, t in enumerate(texts)]
+
+
+def segment(*texts: str, seconds: float = 1.0, alternatives: Any = ()) -> ClosedSegment:
+    audio = np.arange(round((seconds + 0.8) * RATE), dtype=np.int64).astype(np.int16)
+    return ClosedSegment(
+        1, 1.0, 1.0 + seconds, "silence", words(*texts), audio, 0.7, (), list(alternatives)
+    )
+
+
+class Fixed:
+    """A refiner that answers ``answer`` and records what it was given."""
+
+    def __init__(self, name: str, answer: list[Word] | None) -> None:
+        self.name, self.answer = name, answer
+        self.given: list[list[str]] = []
+
+    def refine(self, seg: ClosedSegment, current: list[Word]) -> list[Word] | None:
+        self.given.append([w.text for w in current])
+        return self.answer
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class Broken(Fixed):
+    def refine(self, seg: ClosedSegment, current: list[Word]) -> list[Word] | None:
+        raise RuntimeError("boom")
+
+
+def test_refiners_run_in_order_each_on_the_words_settled_before_it() -> None:
+    first = Fixed("second pass", words("hello", "world"))
+    keep = Fixed("keeps", None)
+    settled = settle(segment("hollow", "word"), [first, keep])
+    assert [w.text for w in settled.words] == ["hello", "world"]
+    assert settled.by == "second pass"
+    assert keep.given == [["hello", "world"]]
+    # the first pass's words are what else was heard, for "correct that"
+    assert settled.alternatives[0] == ["hollow", "word"]
+
+
+def test_no_refiner_keeps_the_first_pass_words_and_its_n_best() -> None:
+    settled = settle(segment("a", "b", alternatives=[["a", "c"]]), [])
+    assert [w.text for w in settled.words] == ["a", "b"] and settled.by == ""
+    assert settled.alternatives == [["a", "c"]]
+
+
+def test_a_failing_refiner_loses_no_words() -> None:
+    settled = settle(segment("keep", "me"), [Broken("broken", None)])
+    assert [w.text for w in settled.words] == ["keep", "me"]
+    assert settled.notes == ["broken: failed"]
+
+
+def test_nothing_said_is_an_empty_list_not_a_keep() -> None:
+    assert settle(segment("noise"), [Fixed("second", [])]).words == []
+
+
+def test_the_speech_span_is_cut_from_the_kept_audio() -> None:
+    seg = segment("x", seconds=2.0)  # audio from 0.7 s, speech 1.0 to 3.0 s
+    cut = seg.speech(before=0.25, after=0.1)
+    assert len(cut) == round(2.35 * RATE)
+    assert cut[0] == seg.audio[round(0.05 * RATE)]
+
+
+def test_the_commit_clock_counts_from_the_end_of_speech_and_speech_cancels_it() -> None:
+    clock = CommitClock(1.5)
+    clock.segment_ended(10.0)
+    assert not clock.due(False, 11.4)
+    assert not clock.due(True, 12.0)  # still speaking
+    assert clock.due(False, 11.5)
+    assert not clock.due(False, 20.0)  # once
+    clock.segment_ended(30.0)
+    clock.speech()
+    assert not clock.due(False, 40.0)
+    assert not CommitClock(None).due(False, 1e9)
+    with pytest.raises(ValueError, match="positive"):
+        CommitClock(0)
+
+
+@dataclass
+class Result:
+    words: list[Word]
+    verdict: str
+
+
+class FakeSecondPass:
+    """Stands in for Whisper where a test is about the refiner's rules, not about Whisper (the
+    real model is tested in tests/asr/test_whisper_engine.py)."""
+
+    name = "whisper"
+
+    def __init__(self, results: list[Result]) -> None:
+        self.results = results
+        self.prompts: list[str] = []
+
+    def decode(self, seg: Any, prompt: str = "") -> Result:
+        self.prompts.append(prompt)
+        return self.results.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_second_pass_replaces_keeps_or_writes_nothing_by_its_verdict() -> None:
+    fake = FakeSecondPass(
+        [
+            Result(words("heaven"), "speech"),
+            Result([], "no_speech"),
+            Result(words("junk", "junk"), "repeats"),
+        ]
+    )
+    refiner = SecondPassRefiner(fake)
+    assert [w.text for w in settle(segment("haven't"), [refiner]).words] == ["heaven"]
+    assert settle(segment("uh"), [refiner]).words == []
+    assert [w.text for w in settle(segment("first"), [refiner]).words] == ["first"]
+    assert refiner.verdicts == {"speech": 1, "no_speech": 1, "repeats": 1}
+
+
+def test_the_prompt_is_the_last_settled_words_only_and_a_new_run_forgets_them() -> None:
+    fake = FakeSecondPass([Result(words(*[f"w{i}" for i in range(30)]), "speech")] * 3)
+    refiner = SecondPassRefiner(fake, prompt_words=5)
+    settle(segment("a"), [refiner])
+    settle(segment("b"), [refiner])
+    assert fake.prompts == ["", "w25 w26 w27 w28 w29"]
+    refiner.reset()
+    settle(segment("c"), [refiner])
+    assert fake.prompts[-1] == ""
+
+
+class Decoder:
+    def __init__(self, phrase: str, accepted: bool) -> None:
+        self.phrase, self.accepted = phrase, accepted
+        self.calls = 0
+
+    def decode(self, audio: np.ndarray, heard: Any = ()) -> Any:
+        self.calls += 1
+        return self
+
+
+def test_the_command_check_judges_the_second_pass_words_and_skips_the_first_pass_n_best() -> None:
+    decoder = Decoder("comma", True)
+    commands = CommandRefiner(decoder)
+    # The second pass heard a command: taken as it is, no second decode.
+    settled = settle(segment("calm", "up"), [Fixed("whisper", words("comma")), commands])
+    assert [w.text for w in settled.words] == ["comma"] and decoder.calls == 0
+    # It heard ordinary words: the first pass's n-best (of other words) is not consulted, the
+    # grammar decode is.
+    seg = segment("calm", "up", alternatives=[["period"]])
+    settled = settle(seg, [Fixed("whisper", words("come", "up")), commands])
+    assert decoder.calls == 1 and [w.text for w in settled.words] == ["comma"]
+    # Without a second pass, the first pass's n-best still wins first.
+    settled = settle(segment("calm", "up", alternatives=[["period"]]), [commands])
+    assert [w.text for w in settled.words] == ["period"] and decoder.calls == 1
+
+
+def test_a_long_segment_is_no_command() -> None:
+    decoder = Decoder("comma", True)
+    settled = settle(segment("calm", seconds=5.0), [CommandRefiner(decoder)])
+    assert [w.text for w in settled.words] == ["calm"] and decoder.calls == 0
