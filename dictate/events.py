@@ -79,6 +79,9 @@ class Segment(Event):
     command heard): what was recognised first, beside what was settled; None: the same."""
     settled_by: str = ""
     """The refiner whose words ``words`` are ("whisper", "commands"; "": the first pass)."""
+    closed: float = 0.0
+    """Event time at which the segmenter closed the segment (``time`` is when its words were
+    settled): the latency of its final words counts from here."""
 
 
 @dataclass(frozen=True)

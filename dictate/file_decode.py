@@ -194,6 +194,7 @@ def decode_file(
             segment.words = [Word(*w) for w in said]
             segment.alternatives = list(alternatives or [])
             emit(SpeechStart(now(), segment.number, segment.speech_at))
+            segment.closed_at = now()
             settled = settle(segment, all_refiners)
             segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
             emit(
@@ -208,6 +209,7 @@ def decode_file(
                     settled.alternatives or None,
                     list(segment.words) if settled.by else None,
                     settled.by,
+                    segment.closed_at,
                 )
             )
             done_segment = segment.number

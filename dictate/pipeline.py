@@ -412,6 +412,7 @@ class Pipeline:
             event.pauses,
             list(getattr(self._recognizer, "alternatives", None) or []),
             self._speech_at,
+            self._now(),
         )
         with self._unshown_lock:
             self._unshown[closed.number] = [w.text for w in words]
@@ -444,6 +445,7 @@ class Pipeline:
                     settled.alternatives or None,
                     list(item.words) if settled.by else None,
                     settled.by,
+                    item.closed_at,
                 )
             )
             self._jobs.put(_Job(item.number, settled.words, item.pauses))

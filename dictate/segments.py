@@ -59,6 +59,9 @@ class ClosedSegment:
     """The first pass's other hypotheses (n-best after the best), as words."""
     speech_at: float = 0.0
     """Source seconds at which the segmenter heard speech begin."""
+    closed_at: float = 0.0
+    """The run's clock (event time) when the segmenter closed it: where the latency of its
+    final words is counted from."""
 
     @property
     def span(self) -> tuple[float, float]:

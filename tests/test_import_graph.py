@@ -11,7 +11,7 @@ Imports inside functions count (a lazy import still ties two modules together); 
 3. Layers: every top-level module or subpackage of ``dictate`` is placed in LAYERS, and imports
    only from its own layer or lower ones.
 4. A module over MAX_LINES lines says why at its top: a line starting "Size:" in its docstring
-   (BEING_SPLIT: modules being split, exempt meanwhile; none now).
+   (BEING_SPLIT: modules being split, exempt meanwhile).
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ LAYERS: list[set[str]] = [
 ]
 FROM_ANCESTOR = {("dictate", "__version__")}
 MAX_LINES = 500
-BEING_SPLIT: set[str] = set()
+# The window's dictation layer is split into parts with owners by issue 38; the second pass's
+# status (issue 36) took it 3 lines over meanwhile.
+BEING_SPLIT: set[str] = {"dictate/ui/dictation_window.py"}
 
 
 class Import(NamedTuple):

@@ -102,14 +102,20 @@ class _Warmed:
 def recognise_speech(
     samples: np.ndarray, settings: Settings, before: np.ndarray | None = None
 ) -> str:
-    """``samples`` through the recogniser and punctuator the settings choose, as text; the
-    recogniser hears ``before`` (the audio just before them) first, where it can."""
-    from dictate.asr.loader import load_engine
+    """``samples`` through the recognisers and punctuator the settings choose (the first pass
+    and the second, as the live run had them), as text; the first pass hears ``before`` (the
+    audio just before them) first, where it can."""
+    from dictate.asr.loader import load_engine, load_second_pass
     from dictate.assembly import TextOptions, build_pipeline
     from dictate.pipeline import final_text
     from dictate.punctuation.model import load_punctuation_model
 
     engine: Any = load_engine(settings.engine, settings.vosk_model)
+    try:
+        second = load_second_pass(settings.second_pass, engine)
+    except Exception as exc:  # the first pass's words are still worth having
+        log.info("no second pass for the recovered audio: %s", exc)
+        second = None
     if before is not None:
         engine = _Warmed(engine, before)
     try:
@@ -121,7 +127,7 @@ def recognise_speech(
     text = TextOptions(
         mode=settings.mode, written_forms=settings.written_forms, replacements=settings.replacements
     )
-    built = build_pipeline(engine, model, events.append, text, live=False)
+    built = build_pipeline(engine, model, events.append, text, second_pass=second, live=False)
     built.pipeline.run(_Samples(samples))
     return final_text(events)
 

@@ -171,8 +171,7 @@ class DictationWindow(DocumentWindow):
                 f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
             )
             self.provider_label.setToolTip("")
-        low = "low accuracy" in loaded.engine_label and not loaded.second_pass
-        if low and not self._sphinx_noted:
+        if "low accuracy" in loaded.engine_label and not (loaded.second_pass or self._sphinx_noted):
             self._sphinx_noted = True  # once a session: it came back after every settings change
             self.messages.add_message(
                 "Dictating with the bundled PocketSphinx engine alone, which is much less "
@@ -370,6 +369,11 @@ class DictationWindow(DocumentWindow):
                     self._partial_segment = event.segment
                     self.editor.set_dictation(partial=event.partial, live=event.pending)
         elif isinstance(event, Segment):
+            if event.first_pass is not None:  # replaced: what by, and what was greyed until now
+                said, greyed = " ".join(w.text for w in event.words), self.editor.buffer.partial
+                log.info(
+                    "segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed
+                )
             self._segment_closed[event.segment] = time.monotonic()
             if event.words:  # for "correct that": what else was heard for these words
                 self._heard.append(([w.text for w in event.words], event.alternatives or []))

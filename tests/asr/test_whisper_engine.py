@@ -316,3 +316,34 @@ def test_first_pass_words_stay_in_front_of_the_next_partial_until_the_second_pas
     assert [w.text for w in segments[0].words] == ["ONE", "TWO"]
     assert [w.text for w in segments[0].first_pass or []] == ["one", "two"]
     assert segments[0].settled_by == "whisper"
+
+
+class Loaded:
+    """A loaded first pass as the registry sees it: its name and model folder."""
+
+    def __init__(self, name: str, model_path: Path | None) -> None:
+        self.name, self.model_path, self.label = name, model_path, name
+
+
+def test_auto_is_tiny_en_after_english_and_none_after_korean(korean_vosk_model: Path) -> None:
+    from dictate.asr.loader import second_pass_model
+    from dictate.asr.registry import SPHINX, VOSK
+    from dictate.errors import InputError
+
+    english, korean = Loaded(SPHINX.name, None), Loaded(VOSK.name, korean_vosk_model)
+    assert second_pass_model("auto", english) == "tiny.en"
+    assert second_pass_model("off", english) is None
+    assert second_pass_model("base.en", english) == "base.en"
+    assert second_pass_model("auto", korean) is None  # tiny.en would write English words
+    with pytest.raises(InputError, match="second-pass off"):
+        second_pass_model("tiny.en", korean)
+
+
+def test_a_second_pass_named_but_not_installed_is_one_clear_error() -> None:
+    from dictate.asr.loader import load_second_pass
+    from dictate.asr.registry import SPHINX
+    from dictate.errors import ModelNotFound
+
+    with pytest.raises(ModelNotFound, match="dictate models download small.en"):
+        load_second_pass("small.en", Loaded(SPHINX.name, None))
+    assert load_second_pass("off", Loaded(SPHINX.name, None)) is None

