@@ -76,7 +76,7 @@ def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_fin
         log = app.log_text()
         settled = re.findall(r"segment (\d+): whisper '([^']*)'; greyed: '([^']*)'", log)
         assert settled, f"no segment was settled by Whisper; log:\n{log}"
-        number, said, greyed = settled[0]
+        _, said, greyed = settled[0]
         # What was greyed is what the first pass heard; Whisper's words took its place.
         assert "wisdom" in said.split() and "wisdom" not in greyed.split(), settled[0]
         assert set(words(said)) & set(words(greyed)), "the greyed words were of another phrase"
