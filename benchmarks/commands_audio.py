@@ -1,7 +1,8 @@
 """Voice commands heard on audio: synthesised voices through the real pipeline.
 
     python benchmarks/commands_audio.py [--work /tmp/commands-audio] [--decode off|on|both]
-        [--engine sphinx|vosk] [--sets command,ordinary,dictation] [--jobs 2]
+        [--engine sphinx|vosk] [--second-pass off|tiny.en|...] [--sets command,ordinary,dictation]
+        [--jobs 2]
         [--voices NAME,...] [--dev2012 ../shared/data/iwslt/dev2012.tsv] [--label NAME]
     python benchmarks/commands_audio.py --report BEFORE.jsonl AFTER.jsonl
 
@@ -58,10 +59,12 @@ _PIPELINE: Any = None
 _WORK = Path()
 
 
-def _init(work: str, engine: str, decode: bool, options: dict[str, Any], tune: bool) -> None:
+def _init(
+    work: str, engine: str, decode: bool, options: dict[str, Any], tune: bool, second: str
+) -> None:
     global _PIPELINE, _WORK
     _WORK = Path(work)
-    _PIPELINE = pipeline_factory(engine, command_decode=decode, **options)()
+    _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
     if tune and _PIPELINE.command_decoder is not None:
         # Accept every phrase the grammar finds, up to generous limits: the record of every
         # decode's margin lets thresholds be chosen afterwards (--tune).
@@ -131,7 +134,7 @@ def measure(args: argparse.Namespace, decode: bool) -> list[dict[str, Any]]:
     with context.Pool(
         args.jobs,
         _init,
-        (args.work, args.engine, decode, options, args.tune),
+        (args.work, args.engine, decode, options, args.tune, args.second_pass),
         maxtasksperchild=None,
     ) as pool:
         results = []
@@ -207,6 +210,11 @@ def main() -> int:
     parser.add_argument("--work", default="/tmp/commands-audio")
     parser.add_argument("--decode", choices=("off", "on", "both"), default="both")
     parser.add_argument("--engine", default="sphinx")
+    parser.add_argument(
+        "--second-pass",
+        default="off",
+        help="Whisper model that settles each segment first (default off: the figures before it)",
+    )
     parser.add_argument("--sets", default="command,ordinary,dictation")
     parser.add_argument("--voices", default="", help="comma-separated voice names (default all)")
     parser.add_argument("--dev2012", default=ROOT.parent / "shared/data/iwslt/dev2012.tsv")

@@ -119,11 +119,16 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServ
 @pytest.fixture
 def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
     """A real main window, offscreen, with its journal in the test's temporary folder."""
+    from dictate.asr.registry import OFF, SPHINX
     from dictate.config import Settings
     from dictate.editing.journal import Journal
     from dictate.ui.main_window import MainWindow
 
-    win = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
+    # The second pass off: these are tests of the window, most of them without speech; the
+    # second pass in the window has tests of its own (tests/test_second_pass_x11.py).
+    win = MainWindow(
+        Settings(engine=SPHINX.name, second_pass=OFF), Journal(tmp_path / "j.jsonl"), False
+    )
     win.load_text("", None)
     win.show()
     yield win

@@ -52,7 +52,7 @@ class Engine(Protocol):
     """A loaded recognition model."""
 
     name: str
-    """"vosk" or "sphinx"."""
+    """Its name in :mod:`dictate.asr.registry` (what it can do is read there by this name)."""
     label: str
     """What the user sees: engine and model, with a warning if it is the inaccurate fallback."""
     model_path: Path | None

@@ -39,7 +39,7 @@ def _clean(word: str) -> str | None:
 class SphinxEngine:
     """The bundled PocketSphinx US English model."""
 
-    name = "sphinx"
+    name = "sphinx"  # SPHINX.name: dictate.asr.registry imports this module, not the reverse
     label = "PocketSphinx (bundled English, low accuracy: install a Vosk model for better results)"
 
     def __init__(self) -> None:

@@ -40,7 +40,7 @@ class VoskEngine:
         ModelError: The directory is not a Vosk model or Kaldi cannot load it.
     """
 
-    name = "vosk"
+    name = "vosk"  # VOSK.name: dictate.asr.registry imports this module, not the reverse
 
     def __init__(self, model_path: str | Path) -> None:
         import vosk

@@ -128,6 +128,9 @@ def clean_word(text: str) -> str:
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
     from faster_whisper import WhisperModel
 
+    # It logs every segment's duration at INFO: one line per phrase in the app's log.
+    logging.getLogger("faster_whisper").setLevel(logging.WARNING)
+
     return WhisperModel(
         str(path),
         device=device,

@@ -68,21 +68,27 @@ def bench_file(
     workers: list[int],
     runs: int,
     sequential: bool = False,
+    second_pass: str | None = None,
 ) -> dict[str, Any]:
-    """Decode ``audio`` ``runs`` times with each worker count; see ``bench file --help``."""
-    from dictate.asr.loader import load_engine
+    """Decode ``audio`` ``runs`` times with each worker count; see ``bench file --help``.
+    ``second_pass``: the Whisper model that refines each segment ("auto", a name or folder;
+    None or "off": none, as before there was one)."""
+    from dictate.asr.loader import load_engine, load_second_pass
+    from dictate.assembly import refiners_for
     from dictate.audio.capture import FileSource
     from dictate.file_decode import decode_file
     from dictate.pipeline import final_text
     from dictate.punctuation.model import load_punctuation_model
 
     engine = load_engine(engine_name, model)
+    second = load_second_pass(second_pass, engine)
     punctuation = load_punctuation_model(punctuator_dir)
     duration = FileSource(audio).info.duration
     result: dict[str, Any] = {
         "audio": audio,
         "audio_seconds": round(duration, 3),
         "engine": engine.label,
+        "second_pass": second.label if second is not None else None,
         "cpus": os.cpu_count(),
         "workers": {},
     }
@@ -94,7 +100,14 @@ def bench_file(
             events: list[Any] = []
             with _PeakMemory() as memory:
                 began = time.perf_counter()
-                decoded = decode_file(audio, engine, punctuation, events.append, workers=count)
+                decoded = decode_file(
+                    audio,
+                    engine,
+                    punctuation,
+                    events.append,
+                    workers=count,
+                    refiners=refiners_for(second),
+                )
                 times.append(time.perf_counter() - began)
             if decoded.reason != "end_of_audio":
                 raise DictateError(f"the decode failed: {'; '.join(decoded.errors)}")
@@ -119,7 +132,7 @@ def bench_file(
         from dictate.assembly import build_pipeline
 
         events = []
-        built = build_pipeline(engine, punctuation, events.append, live=False)
+        built = build_pipeline(engine, punctuation, events.append, second_pass=second, live=False)
         began = time.perf_counter()
         built.pipeline.run(FileSource(audio))
         elapsed = time.perf_counter() - began
@@ -134,8 +147,9 @@ def bench_file(
 
 def format_file(result: dict[str, Any]) -> str:
     lines = [
-        f"{result['audio']}: {result['audio_seconds']} s of audio, {result['engine']}, "
-        f"{result['cpus']} CPUs"
+        f"{result['audio']}: {result['audio_seconds']} s of audio, {result['engine']}"
+        + (f" + {result['second_pass']}" if result.get("second_pass") else "")
+        + f", {result['cpus']} CPUs"
     ]
     for count, r in result["workers"].items():
         lines.append(

@@ -11,12 +11,16 @@ from pathlib import Path
 from typing import Any
 
 
-def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> dict[str, Any]:
+def bench_gui(
+    audio: Path, engine: str | None, model: str | None, runs: int, second_pass: str | None = None
+) -> dict[str, Any]:
     """Dictate ``audio`` at real-time speed into the window (offscreen unless a display is set)
-    while a 5 ms timer records the gaps between its ticks; report the longest stalls."""
+    while a 5 ms timer records the gaps between its ticks; report the longest stalls.
+    ``second_pass``: the window's setting for this run (None: "off", as before there was one)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer
 
+    from dictate.asr.registry import OFF
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
     from dictate.editing.journal import Journal
@@ -28,7 +32,12 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
     results = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
-            settings = Settings(engine=engine, vosk_model=model, first_run_done=True)
+            settings = Settings(
+                engine=engine,
+                vosk_model=model,
+                second_pass=second_pass or OFF,
+                first_run_done=True,
+            )
             window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
             window.load_text("", None)
             window.show()
@@ -71,6 +80,7 @@ def bench_gui(audio: Path, engine: str | None, model: str | None, runs: int) -> 
     return {
         "audio": str(audio),
         "platform": os.environ.get("QT_QPA_PLATFORM", "default"),
+        "second_pass": second_pass or OFF,
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
     }

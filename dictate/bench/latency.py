@@ -144,6 +144,7 @@ def _run_window(
             first_run_done=True,
             commit_after_ms=commit_after_ms,
             target=target,
+            second_pass="off",  # the first pass's latency, as measured before the second pass
         )
         window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
         window.load_text("", None)

@@ -11,17 +11,17 @@ from dictate.errors import DictateError
 
 
 def _timed_run(
-    engine: Any, model: Any, source: Any, asleep: bool = False
+    engine: Any, model: Any, source: Any, asleep: bool = False, second_pass: Any = None
 ) -> tuple[float, list[Any], str, float]:
     """One run of a fresh pipeline (a fresh punctuator: no state from the run before): its
     time, its events, why punctuation was off ("" if it was on) and the CPU time it took
     (every thread of this process). ``asleep``: as after "go to sleep" (the recogniser listens
-    for "wake up"; nothing is punctuated)."""
+    for "wake up"; nothing is punctuated). ``second_pass``: a loaded one (None: none)."""
     from dictate.assembly import build_pipeline
     from dictate.events import Error
 
     events: list[Any] = []
-    built = build_pipeline(engine, model, events.append)
+    built = build_pipeline(engine, model, events.append, second_pass=second_pass)
     pipeline = built.pipeline
     pipeline.text.asleep = asleep
     began, cpu = time.perf_counter(), time.process_time()
@@ -50,10 +50,18 @@ def _latencies(events: list[Any]) -> dict[str, list[float]]:
 
 
 def bench_pipeline(
-    audio: str, engines: list[str], model: str | None, punctuator_dir: str | None, runs: int
+    audio: str,
+    engines: list[str],
+    model: str | None,
+    punctuator_dir: str | None,
+    runs: int,
+    second_pass: str | None = None,
 ) -> dict[str, Any]:
-    """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions."""
-    from dictate.asr.loader import load_engine
+    """Measure each engine on ``audio``; see the ``bench pipeline`` help for the definitions.
+    ``second_pass``: the Whisper model after each engine ("auto", a name or folder; None or
+    "off": none, as before there was one)."""
+    from dictate.asr.loader import load_engine, load_second_pass
+    from dictate.asr.registry import engine_spec
     from dictate.audio.capture import FileSource
     from dictate.punctuation.model import load_punctuation_model
 
@@ -61,21 +69,30 @@ def bench_pipeline(
     duration = FileSource(audio).info.duration
     results: dict[str, Any] = {"audio": audio, "audio_seconds": round(duration, 3), "engines": {}}
     for name in engines:
-        engine = load_engine(name, model if name == "vosk" else None)
+        chooses_model = engine_spec(name).model_kind != "bundled"
+        engine = load_engine(name, model if chooses_model else None)
+        second = load_second_pass(second_pass, engine)
         times, cpu_awake, cpu_asleep = [], [], []
         words = 0
         for _ in range(runs):
-            elapsed, events, off, cpu = _timed_run(engine, punctuation_model, FileSource(audio))
+            elapsed, events, off, cpu = _timed_run(
+                engine, punctuation_model, FileSource(audio), second_pass=second
+            )
             times.append(elapsed)
             cpu_awake.append(cpu)
             words = sum(len(e.words) for e in events if type(e).__name__ == "Segment")
             cpu_asleep.append(
-                _timed_run(engine, punctuation_model, FileSource(audio), asleep=True)[3]
+                _timed_run(
+                    engine, punctuation_model, FileSource(audio), asleep=True, second_pass=second
+                )[3]
             )
-        _, live, off, _ = _timed_run(engine, punctuation_model, FileSource(audio, realtime=True))
+        _, live, off, _ = _timed_run(
+            engine, punctuation_model, FileSource(audio, realtime=True), second_pass=second
+        )
         lat = _latencies(live)
         results["engines"][name] = {
             "label": engine.label,
+            "second_pass": second.label if second is not None else None,
             "punctuation": f"off: {off}" if off else "on",
             "words": words,
             "rtf_runs": [round(t / duration, 4) for t in times],

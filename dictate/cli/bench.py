@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
+from dictate.asr.registry import FIRST_PASS
+from dictate.cli.bench_file import add_second_pass_arg
 from dictate.cli.common import add_model_args, bounded, load_model
 from dictate.errors import InputError
 
@@ -36,24 +38,25 @@ def cmd_bench_punctuator(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
-    from dictate.store.resolve import resolve_vosk_model
+    from dictate.asr.registry import available_first_passes
 
     if args.runs < 1:
         raise InputError("--runs must be at least 1")
-    engines = args.engine or (
-        ["vosk", "sphinx"] if resolve_vosk_model(args.model) is not None else ["sphinx"]
-    )
+    engines = args.engine or list(available_first_passes(args.model))
     from dictate.bench.pipeline import bench_pipeline
 
-    result = bench_pipeline(args.audio, engines, args.model, args.punctuator, args.runs)
+    result = bench_pipeline(
+        args.audio, engines, args.model, args.punctuator, args.runs, args.second_pass
+    )
     if args.json:
         json.dump(result, stdout, indent=2)
         stdout.write("\n")
         return 0
     stdout.write(f"{result['audio']}: {result['audio_seconds']} s of audio\n")
     for name, r in result["engines"].items():
+        then = f" + {r['second_pass']}" if r["second_pass"] else ""
         stdout.write(
-            f"{name}: real-time factor {r['rtf_median']} (median of {len(r['rtf_runs'])}; "
+            f"{name}{then}: real-time factor {r['rtf_median']} (median of {len(r['rtf_runs'])}; "
             f"runs {r['rtf_runs']}), {r['words']} words\n"
             f"  shown (pending or final) after segment close: median "
             f"{r['latency_close_ms_median']} ms, max {r['latency_close_ms_max']} ms; "
@@ -76,7 +79,7 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
         raise InputError("--runs must be at least 1")
     audio = Path(args.audio) if args.audio else asset_path("sample_en.wav")
     FileSource(audio)  # a bad file fails here, with one line
-    result = bench_gui(audio, args.engine, args.model, args.runs)
+    result = bench_gui(audio, args.engine, args.model, args.runs, args.second_pass)
     if args.json:
         json.dump(result, stdout, indent=2)
         stdout.write("\n")
@@ -196,8 +199,12 @@ def register(commands: Any) -> None:
         "audio", metavar="AUDIO", help="audio file (WAV, FLAC, ...) with several spoken phrases"
     )
     pipeline.add_argument(
-        "--engine", action="append", choices=("vosk", "sphinx"), help="repeat for several"
+        "--engine",
+        action="append",
+        choices=FIRST_PASS,
+        help="repeat for several (default: each one whose model is installed)",
     )
+    add_second_pass_arg(pipeline)
     pipeline.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")
     pipeline.add_argument("--punctuator", metavar="DIR", help="punctuation model directory")
     pipeline.add_argument(
@@ -253,7 +260,8 @@ def register(commands: Any) -> None:
         "gaps exceeded 50 ms, per run.",
     )
     gui.add_argument("audio", nargs="?", metavar="AUDIO", help="audio file (WAV, FLAC, ...)")
-    gui.add_argument("--engine", choices=("vosk", "sphinx"))
+    gui.add_argument("--engine", choices=FIRST_PASS)
+    add_second_pass_arg(gui)
     gui.add_argument("--model", metavar="PATH", help="Vosk model")
     gui.add_argument(
         "--runs", type=bounded(int, 1, 1000), default=3, metavar="N", help="runs (default 3)"
@@ -277,7 +285,7 @@ def register(commands: Any) -> None:
     latency.add_argument("--audio", metavar="FILE", help="recording to play (WAV, FLAC, ...)")
     latency.add_argument(
         "--engine",
-        choices=("vosk", "sphinx"),
+        choices=FIRST_PASS,
         help="recogniser (default: Vosk if a model is installed, else the bundled PocketSphinx)",
     )
     latency.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from dictate.asr.engine import Word
+from dictate.asr.registry import SPHINX
 from dictate.voice_commands import PHRASES, Command, CommandKind, split_commands
 
 RATE = 16000
@@ -389,20 +390,30 @@ def score(case: Case, built: Built, run: Run) -> Score:
     return Score(hit and not junk and doc_ok, len(commands) - len(found), junk, labels)
 
 
-def pipeline_factory(engine_name: str = "sphinx", **options: Any) -> Callable[[], Any]:
+def pipeline_factory(
+    engine_name: str = SPHINX.name, second_pass: str | None = None, **options: Any
+) -> Callable[[], Any]:
     """A function that builds the pipeline the benchmark measures (engine and models loaded
-    once per process)."""
+    once per process); ``second_pass``: a Whisper model ("tiny.en"), None or "off" for none."""
 
     def make() -> Any:
-        from dictate.asr.loader import load_engine
+        from dictate.asr.loader import load_engine, load_second_pass
         from dictate.assembly import TextOptions, build_pipeline
         from dictate.punctuation.model import load_punctuation_model
 
         engine = load_engine(engine_name)
+        second = load_second_pass(second_pass, engine, "cpu")
         model = load_punctuation_model()
         text = TextOptions(commands=True, written_forms=False)
         return build_pipeline(
-            engine, model, lambda event: None, text, stop_command=False, live=False, **options
+            engine,
+            model,
+            lambda event: None,
+            text,
+            second_pass=second,
+            stop_command=False,
+            live=False,
+            **options,
         ).pipeline
 
     return make

@@ -278,7 +278,10 @@ class AudioImport(QObject):
         window._typist = None  # a file's text comes into this window, whatever the target
         log.info("transcribing an audio file of %.0f s", source.info.duration)  # never its name
         workers = window_workers()
-        window.controller.start(lambda: self._ready(source), parallel_run_factory(source, workers))
+        window.controller.start(
+            lambda: self._ready(source),
+            parallel_run_factory(source, workers, window.controller.second_pass),
+        )
         return True
 
     def _where(self, name: str) -> str | None:

@@ -208,7 +208,9 @@ class DictationWindow(DocumentWindow):
         self.messages.show_message(message, actions)
 
     def _use_bundled_engine(self) -> None:
-        self.settings.engine, self.settings.vosk_model = "sphinx", None
+        from dictate.asr.registry import SPHINX
+
+        self.settings.engine, self.settings.vosk_model = SPHINX.name, None
         self.controller.forget_engine()
         self.refresh_engines()
         self._settings_changed()

@@ -456,7 +456,9 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         dialog.exec()
         self.settings.first_run_done = True
         if dialog.installed_path is not None:
-            self.settings.engine, self.settings.vosk_model = "vosk", dialog.installed_path.name
+            from dictate.asr.registry import VOSK
+
+            self.settings.engine, self.settings.vosk_model = VOSK.name, dialog.installed_path.name
             self.controller.forget_engine()
         self.refresh_engines()
         self._settings_changed()

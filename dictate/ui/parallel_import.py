@@ -1,10 +1,13 @@
 """An audio file transcribed in the window by several recognisers at once
 (:mod:`dictate.file_decode`), where the words are the same as one recogniser's.
 
-That is so for PocketSphinx (every worker hears the whole file; docs/parallel-decode.md), not for
-Vosk: its words' times, now and then a word, differ from a sequential run's, and every worker
-loads the model again (650 MB each for the Korean model measured there). So with Vosk the window
-transcribes with the pipeline, one recogniser, as before.
+That is so for an engine that can hear audio without decoding it (its ability ``warm`` in
+:mod:`dictate.asr.registry`: PocketSphinx; every worker hears the whole file;
+docs/parallel-decode.md), not for Vosk: its words' times, now and then a word, differ from a
+sequential run's, and every worker loads the model again (650 MB each for the Korean model
+measured there). So with Vosk the window transcribes with the pipeline, one recogniser, as
+before. Either way the window's second pass (Whisper) settles each segment's words, as it does
+for ``dictate transcribe``.
 """
 
 from __future__ import annotations
@@ -27,12 +30,17 @@ def window_workers() -> int:
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
-def parallel_run_factory(source: Any, workers: int) -> Callable[..., Any]:
+def parallel_run_factory(
+    source: Any, workers: int, second_pass: Callable[[], Any] | None = None
+) -> Callable[..., Any]:
     """The ``run_factory`` for :meth:`~dictate.ui.pipeline_runner.DictationController.start`:
     a :class:`~dictate.file_decode.ParallelRun` of ``source``'s file with ``workers``
     recognisers, reporting its progress in ``source`` (a
     :class:`~dictate.ui.audio_import.ProgressSource`, whose blocks are then never read); None
-    (the pipeline) for one worker or an engine other than PocketSphinx."""
+    (the pipeline) for one worker or an engine whose parallel words would not be exact.
+
+    ``second_pass()`` returns the second pass the controller loaded for this run (None: none);
+    it refines each segment before the command check, as in the pipeline."""
 
     def make(
         engine: Any,
@@ -42,8 +50,11 @@ def parallel_run_factory(source: Any, workers: int) -> Callable[..., Any]:
         commit_after: float | None,
         on_event: Callable[[Any], None],
     ) -> Any:
-        if workers < 2 or getattr(engine, "name", None) != "sphinx":
+        from dictate.asr.registry import abilities_of
+
+        if workers < 2 or not abilities_of(engine).warm:
             return None
+        from dictate.assembly import refiners_for
         from dictate.file_decode import ParallelRun
 
         def progress(done: float, total: float) -> None:
@@ -61,6 +72,7 @@ def parallel_run_factory(source: Any, workers: int) -> Callable[..., Any]:
             commit_after=commit_after,
             progress=progress,
             chunk_s=CHUNK_S,
+            refiners=refiners_for(second_pass() if second_pass is not None else None),
         )
 
     return make

@@ -25,8 +25,8 @@ log = logging.getLogger("dictate.ui")
 
 #: Settings a run takes when it starts and keeps to its end.
 RUN_SETTINGS = (
-    "input_device", "engine", "vosk_model", "silence_ms", "max_segment_s", "commit_after_ms",
-    "mode",
+    "input_device", "engine", "vosk_model", "second_pass", "silence_ms", "max_segment_s",
+    "commit_after_ms", "mode",
     "min_right_words", "written_forms", "voice_commands", "replacements", "target",
     "typing_backend", "clipboard_fallback",
 )  # fmt: skip
@@ -193,6 +193,11 @@ class DictationController(QObject):
             Loaded(engine.label, model.provider, off, second.label if second is not None else "")
         )
         return self._pipeline
+
+    def second_pass(self) -> Any:
+        """The second pass loaded for the current run's settings (None: none, or not loaded
+        yet); a file's parallel decode refines its segments with it."""
+        return self._cache.get("second")
 
     @staticmethod
     def _run_options(s: Settings) -> tuple[Any, Any, float | None]:

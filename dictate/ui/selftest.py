@@ -17,17 +17,22 @@ speech it gets about a quarter right, which no longer passes."""
 
 
 def self_test(
-    timeout: float = 180.0, sample: Path | None = None, transcript: str | None = None
+    timeout: float = 180.0,
+    sample: Path | None = None,
+    transcript: str | None = None,
+    second_pass: str | None = None,
 ) -> int:
     """Run the whole app offscreen on the bundled sample recording.
 
     Exit status 0 only if dictation finished, the editor holds exactly the finalized text, the
     journal replays to it, the text was punctuated, and its words match the sample's transcript
     (``sample_en.json``) with at least :data:`SELF_TEST_MIN_ACCURACY` word accuracy.
+    ``second_pass``: :attr:`Settings.second_pass` of the run (None: the app's default).
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QCoreApplication
 
+    from dictate.asr.registry import SPHINX
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
     from dictate.editing.journal import Journal, replay
@@ -43,11 +48,12 @@ def self_test(
         meta = json.loads(asset_path("sample_en.json").read_text(encoding="utf-8"))
         transcript = " ".join(phrase["text"] for phrase in meta["phrases"])
     assert transcript is not None, "a sample needs its transcript"
+    settings = Settings(engine=SPHINX.name, first_run_done=True)
+    if second_pass is not None:
+        settings.second_pass = second_pass
     with tempfile.TemporaryDirectory(prefix="dictate-self-test-") as tmp:
         journal = Journal(Path(tmp) / "journal.jsonl")
-        window = MainWindow(
-            Settings(engine="sphinx", first_run_done=True), journal, save_settings_on_change=False
-        )
+        window = MainWindow(settings, journal, save_settings_on_change=False)
         window.load_text("", None)
         window.show()
         events: list[Event] = []

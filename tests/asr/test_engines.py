@@ -138,7 +138,9 @@ def test_engine_resolution(
     with pytest.raises(InputError, match="--model is for Vosk"):
         load_engine("sphinx", tmp_path)
     with pytest.raises(InputError, match="unknown engine"):
-        load_engine("whisper")
+        load_engine("kaldi")
+    with pytest.raises(InputError, match=r"not a streaming engine.*--second-pass"):
+        load_engine("whisper")  # a second pass only
     # --model and $DICTATE_VOSK_MODEL select Vosk.
     assert load_engine(None, korean_vosk_model).name == "vosk"
     monkeypatch.setenv("DICTATE_VOSK_MODEL", str(korean_vosk_model))

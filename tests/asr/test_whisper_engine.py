@@ -344,6 +344,6 @@ def test_a_second_pass_named_but_not_installed_is_one_clear_error() -> None:
     from dictate.asr.registry import SPHINX
     from dictate.errors import ModelNotFound
 
-    with pytest.raises(ModelNotFound, match="dictate models download small.en"):
+    with pytest.raises(ModelNotFound, match=r"dictate models download small\.en"):
         load_second_pass("small.en", Loaded(SPHINX.name, None))
     assert load_second_pass("off", Loaded(SPHINX.name, None)) is None

@@ -305,7 +305,8 @@ def test_self_test_command() -> None:
 def test_self_test_fails_on_speech_the_engine_gets_wrong(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The espeak-ng fixture, which the bundled engine mostly mishears: no longer an OK."""
+    """The espeak-ng fixture, which the bundled first pass alone mostly mishears: no longer an
+    OK (the second pass off; Whisper hears it well enough to pass)."""
     import json
 
     from dictate.ui.selftest import self_test
@@ -313,7 +314,7 @@ def test_self_test_fails_on_speech_the_engine_gets_wrong(
     data = Path(__file__).resolve().parents[1] / "data"
     meta = json.loads((data / "en_phrases.json").read_text(encoding="utf-8"))
     transcript = " ".join(phrase["text"] for phrase in meta["phrases"])
-    assert self_test(sample=data / "en_phrases.wav", transcript=transcript) == 1
+    assert self_test(sample=data / "en_phrases.wav", transcript=transcript, second_pass="off") == 1
     err = capsys.readouterr().err
     assert "self-test: FAILED" in err and "word accuracy" in err and "below 80%" in err
 

@@ -17,10 +17,12 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFontComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QKeySequenceEdit,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -28,6 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dictate.asr.loader import AUTO
+from dictate.asr.registry import FIRST_PASS, OFF, VOSK, WHISPER, engine_spec
 from dictate.config import (
     AUDIO_MB_RANGE,
     COMMIT_AFTER_MS,
@@ -43,17 +47,56 @@ from dictate.writing.replacements import parse_replacements
 log = logging.getLogger("dictate.ui")
 
 
-def engine_choices() -> list[tuple[str, str | None, str | None]]:
-    """(label, engine, model) for every recogniser the user can pick."""
-    from dictate.store.store import ModelStore
-
-    choices: list[tuple[str, str | None, str | None]] = [("Automatic (best installed)", None, None)]
+def installed_models(kind: str) -> list[tuple[str, str]]:
+    """(name, label suffix) of every installed model of a kind of model
+    (:attr:`~dictate.asr.registry.EngineSpec.model_kind`); none for the bundled kind, and none
+    (logged) where the store cannot be read."""
     try:
-        for model in ModelStore().installed():
-            choices.append((f"Vosk: {model.name}", "vosk", model.name))
+        if kind == VOSK.model_kind:
+            from dictate.store.store import ModelStore
+
+            return [(model.name, "") for model in ModelStore().installed()]
+        if kind == WHISPER.model_kind:
+            from dictate.store.whisper_models import installed_whisper_models
+
+            found: dict[str, str] = {}
+            for whisper in installed_whisper_models():
+                found.setdefault(whisper.name, " (bundled)" if whisper.bundled else "")
+            return list(found.items())
     except OSError as exc:
-        log.warning("cannot list Vosk models: %s", exc)
-    choices.append(("PocketSphinx (bundled English, low accuracy)", "sphinx", None))
+        log.warning("cannot list the installed %s models: %s", kind, exc)
+    return []
+
+
+def engine_choices() -> list[tuple[str, str | None, str | None]]:
+    """(label, engine, model) for every recogniser the user can pick: each streaming engine of
+    :mod:`dictate.asr.registry`, once per installed model where it loads one the user chooses."""
+    choices: list[tuple[str, str | None, str | None]] = [("Automatic (best installed)", None, None)]
+    for name in FIRST_PASS:
+        spec = engine_spec(name)
+        if spec.model_kind == "bundled":
+            choices.append((spec.label, spec.name, None))
+            continue
+        for model, _ in installed_models(spec.model_kind):
+            choices.append((f"{spec.title()}: {model}", spec.name, model))
+    return choices
+
+
+def second_pass_choices(current: str | None = None) -> list[tuple[str, str]]:
+    """(label, value of :attr:`Settings.second_pass`) for every second pass the user can pick:
+    automatic, off, and each installed Whisper model (``current`` too, where it is none of them:
+    a folder, or a model since removed, stays chosen)."""
+    default = WHISPER.default_model
+    choices = [
+        (f"Automatic ({WHISPER.title()} {default} for English)", AUTO),
+        ("Off", OFF),
+        *(
+            (f"{WHISPER.title()} {name}{note}", name)
+            for name, note in installed_models(WHISPER.model_kind)
+        ),
+    ]
+    if current and current not in {value for _, value in choices}:
+        choices.append((f"{WHISPER.title()} {current}", current))
     return choices
 
 
@@ -93,6 +136,15 @@ class SettingsDialog(QDialog):
         for label, engine, model in engine_choices():
             self.engine.addItem(label, (engine, model))
         self._select(self.engine, (settings.engine, settings.vosk_model))
+        self.second_pass = QComboBox()
+        for text, choice in second_pass_choices(settings.second_pass):
+            self.second_pass.addItem(text, choice)
+        self._select(self.second_pass, settings.second_pass)
+        self.second_pass.setToolTip(
+            "Whisper decodes each sentence again once you pause, and its words replace the "
+            "speech engine's: slower to become final, much more accurate. Automatic uses it "
+            "after English speech."
+        )
         self.silence = QSpinBox()
         self.silence.setRange(100, 3000)
         self.silence.setSingleStep(50)
@@ -135,23 +187,35 @@ class SettingsDialog(QDialog):
             # A number out of range becomes the nearest allowed one, not the old value again.
             box.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
             box.setToolTip(f"{box.minimum():g} to {box.maximum():g}")
+        self.font_size.setAccessibleName("Font size")
+        font_row = QWidget()  # font and size on one row: the dialog fits a 1024x768 screen
+        font_layout = QHBoxLayout(font_row)
+        font_layout.setContentsMargins(0, 0, 0, 0)
+        font_layout.addWidget(self.font_family, 1)
+        font_layout.addWidget(self.font_size)
         rows: list[tuple[str | QCheckBox, QWidget]] = [
             ("&Microphone", self.device),
             ("Speech &engine", self.engine),
+            ("&Final words (second pass)", self.second_pass),
             ("&Silence that ends a segment", self.silence),
             (self.commit, self.commit_after),
             ("Ma&ximum segment", self.max_segment),
             ("P&unctuation mode", self.mode),
             ("Words after a sentence &before it is final", self.right_words),
-            ("Editor &font", self.font_family),
-            ("Font si&ze", self.font_size),
+            ("Editor font and si&ze", font_row),
         ]
         for row_label, widget in rows:
             if isinstance(row_label, QCheckBox):
                 widget.setAccessibleName("Pause before the words are committed")
+                form.addRow(row_label, widget)
+            elif widget is font_row:
+                self.font_family.setAccessibleName("Editor font")
+                font_label = QLabel(row_label)
+                font_label.setBuddy(self.font_family)
+                form.addRow(font_label, widget)
             else:
                 widget.setAccessibleName(row_label.replace("&", ""))
-            form.addRow(row_label, widget)
+                form.addRow(row_label, widget)
         self.written_forms = QCheckBox("Write &numbers, dates and money as digits ($25, 9:30 a.m.)")
         self.written_forms.setChecked(settings.written_forms)
         self.voice_commands = QCheckBox(
@@ -240,9 +304,10 @@ class SettingsDialog(QDialog):
             self.history.toggled.connect(box.setEnabled)
             limits.addWidget(box)
         form.addRow(self.history, limits)
-        self.keep_audio = QCheckBox(
-            "Keep the audio of dictation, to play sentences back and to recognise the last "
-            "words again after a crash; size &quota (oldest deleted first)"
+        self.keep_audio = QCheckBox("Keep the audio of dictation, up to a &quota of")
+        self.keep_audio.setToolTip(
+            "To play sentences back and to recognise the last words again after a crash; the "
+            "oldest sessions are deleted first."
         )
         self.keep_audio.setChecked(settings.keep_audio)
         self.audio_mb = QSpinBox()
@@ -283,13 +348,33 @@ class SettingsDialog(QDialog):
         self.problem.hide()
         row_height = self.replacements.verticalHeader().defaultSectionSize()
         self.replacements.setMinimumHeight(row_height * 6)  # five rows in view
+        # The form scrolls where the screen is small (its rows are taller than 768 pixels).
+        page = QWidget()
+        page.setLayout(form)
+        scroll = QScrollArea()
+        scroll.setWidget(page)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        scroll.setMinimumWidth(page.minimumSizeHint().width() + bar)  # never scrolls sideways
+        self.form_area = scroll
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(scroll, 1)
         layout.addWidget(table_label)
         layout.addWidget(self.replacements)
         layout.addLayout(row)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
+        self._fit_screen(page)
+
+    def _fit_screen(self, page: QWidget) -> None:
+        """Open showing the whole form where the screen has room, else as tall as it allows."""
+        screen = self.screen()
+        room = screen.availableGeometry().height() if screen is not None else 768
+        rest = self.sizeHint().height() - self.form_area.sizeHint().height()
+        height = min(page.sizeHint().height() + rest + 8, int(room * 0.9))
+        self.resize(self.sizeHint().width(), max(height, self.minimumSizeHint().height()))
 
     def add_replacement(self, spoken: str = "", written: str = "") -> int:
         """Append a row to the replacements table; its index."""
@@ -371,6 +456,7 @@ class SettingsDialog(QDialog):
     def apply_to(self, settings: Settings) -> None:
         settings.input_device = self.device.currentData()
         settings.engine, settings.vosk_model = self.engine.currentData()
+        settings.second_pass = self.second_pass.currentData()
         settings.silence_ms = self.silence.value()
         settings.max_segment_s = self.max_segment.value()
         settings.commit_after_ms = self.commit_after.value() if self.commit.isChecked() else None

