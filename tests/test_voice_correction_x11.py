@@ -63,7 +63,8 @@ def test_speech_selects_a_word_and_the_next_words_said_replace_it(
     desktop: tuple[XServer, PulseServer], speech: dict[str, Path], tmp_path: Path
 ) -> None:
     pulse = desktop[1]
-    app = App(*desktop, tmp_path, commit_after_ms=1000)
+    # PocketSphinx alone: Whisper tiny.en writes flite's "afternoon" as "after noon" (seen in CI)
+    app = App(*desktop, tmp_path, commit_after_ms=1000, second_pass="off")
     try:
         app.wait_ready()
         app.start()
