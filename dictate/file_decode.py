@@ -402,6 +402,8 @@ class _Reader(threading.Thread):
                         return
                     self._handle(self.segmenter.process(block.samples))
                     self._check_commit()
+            except _Failed:
+                raise  # stopped while handing a chunk over: not a reading error
             except Exception as exc:  # unreadable from here on: keep what was read before
                 log.debug("reading the file failed", exc_info=True)
                 self.error = (

@@ -244,6 +244,28 @@ def test_the_reader_waits_while_the_inboxes_are_full(tmp_path: Path) -> None:
     stop.set()
 
 
+def test_a_stop_while_the_inboxes_are_full_is_not_a_reading_error(tmp_path: Path) -> None:
+    """Cancel lands while the reader waits to hand a chunk over (CI, on a loaded machine:
+    the window said "failed" instead of "cancelled")."""
+    speech = (np.sin(np.arange(RATE) * 0.3) * 8000).astype(np.int16)
+    audio = np.concatenate([np.concatenate([speech, np.zeros(RATE, np.int16)])] * 20)
+    path = _write(tmp_path / "tones.wav", audio)
+
+    def vad(chunk: np.ndarray) -> float:
+        return 0.9 if np.abs(chunk.astype(np.int32)).mean() > 1000 else 0.0
+
+    stop = threading.Event()
+    segmenter = Segmenter(SegmenterOptions(), vad)
+    reader = _Reader(FileSource(path), segmenter, _BlockingPool(), 3.0, stop)  # type: ignore[arg-type]
+    reader.start()
+    deadline = time.monotonic() + 60
+    while reader.timeline.qsize() == 0 and time.monotonic() < deadline:  # held at a chunk
+        time.sleep(0.01)
+    stop.set()
+    reader.join(60)
+    assert not reader.is_alive() and reader.error is None
+
+
 def test_a_chunk_goes_to_the_worker_furthest_ahead(tmp_path: Path) -> None:
     pool = _BlockingPool()
     path = _write(tmp_path / "silence.wav", np.zeros(RATE, np.int16))

@@ -372,6 +372,7 @@ class AudioImport(QObject):
                 log.exception("the timed transcript failed")
                 self.transcript = None
         if isinstance(event, Error):  # without the microphone's ways out
+            log.warning("transcription: %s", event.message)
             self.window.messages.show_message(event.message)
         elif isinstance(event, Finished):
             self._finished(event)
