@@ -54,7 +54,7 @@ from dictate.audio.capture import FileSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.dictation import TextStage
 from dictate.errors import DictateError, log_failure
-from dictate.events import Error, Event, Finished, Segment, SpeechStart
+from dictate.events import Error, Event, Finished, SpeechStart
 from dictate.heard_commands import command_decoder_for
 from dictate.segments import ClosedSegment, CommandRefiner, CommitClock, Refiner, settle
 
@@ -197,21 +197,7 @@ def decode_file(
             segment.closed_at = now()
             settled = settle(segment, all_refiners)
             segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
-            emit(
-                Segment(
-                    now(),
-                    segment.number,
-                    segment.start,
-                    segment.end,
-                    segment.reason,
-                    settled.words,
-                    [list(p) for p in segment.pauses],
-                    settled.alternatives or None,
-                    list(segment.words) if settled.by else None,
-                    settled.by,
-                    segment.closed_at,
-                )
-            )
+            emit(settled.event(now()))
             done_segment = segment.number
             result.segments = segment.number
             stage.segment(segment.number, settled.words, segment.pauses)

@@ -433,21 +433,7 @@ class Pipeline:
             except Exception:  # settle keeps words; this is a bug: the first pass's words
                 log.exception("settling segment %d failed", item.number)
                 settled = settle(item, [])
-            self._emit(
-                Segment(
-                    self._now(),
-                    item.number,
-                    item.start,
-                    item.end,
-                    item.reason,
-                    settled.words,
-                    [list(p) for p in item.pauses],
-                    settled.alternatives or None,
-                    list(item.words) if settled.by else None,
-                    settled.by,
-                    item.closed_at,
-                )
-            )
+            self._emit(settled.event(self._now()))
             self._jobs.put(_Job(item.number, settled.words, item.pauses))
 
     def _punctuate_live(self, done_segment: int) -> None:

@@ -29,6 +29,7 @@ from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.engine import Word
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import log_failure
+from dictate.events import Segment
 from dictate.heard_commands import heard_command, only_commands
 
 log = logging.getLogger("dictate.segments")
@@ -102,6 +103,23 @@ class Settled:
         mine = [w.text for w in self.words]
         others = [first] if first and first != mine else []
         return others + [a for a in self.segment.alternatives if a != mine and a != first]
+
+    def event(self, time: float) -> Segment:
+        """The :class:`~dictate.events.Segment` event that says so, settled at ``time``."""
+        segment = self.segment
+        return Segment(
+            time,
+            segment.number,
+            segment.start,
+            segment.end,
+            segment.reason,
+            self.words,
+            [list(p) for p in segment.pauses],
+            self.alternatives or None,
+            list(segment.words) if self.by else None,
+            self.by,
+            segment.closed_at,
+        )
 
 
 class Refiner(Protocol):

@@ -42,15 +42,7 @@ def load_engine(
         InputError: Unknown engine name, or ``--model`` given for PocketSphinx.
         ModelError: The Vosk model is missing or cannot be loaded.
     """
-    base = options or EngineOptions()
-    chosen = EngineOptions(
-        name if name is not None else base.engine,
-        str(model) if model is not None else base.model,
-        base.compute_type,
-        base.device,
-        base.language,
-        base.threads,
-    )
+    chosen = EngineOptions.of(name, model, options)
     engine: Engine = load_first_pass(chosen)
     return engine
 

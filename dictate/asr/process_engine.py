@@ -170,15 +170,7 @@ class ProcessEngine:
         model: str | Path | None = None,
         options: EngineOptions | None = None,
     ) -> None:
-        base = options or EngineOptions()
-        self._options = EngineOptions(
-            name if name is not None else base.engine,
-            str(model) if model is not None else base.model,
-            base.compute_type,
-            base.device,
-            base.language,
-            base.threads,
-        )
+        self._options = EngineOptions.of(name, model, options)
         probe = ProcessRecognizer(self._options)  # loads once now: errors surface here
         self.name = probe.engine_name
         self.label = probe.label

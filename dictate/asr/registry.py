@@ -59,6 +59,19 @@ class EngineOptions:
     def with_engine(self, name: str | None) -> EngineOptions:
         return replace(self, engine=name)
 
+    @classmethod
+    def of(
+        cls, name: str | None, model: str | Path | None, base: EngineOptions | None
+    ) -> EngineOptions:
+        """``base`` (or the defaults) with the engine name and model given as arguments,
+        where they are given: how ``load_engine`` and ``ProcessEngine`` read theirs."""
+        base = base or cls()
+        return replace(
+            base,
+            engine=name if name is not None else base.engine,
+            model=str(model) if model is not None else base.model,
+        )
+
 
 @dataclass(frozen=True)
 class EngineSpec:

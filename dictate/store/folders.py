@@ -5,11 +5,19 @@ unpacked or a folder copied into the store (no climbing out, no link loops)."""
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from dictate.errors import InputError
+from dictate.errors import InputError, ModelError
+
+log = logging.getLogger("dictate.models")
+
+TMP_PREFIX = ".tmp-"
+"""The store's hidden working folders (installs, removals) start with this."""
 
 # Letters, digits, spaces, '.', '_', '-' ...: anything that is one plain directory name on every
 # system. No separators, no ':' (Windows drives and streams), no control characters, and no
@@ -159,3 +167,24 @@ def _tree_size(path: Path) -> int:
         except OSError:
             continue
     return total
+
+
+def remove_model_folder(path: Path, what: str) -> None:
+    """Delete the installed model folder ``path`` (``what``: "Vosk model x", for the log).
+
+    The folder is first renamed to a hidden one in the same store, so an interrupted removal
+    never leaves a half-deleted model that looks installed.
+
+    Raises:
+        ModelError: It could not be renamed (in use, read-only).
+    """
+    trash = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{path.name}-", dir=path.parent))
+    try:
+        os.rename(path, trash / path.name)
+    except OSError as exc:
+        shutil.rmtree(trash, ignore_errors=True)
+        raise ModelError(f"could not remove {path}: {exc}; is it in use?") from exc
+    shutil.rmtree(trash, ignore_errors=True)
+    if trash.exists():
+        log.warning("could not delete all of %s; the next install will retry", trash)
+    log.info("removed %s from %s", what, path.parent)

@@ -32,7 +32,6 @@ from dictate.errors import (
     DownloadCancelled,
     DownloadError,
     InputError,
-    ModelError,
     ModelNotFound,
 )
 from dictate.paths import user_data_dir
@@ -44,6 +43,7 @@ from dictate.store.catalog import (
     format_size,
 )
 from dictate.store.folders import (
+    TMP_PREFIX,
     _copy_size,
     _tree_size,
     _unsafe_member,
@@ -51,6 +51,7 @@ from dictate.store.folders import (
     find_model_dir,
     is_vosk_model_dir,
     missing_parts,
+    remove_model_folder,
 )
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ Younger ones may belong to an install running in another process (the GUI and th
 share the store), so they are left alone.
 """
 
-_TMP_PREFIX = ".tmp-"
+_TMP_PREFIX = TMP_PREFIX
 MAX_MODEL_BYTES = 8 * 1024**3
 """No Vosk model unpacks to more (the largest English one is about 2.7 GB)."""
 FREE_SPACE_MARGIN = 64 * 1024**2
@@ -325,16 +326,7 @@ class ModelStore:
                 f"Vosk model {name} is not installed (looked in {self.root}), so there is "
                 "nothing to remove; `dictate models list` shows the installed ones"
             )
-        trash = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{name}-", dir=self.root))
-        try:
-            os.rename(path, trash / name)
-        except OSError as exc:
-            shutil.rmtree(trash, ignore_errors=True)
-            raise ModelError(f"could not remove {path}: {exc}; is it in use?") from exc
-        shutil.rmtree(trash, ignore_errors=True)
-        if trash.exists():
-            log.warning("could not delete all of %s; the next install will retry", trash)
-        log.info("removed Vosk model %s from %s", name, self.root)
+        remove_model_folder(path, f"Vosk model {name}")
 
     def cleanup(self, older_than: float = STALE_SECONDS) -> None:
         """Delete hidden temporary folders (``.tmp-*``) left in the store by a crash.

@@ -32,7 +32,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -42,7 +41,13 @@ from typing import TYPE_CHECKING
 from dictate.errors import DownloadCancelled, DownloadError, InputError, ModelError, ModelNotFound
 from dictate.paths import user_data_dir
 from dictate.store.catalog import format_size
-from dictate.store.folders import _tree_size, check_name, is_model_name
+from dictate.store.folders import (
+    TMP_PREFIX,
+    _tree_size,
+    check_name,
+    is_model_name,
+    remove_model_folder,
+)
 from dictate.store.store import FREE_SPACE_MARGIN, ModelStore
 
 if TYPE_CHECKING:
@@ -90,7 +95,7 @@ BUNDLED_FILES: Mapping[str, tuple[int, str]] = {
 }
 
 _DOWNLOADS = ".downloads"
-_TMP_PREFIX = ".tmp-"
+_TMP_PREFIX = TMP_PREFIX
 # A refused request that another file name may answer; fetch() says "URL answered HTTP 404 ...".
 _NOT_FOUND_RE = re.compile(r" answered HTTP 404\b")
 
@@ -492,16 +497,7 @@ def remove_whisper_model(name: str, store_root: Path | None = None) -> None:
             f"Whisper model {name} is not installed (looked in {root}), so there is nothing "
             "to remove; `dictate models list` shows the installed ones"
         )
-    trash = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{folder}-", dir=root))
-    try:
-        os.rename(path, trash / folder)
-    except OSError as exc:
-        shutil.rmtree(trash, ignore_errors=True)
-        raise ModelError(f"could not remove {path}: {exc}; is it in use?") from exc
-    shutil.rmtree(trash, ignore_errors=True)
-    if trash.exists():
-        log.warning("could not delete all of %s; the next install will retry", trash)
-    log.info("removed Whisper model %s from %s", folder, root)
+    remove_model_folder(path, f"Whisper model {folder}")
 
 
 def download_whisper_model(
