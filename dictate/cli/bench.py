@@ -1,5 +1,5 @@
-"""``dictate bench punctuator|pipeline|gui|editor|replay|latency``: the benchmarks, printed or as
-JSON."""
+"""``dictate bench punctuator|pipeline|gui|editor|replay|latency|file|second-pass``: the
+benchmarks, printed or as JSON."""
 
 from __future__ import annotations
 
@@ -340,3 +340,6 @@ def register(commands: Any) -> None:
     from dictate.cli.bench_file import register_file
 
     register_file(bench_kinds)
+    from dictate.cli.bench_second_pass import register_second_pass
+
+    register_second_pass(bench_kinds)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,35 @@ def test_bench_file_with_the_second_pass(capsys: pytest.CaptureFixture[str]) -> 
     assert main([*args, "--second-pass", "tiny.en"]) == 0
     out = capsys.readouterr().out
     assert "+ Whisper tiny.en" in out and "identical to the fewest workers' run: yes" in out
+
+
+@pytest.mark.parametrize(
+    "bad", [["--lengths", "0"], ["--lengths", "one"], ["--windows", "half"], ["--runs", "0"]]
+)
+def test_bench_second_pass_refuses_bad_arguments(
+    bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        _bench_parser("second-pass").parse_args(bad)
+    assert ended.value.code == 2 and bad[0] in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@needs_tiny_en
+@pytest.mark.skipif(
+    not all(shutil.which(tool) for tool in ("espeak-ng", "flite", "sox")),
+    reason="the segments are spoken by espeak-ng and flite (and resampled by sox)",
+)
+def test_bench_second_pass_times_and_scores_each_window(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["bench", "second-pass", "--lengths", "4", "--per-length", "1", "--runs", "1"]
+    assert main([*args, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [(r["window"], r["length_s"], r["segments"]) for r in result["rows"]] == [
+        ("auto", 4, 1),
+        ("full", 4, 1),
+    ]
+    for row in result["rows"]:
+        assert row["p50_s"] > 0 and row["words"] > 0 and 0 <= row["wer"] <= 1  # a real decode
+        assert row["wer"] < 0.7  # whole Harvard sentences, mostly right
