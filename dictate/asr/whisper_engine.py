@@ -19,9 +19,14 @@ much. The guards here:
   pauses (the streaming-punctuation papers); a capital inside a sentence (a name) is kept as a
   hint where :attr:`WhisperOptions.keep_case` says so.
 
-The encoder is given a window sized to the audio (:attr:`WhisperOptions.window`: at least
-:data:`MIN_WINDOW_S`), not always 30 s: CTranslate2 accepts shorter inputs, and the encoder's
-cost grows with the window (docs/second-pass.md has the measurement).
+The encoder can be given a window sized to the audio (:attr:`WhisperOptions.window` "auto":
+the speech and :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S`) rather than 30 s:
+CTranslate2 accepts shorter inputs, and the encoder's cost grows with the window. Measured here
+it cost accuracy on real recordings (docs/second-pass.md), so Whisper's 30 s is the default.
+faster-whisper pads every stretch's features to 30 s in ``generate_segments``
+whatever its ``chunk_length`` says, so the padding function it calls is wrapped
+(:func:`_install_sized_padding`): during a sized decode, on the decoding thread only, it pads
+to the window instead.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ PAD_AFTER_S = 0.1
 """Seconds after speech ended that it hears."""
 MIN_WINDOW_S = 10
 """The shortest encoder window (seconds)."""
+WINDOW_MARGIN_S = 1
+"""Seconds of padding after the audio in a sized window."""
 MAX_WINDOW_S = 30
 """Whisper's own window; longer segments are decoded in several windows."""
 
@@ -87,9 +94,12 @@ class WhisperOptions:
     """CPU threads (0: every core)."""
     beam_size: int = 1
     language: str | None = "en"
-    window: str = "auto"
-    """"auto": an encoder window sized to the audio (at least :data:`MIN_WINDOW_S`); "full":
-    always 30 s, as Whisper was trained."""
+    window: str = "full"
+    """"full": always 30 s, as Whisper was trained; "auto": an encoder window sized to the
+    audio (at least :data:`MIN_WINDOW_S`), about 3x faster to encode a short segment but less
+    accurate on real speech (docs/second-pass.md), so not the default."""
+    window_margin_s: float = WINDOW_MARGIN_S
+    """Seconds after the audio in a sized window."""
     keep_case: bool = False
     """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
     capital is never kept)."""
@@ -104,7 +114,7 @@ class SecondPassResult:
     verdict: str
     """"speech": use ``words``; "no_speech": nothing was said; "unsure" (decoded badly),
     "repeats" (it repeats itself) or "empty" (no words, but maybe speech): keep the first
-    pass's words."""
+    pass's words (``words`` then holds what Whisper heard, not to be used)."""
     text: str = ""
     """What Whisper wrote, punctuation and all."""
     no_speech_prob: float = 0.0
@@ -125,11 +135,45 @@ def clean_word(text: str) -> str:
     return word.lower()
 
 
+_sized = threading.local()
+"""``_sized.margin``: the current thread's decode wants a window sized to its audio, with this
+margin (seconds); None: Whisper's 30 s."""
+_FRAMES_PER_S = 100  # Whisper's log-mel frames: a 10 ms hop
+
+
+def sized_frames(frames: int, margin: float = WINDOW_MARGIN_S) -> int:
+    """The encoder window (in mel frames) for ``frames`` of audio: the audio and ``margin``
+    seconds, rounded up to a second, at least :data:`MIN_WINDOW_S`, at most 30 s."""
+    wanted = math.ceil(frames / _FRAMES_PER_S + margin)
+    return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, wanted)) * _FRAMES_PER_S)
+
+
+def _install_sized_padding() -> None:
+    """Wrap faster-whisper's ``pad_or_trim`` (idempotent): on a thread that is in a sized
+    decode, the features are padded to :func:`sized_frames` instead of 30 s; elsewhere it is
+    faster-whisper's own."""
+    import faster_whisper.transcribe as transcribe
+
+    original = transcribe.pad_or_trim
+    if getattr(original, "dictate_sized", False):
+        return
+
+    def pad_or_trim(array: Any, length: int = 3000, *, axis: int = -1) -> Any:
+        margin = getattr(_sized, "margin", None)
+        if margin is not None and length == MAX_WINDOW_S * _FRAMES_PER_S:
+            length = min(length, sized_frames(array.shape[axis], margin))
+        return original(array, length, axis=axis)
+
+    pad_or_trim.dictate_sized = True  # type: ignore[attr-defined]
+    transcribe.pad_or_trim = pad_or_trim
+
+
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
     from faster_whisper import WhisperModel
 
     # It logs every segment's duration at INFO: one line per phrase in the app's log.
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
+    _install_sized_padding()
 
     return WhisperModel(
         str(path),
@@ -208,32 +252,34 @@ class WhisperSecondPass:
                 found.append(number)
         return [-1, *sorted(found)]
 
-    def _window(self, seconds: float) -> int | None:
-        if self.options.window == "full":
-            return None
-        return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, math.ceil(seconds + 0.5))))
-
     def decode_audio(self, audio: np.ndarray, offset: float, prompt: str = "") -> SecondPassResult:
         """Decode int16 ``audio`` whose first sample is at source time ``offset``."""
         samples = audio.astype(np.float32) / 32768.0
         seconds = len(samples) / SAMPLE_RATE
         options = self.options
         with self._lock:
-            segments, _info = self.model.transcribe(
-                samples,
-                language=options.language,
-                beam_size=options.beam_size,
-                condition_on_previous_text=False,
-                initial_prompt=prompt or None,
-                word_timestamps=True,
-                vad_filter=False,
-                suppress_tokens=self._suppress,
-                suppress_blank=True,
-                chunk_length=self._window(seconds),
-                without_timestamps=False,
-            )
-            decoded = list(segments)
+            _sized.margin = options.window_margin_s if options.window == "auto" else None
+            try:
+                decoded = self._transcribe(samples, prompt)
+            finally:
+                _sized.margin = None
         return self._judge(decoded, offset, seconds)
+
+    def _transcribe(self, samples: np.ndarray, prompt: str) -> list[Any]:
+        options = self.options
+        segments, _info = self.model.transcribe(
+            samples,
+            language=options.language,
+            beam_size=options.beam_size,
+            condition_on_previous_text=False,
+            initial_prompt=prompt or None,
+            word_timestamps=True,
+            vad_filter=False,
+            suppress_tokens=self._suppress,
+            suppress_blank=True,
+            without_timestamps=False,
+        )
+        return list(segments)  # decoding happens here, stretch by stretch
 
     def _judge(self, decoded: list[Any], offset: float, seconds: float) -> SecondPassResult:
         guards = self.options.guards
@@ -245,18 +291,17 @@ class WhisperSecondPass:
             worst.no_speech_prob = max(s.no_speech_prob for s in decoded)
             worst.avg_logprob = min(s.avg_logprob for s in decoded)
             worst.compression_ratio = max(s.compression_ratio for s in decoded)
+        doubt = ""  # the first "repeats" or "unsure" of a stretch kept
         for index, part in enumerate(decoded):
             if part.no_speech_prob > guards.no_speech and part.avg_logprob < guards.logprob:
                 continue  # this stretch is not speech (faster-whisper's own rule)
             tail = part.no_speech_prob > guards.tail_no_speech
             if index > 0 and tail and part.avg_logprob < guards.tail_logprob:
                 continue  # words invented after the speech
-            if part.compression_ratio > guards.compression:
-                worst.verdict = "repeats"
-                return worst
-            if part.avg_logprob < guards.logprob:
-                worst.verdict = "unsure"
-                return worst
+            if not doubt and part.compression_ratio > guards.compression:
+                doubt = "repeats"
+            elif not doubt and part.avg_logprob < guards.logprob:
+                doubt = "unsure"
             sentence_start = True
             for spoken in part.words or []:
                 raw = spoken.word.strip()
@@ -279,8 +324,10 @@ class WhisperSecondPass:
                 for s in decoded
             ):
                 worst.verdict = "no_speech"
+            worst.verdict = doubt or worst.verdict
             return worst
         worst.words, worst.cased = words, cased
+        worst.verdict = doubt or "speech"  # doubted words are kept for benchmarks, not used
         return worst
 
     def decode(self, segment: Any, prompt: str = "") -> SecondPassResult:
