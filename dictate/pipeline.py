@@ -12,6 +12,10 @@ Three worker threads in this process:
   :class:`~dictate.dictation.TextStage`: voice commands, the :class:`StreamingPunctuator` (ONNX
   Runtime) and written forms, emitting finalized sentences, the pending text and commands.
 
+A moment into each pause (:data:`EARLY_DECODE_S`), the audio thread also hands the open
+segment to the refining thread, which, if it has nothing else to do, starts the second pass on
+it; when the segment closes as it was, that decode is used, so its final words come sooner.
+
 They are joined by unbounded queues (a segment is seconds of audio, then a few dozen words), so
 a slow second pass or punctuator never stalls audio capture or partial words. Until a closed
 segment's settled words are shown as pending text, its first-pass words stay in front of the
@@ -80,7 +84,14 @@ from dictate.events import (
     SpeechStart,
 )
 from dictate.heard_commands import command_decoder_for
-from dictate.segments import ClosedSegment, CommandRefiner, CommitClock, Refiner, settle
+from dictate.segments import (
+    ClosedSegment,
+    CommandRefiner,
+    CommitClock,
+    Refiner,
+    prepare_early,
+    settle,
+)
 
 __all__ = [
     "Command", "Error", "Event", "Finalized", "Finished", "Level", "Live", "Partial", "Pending",
@@ -106,6 +117,13 @@ class _Job:
 _END = None  # the audio thread's last job
 _COMMIT = "commit"  # the speaker paused for the commit time
 _WAKE = "wake"  # a new partial result is in the live slot
+_EARLY = "early"  # (_EARLY, segment): an open segment whose speaker paused
+
+EARLY_DECODE_S = 0.25
+"""Seconds into a pause after which the refining thread, if idle, starts the second pass on
+the open segment (:func:`~dictate.segments.prepare_early`); the segmenter closes it at 0.5 s of
+silence, and its words are then shown about this much sooner. Speech that resumes makes that
+decode wasted work, done only while the refining thread had nothing else to do."""
 
 LIVE_INTERVAL = 0.25
 """Seconds between two live punctuations of the words being spoken (each is one model call)."""
@@ -190,7 +208,10 @@ class Pipeline:
         self._recognizer = engine.recognizer()
         self._source: AudioSource | None = None
         self._jobs: queue.Queue[_Job | str | None] = queue.Queue()
-        self._closed: queue.Queue[ClosedSegment | str | None] = queue.Queue()
+        self._closed: queue.Queue[ClosedSegment | tuple[str, ClosedSegment] | str | None] = (
+            queue.Queue()
+        )
+        self._early_sent: tuple[int, tuple[float, float]] | None = None
         """Closed segments (and commits, and the end) from the audio to the refining thread."""
         self._unshown_lock = threading.Lock()
         self._unshown: dict[int, list[str]] = {}
@@ -253,7 +274,7 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._need_start, self._open_start, self._partial = False, None, []
-        self._kept = []
+        self._kept, self._early_sent = [], None
         self.clock.reset()
         self._unshown = {}
         for refiner in self.refiners:
@@ -309,6 +330,7 @@ class Pipeline:
                     self._emit(Level(self._now(), level_dbfs(np.concatenate(level_samples))))
                     level_samples, level_count = [], 0
                 self._segment_events(self.segmenter.process(block.samples))
+                self._offer_early()
                 self._check_commit()
         except DictateError as exc:
             self._end_reason = "error"
@@ -330,6 +352,20 @@ class Pipeline:
         if self._end_reason != "error" and self._stop_requested.is_set():
             self._end_reason = "stopped"
         self._closed.put(_END)
+
+    def _offer_early(self) -> None:
+        """A moment into a pause, hand the open segment to the refining thread for an early
+        second pass (once per pause; only where a refiner can use it)."""
+        span = self.segmenter.open_span
+        if span is None or self.segmenter.silence < EARLY_DECODE_S - 1e-6 or not self._kept:
+            return
+        key = (self._segments, span)
+        if key == self._early_sent or not any(hasattr(r, "prepare") for r in self.refiners):
+            return
+        self._early_sent = key
+        audio = np.concatenate(self._kept)
+        early = ClosedSegment(self._segments, *span, "silence", [], audio, self._kept_start)
+        self._closed.put((_EARLY, early))
 
     def _check_commit(self) -> None:
         """Queue a commit once the speaker has been silent for the commit time."""
@@ -423,6 +459,10 @@ class Pipeline:
         """Settle each closed segment's words in order; commits and the end follow them."""
         while True:
             item = self._closed.get()
+            if isinstance(item, tuple):  # (_EARLY, segment)
+                if self._closed.empty():  # idle: nothing closed is waiting to be settled
+                    prepare_early(item[1], self.refiners)
+                continue
             if not isinstance(item, ClosedSegment):
                 self._jobs.put(item)
                 if item is _END:

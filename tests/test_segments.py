@@ -3,7 +3,7 @@ and the one commit clock; then the pipeline and the parallel file decode through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ from dictate.segments import (
     CommandRefiner,
     CommitClock,
     SecondPassRefiner,
+    prepare_early,
     settle,
 )
 
@@ -152,6 +153,42 @@ def test_the_prompt_is_the_last_settled_words_only_and_a_new_run_forgets_them() 
     refiner.reset()
     settle(segment("c"), [refiner])
     assert fake.prompts[-1] == ""
+
+
+def test_an_early_decode_settles_the_segment_only_if_it_closed_as_it_was() -> None:
+    fake = FakeSecondPass([Result(words("early"), "speech"), Result(words("again"), "speech")])
+    refiner = SecondPassRefiner(fake)
+    seg = segment("first")
+    prepare_early(replace(seg, words=[]), [refiner])  # before the close: no first-pass words
+    assert [w.text for w in settle(seg, [refiner]).words] == ["early"]
+    assert refiner.early_used == 1 and len(fake.prompts) == 1
+    # Speech resumed after the early decode: the segment closed later, with another end.
+    fake.results = [Result(words("part"), "speech"), Result(words("whole"), "speech")]
+    longer = replace(segment("first"), number=2, end=3.0)
+    prepare_early(replace(longer, end=2.0, words=[]), [refiner])
+    assert [w.text for w in settle(longer, [refiner]).words] == ["whole"]
+    assert refiner.early_used == 1
+    # A new run forgets an early decode it did not use.
+    fake.results = [Result(words("stale"), "speech"), Result(words("fresh"), "speech")]
+    prepare_early(replace(seg, number=3, words=[]), [refiner])
+    refiner.reset()
+    assert [w.text for w in settle(replace(seg, number=3), [refiner]).words] == ["fresh"]
+
+
+def test_an_early_decode_that_fails_loses_only_its_head_start(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Broken(FakeSecondPass):
+        def decode(self, seg: Any, prompt: str = "") -> Result:
+            if not seg.words:
+                raise RuntimeError("out of memory")
+            return super().decode(seg, prompt)
+
+    refiner = SecondPassRefiner(Broken([Result(words("later"), "speech")]))
+    seg = segment("first")
+    prepare_early(replace(seg, words=[]), [refiner, Fixed("commands", None)])  # no prepare
+    assert "could not start early" in caplog.text
+    assert [w.text for w in settle(seg, [refiner]).words] == ["later"]
 
 
 class Decoder:

@@ -153,6 +153,18 @@ class Segmenter:
         return self._start is not None
 
     @property
+    def silence(self) -> float:
+        """Seconds of silence since speech last ended in the open segment (0 while speech goes
+        on, or with no segment open)."""
+        return self._silence if self._start is not None else 0.0
+
+    @property
+    def open_span(self) -> tuple[float, float] | None:
+        """(start, end) of the open segment's speech so far: the span it closes with if no
+        more speech comes (None with no segment open)."""
+        return (self._start, self._speech_end) if self._start is not None else None
+
+    @property
     def time(self) -> float:
         """Source time up to which audio has been judged."""
         return self._position / SAMPLE_RATE

@@ -22,7 +22,10 @@ from dictate.asr.whisper_engine import (
     Guards,
     WhisperOptions,
     WhisperSecondPass,
+    _install_sized_padding,
+    _sized,
     clean_word,
+    sized_frames,
 )
 from dictate.errors import ProviderError
 from dictate.segments import ClosedSegment
@@ -90,6 +93,65 @@ def test_numbers_come_out_as_words_as_said(whisper: WhisperSecondPass, tmp_path:
     assert not any(c.isdigit() for c in said), said
     assert "$" not in said and "%" not in said
     assert "twenty" in said and "dollars" in said and "percent" in said
+
+
+def test_a_sized_window_is_the_audio_and_its_margin_from_10_to_30_s() -> None:
+    assert sized_frames(100) == 1000  # 1 s of audio: the 10 s floor
+    assert sized_frames(1250) == 1400  # 12.5 s + 1 s, rounded up to a second
+    assert sized_frames(1250, margin=3) == 1600
+    assert sized_frames(2950) == sized_frames(9000) == 3000  # never over Whisper's 30 s
+
+
+@needs_tiny
+def test_the_padding_is_sized_only_on_the_thread_of_a_sized_decode() -> None:
+    import faster_whisper.transcribe as transcribe
+
+    _install_sized_padding()
+    _install_sized_padding()  # once is enough: not wrapped twice
+    features = np.zeros((80, 250), np.float32)  # 2.5 s
+    assert transcribe.pad_or_trim(features).shape == (80, 3000)
+    other: list[tuple[int, int]] = []
+    _sized.margin = 1.0
+    try:
+        assert transcribe.pad_or_trim(features).shape == (80, 1000)
+        assert transcribe.pad_or_trim(features, 500).shape == (80, 500)  # asked for: as asked
+        thread = threading.Thread(
+            target=lambda: other.append(transcribe.pad_or_trim(features).shape)
+        )
+        thread.start()
+        thread.join()
+    finally:
+        _sized.margin = None
+    assert other == [(80, 3000)]  # another thread's decode is not sized by this one
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_the_sized_window_is_what_the_encoder_hears_and_the_words_hold(
+    whisper: WhisperSecondPass, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import faster_whisper.transcribe as transcribe
+
+    padded = transcribe.pad_or_trim
+    widths: list[int] = []
+
+    def spy(array: Any, length: int = 3000, *, axis: int = -1) -> Any:
+        out = padded(array, length, axis=axis)
+        widths.append(out.shape[-1])
+        return out
+
+    monkeypatch.setattr(transcribe, "pad_or_trim", spy)
+    seg = closed(say("please call me tomorrow morning", tmp_path))
+    said = {}
+    for window in ("full", "auto"):
+        widths.clear()
+        monkeypatch.setattr(
+            whisper, "options", WhisperOptions(device="cpu", threads=2, window=window)
+        )
+        said[window] = [w.text for w in whisper.decode(seg).words]
+        assert widths and set(widths) == {3000 if window == "full" else 1000}
+    assert said["auto"] == said["full"] == "please call me tomorrow morning".split()
 
 
 @needs_tiny
@@ -208,24 +270,28 @@ def test_a_missing_cuda_library_falls_back_to_the_cpu_with_one_line(
 
 class SlowSecondPass:
     """Holds each decode until released (a test of the pipeline's hand-offs, not of Whisper):
-    the words it gives are the first pass's, upper-cased, so they can be told apart."""
+    the words it gives are :class:`TwoSegments`'s, upper-cased, so they can be told apart. Like
+    Whisper it hears the segment, not the first pass's words (an early decode has none)."""
 
     name = "whisper"
 
     def __init__(self) -> None:
+        self.said = {1: ["ONE", "TWO"], 2: ["THREE", "FOUR"]}
         self.release = threading.Event()
         self.started = threading.Event()
+        self.decoded: list[tuple[int, float, float]] = []
 
     def decode(self, seg: ClosedSegment, prompt: str = "") -> Any:
         self.started.set()
         self.release.wait()
+        self.decoded.append((seg.number, seg.start, seg.end))
 
         @dataclass
         class R:
             words: list[Word]
             verdict: str = "speech"
 
-        return R([Word(w.text.upper(), w.start, w.end) for w in seg.words])
+        return R([Word(t, seg.start, seg.end) for t in self.said[seg.number]])
 
     def close(self) -> None:
         pass
@@ -347,3 +413,106 @@ def test_a_second_pass_named_but_not_installed_is_one_clear_error() -> None:
     with pytest.raises(ModelNotFound, match=r"dictate models download small\.en"):
         load_second_pass("small.en", Loaded(SPHINX.name, None))
     assert load_second_pass("off", Loaded(SPHINX.name, None)) is None
+
+
+class OneSegment:
+    """A first pass hearing "one two" in every segment."""
+
+    name = label = "fake"
+    model_path = None
+
+    def recognizer(self) -> Any:
+        class R:
+            def start(self, time: float) -> None:
+                self.at = time
+
+            def accept(self, samples: np.ndarray) -> list[str] | None:
+                return ["one", "two"]
+
+            def finish(self) -> list[Word]:
+                return [Word(t, self.at, self.at + 0.2) for t in ("one", "two")]
+
+        return R()
+
+
+class PausedSource:
+    """0.1 s blocks of audio for ``seconds``; at ``hold_at`` it waits for the second pass's
+    first decode to begin (the pipeline's audio thread is then at that moment)."""
+
+    name = "paused"
+    dropped_blocks = 0
+    realtime = False
+
+    def __init__(self, second: SlowSecondPass, seconds: float, hold_at: float) -> None:
+        self.second, self.seconds, self.hold_at = second, seconds, hold_at
+
+    def blocks(self) -> Any:
+        from dictate.audio.capture import AudioBlock
+
+        n = 1600
+        for i in range(round(self.seconds * 10)):
+            if abs(i / 10 - self.hold_at) < 1e-6:
+                assert self.second.started.wait(60), "no early decode began"
+                self.second.release.set()
+            yield AudioBlock(np.zeros(n, np.int16), i * n / RATE)
+
+    def stop(self) -> None:
+        pass
+
+
+def _speech_in(*spans: tuple[float, float]) -> Any:
+    count = [0]
+
+    def vad(chunk: np.ndarray) -> float:
+        t = count[0] * 512 / RATE
+        count[0] += 1
+        return 0.9 if any(a <= t < b for a, b in spans) else 0.1
+
+    return vad
+
+
+def test_the_second_pass_starts_in_the_pause_and_its_decode_is_used_at_the_close() -> None:
+    """The source holds at 1.9 s: 0.4 s into the pause after speech at 0.5-1.5 s, before the
+    segmenter's 0.5 s closes the segment. A decode begins there, so it began early; the
+    segment then closes as it was, and that one decode settles it."""
+    from dictate.assembly import build_pipeline
+    from dictate.events import Event, Segment
+    from dictate.segments import SecondPassRefiner
+
+    second = SlowSecondPass()
+    second.said = {1: ["ONE", "TWO"]}
+    events: list[Event] = []
+    built = build_pipeline(
+        OneSegment(), None, events.append, None, None, second_pass=second,
+        vad=_speech_in((0.5, 1.5)),
+    )  # fmt: skip
+    built.pipeline.run(PausedSource(second, 4.0, hold_at=1.9))
+    [segment] = [e for e in events if isinstance(e, Segment)]
+    assert [w.text for w in segment.words] == ["ONE", "TWO"]
+    assert len(second.decoded) == 1  # the early decode, not a second one at the close
+    [refiner] = [r for r in built.pipeline.refiners if isinstance(r, SecondPassRefiner)]
+    assert refiner.early_used == 1
+
+
+def test_speech_that_resumes_after_the_early_decode_is_decoded_again_whole() -> None:
+    """A pause of 0.4 s (not enough to close a segment): the early decode of the speech before
+    it is not used; the segment, closed later with all its speech, is decoded again whole (in
+    the pause that closes it: that decode is the one used)."""
+    from dictate.assembly import build_pipeline
+    from dictate.events import Event, Segment
+    from dictate.segments import SecondPassRefiner
+
+    second = SlowSecondPass()
+    second.said = {1: ["ONE", "TWO"]}
+    events: list[Event] = []
+    built = build_pipeline(
+        OneSegment(), None, events.append, None, None, second_pass=second,
+        vad=_speech_in((0.5, 1.0), (1.4, 2.0)),
+    )  # fmt: skip
+    built.pipeline.run(PausedSource(second, 4.0, hold_at=1.3))
+    [segment] = [e for e in events if isinstance(e, Segment)]
+    assert [w.text for w in segment.words] == ["ONE", "TWO"]
+    spans = [(start, end) for _, start, end in second.decoded]
+    assert len(spans) == 2 and spans[0][1] < 1.1 and spans[1][1] > 1.9  # before, then whole
+    [refiner] = [r for r in built.pipeline.refiners if isinstance(r, SecondPassRefiner)]
+    assert refiner.early_used == 1
