@@ -98,8 +98,9 @@ class Errors:
         )
 
 
-def align(ref: list[str], hyp: list[str]) -> Errors:
-    """Substitutions, deletions and insertions of a minimal alignment of ``hyp`` to ``ref``."""
+def alignment(ref: list[str], hyp: list[str]) -> list[tuple[int | None, int | None]]:
+    """A minimal edit alignment, in order: (i, j) a match or substitution of ``ref[i]`` by
+    ``hyp[j]``, (i, None) a deletion, (None, j) an insertion."""
     rows, cols = len(ref) + 1, len(hyp) + 1
     cost = [[0] * cols for _ in range(rows)]
     for i in range(rows):
@@ -111,19 +112,32 @@ def align(ref: list[str], hyp: list[str]) -> Errors:
         for j in range(1, cols):
             same = ref[i - 1] == hyp[j - 1]
             here[j] = min(above[j - 1] + (not same), above[j] + 1, here[j - 1] + 1)
-    out = Errors(len(ref), len(hyp))
+    steps: list[tuple[int | None, int | None]] = []
     i, j = len(ref), len(hyp)
     while i or j:  # walk back, preferring a match or substitution, then a deletion
         if i and j and cost[i][j] == cost[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]):
-            out.sub += ref[i - 1] != hyp[j - 1]
+            steps.append((i - 1, j - 1))
             i, j = i - 1, j - 1
         elif i and cost[i][j] == cost[i - 1][j] + 1:
-            out.dele += 1
+            steps.append((i - 1, None))
             i -= 1
         else:
-            out.ins += 1
+            steps.append((None, j - 1))
             j -= 1
-    if out.errors != cost[-1][-1] or out.errors != edit_distance(ref, hyp):
+    return steps[::-1]
+
+
+def align(ref: list[str], hyp: list[str]) -> Errors:
+    """Substitutions, deletions and insertions of a minimal alignment of ``hyp`` to ``ref``."""
+    out = Errors(len(ref), len(hyp))
+    for i, j in alignment(ref, hyp):
+        if i is not None and j is not None:
+            out.sub += ref[i] != hyp[j]
+        elif i is not None:
+            out.dele += 1
+        else:
+            out.ins += 1
+    if out.errors != edit_distance(ref, hyp):
         raise AssertionError("alignment disagrees with the edit distance")
     return out
 

@@ -10,19 +10,24 @@ benchmarks/longform_set.py, where built) is cut into segments by the Silero segm
 app's default options, as the pipeline and ``transcribe`` cut it; each variant then decodes the
 segments in order as :class:`dictate.segments.SecondPassRefiner` does (the prompt is the last
 ``prompt`` words it settled, 24 by default; 0: none), and its words are scored against the
-reference with benchmarks/asr_wer.py's normalisation and alignment. A segment whose verdict
-is not "speech" adds no words (in the app the first pass's words would stand): the verdicts are
-counted per variant. The first pass and the punctuator do not run, so a variant's cost is
-Whisper's alone: the decode seconds are summed per variant (one run; the machine's load shows).
+reference with benchmarks/asr_wer.py's normalisation and alignment. The first pass (PocketSphinx,
+or ``--engine``) hears each segment as the pipeline feeds it; a segment whose verdict keeps the
+first pass's words gets them, under each policy of :data:`POLICIES` (the app's, and one that
+also trusts Whisper's "unsure" decodes); the verdicts are counted per variant. The decode
+seconds are Whisper's alone, summed per variant (one run; the machine's load shows).
 
 A variant is ``NAME=KEY=VALUE,KEY=VALUE`` over :class:`dictate.asr.whisper_engine.WhisperOptions`
-fields (``beam_size``, ``window``, ``keep_case``, ``threads``, ``model``) and ``prompt``.
+fields (``beam_size``, ``window``, ``window_margin_s``, ``keep_case``, ``threads``,
+``model``), ``prompt`` (words; 0: none) and ``prompt_raw`` (1: the prompt is Whisper's
+text as written, with its marks and capitals, not the settled words).
+The punctuator does not run (word errors ignore punctuation and case).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from dataclasses import replace
@@ -40,12 +45,14 @@ from asr_wer import DEFAULT_MANIFESTS, Errors, align, load_manifest, normalise, 
 from dictate.segments import PROMPT_WORDS, ClosedSegment  # noqa: E402
 
 
-def cut(path: Path) -> list[ClosedSegment]:
-    """The segments the app's segmenter closes in ``path``, each with its whole audio."""
+def cut(path: Path, engine: Any) -> list[ClosedSegment]:
+    """The segments the app's segmenter closes in ``path``, each with its whole audio and the
+    words ``engine`` (the first pass) heard in it, as the pipeline feeds it."""
     from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter, SpeechStarted
     from dictate.audio.capture import FileSource
 
     segmenter = Segmenter()
+    recognizer = engine.recognizer()
     closed: list[ClosedSegment] = []
     pieces: list[np.ndarray] = []
     audio_start = 0.0
@@ -55,15 +62,18 @@ def cut(path: Path) -> list[ClosedSegment]:
         for event in events:
             if isinstance(event, SpeechStarted):
                 pieces = []
+                recognizer.start(event.time)
             elif isinstance(event, SegmentAudio):
                 if not pieces:
                     audio_start = event.start
                 pieces.append(np.asarray(event.samples, dtype=np.int16))
+                recognizer.accept(event.samples)
             elif isinstance(event, SegmentEnded):
                 audio = np.concatenate(pieces) if pieces else np.zeros(0, np.int16)
                 number = len(closed) + 1
                 segment = ClosedSegment(
-                    number, event.start, event.end, event.reason, [], audio, audio_start,
+                    number, event.start, event.end, event.reason, recognizer.finish(), audio,
+                    audio_start,
                     event.pauses,
                 )  # fmt: skip
                 closed.append(segment)
@@ -80,8 +90,10 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
         key, _, value = part.partition("=")
-        if key in ("beam_size", "threads", "prompt"):
+        if key in ("beam_size", "threads", "prompt", "prompt_raw"):
             fields[key] = int(value)
+        elif key == "window_margin_s":
+            fields[key] = float(value)
         elif key == "keep_case":
             fields[key] = value.lower() in ("1", "true", "yes")
         elif key in ("window", "model"):
@@ -91,22 +103,62 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     return name.strip() or "default", fields
 
 
+POLICIES = {
+    "app": ("speech",),
+    "trust unsure": ("speech", "unsure"),
+}
+"""Which verdicts put Whisper's words in the text; the others keep the first pass's words
+("no_speech" writes none). "app" is what :class:`dictate.segments.SecondPassRefiner` does."""
+
+
 def main(argv: list[str] | None = None) -> int:
+    from dictate.asr.loader import load_engine
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifest", action="append", type=Path)
     parser.add_argument("--variant", action="append", default=[])
+    parser.add_argument("--engine", default=None, help="first pass (default: as transcribe)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--cuts", type=Path, help="keep the segments and first-pass words here, to reuse"
+    )
     args = parser.parse_args(argv)
     manifests = args.manifest or [m for m in DEFAULT_MANIFESTS if m.exists()]
     variants = [parse_variant(v) for v in args.variant or ["default="]]
     sets = [load_manifest(m) for m in manifests]
-    cuts = {r["id"]: cut(Path(r["wav"])) for _, recordings in sets for r in recordings}
-    models: dict[str, WhisperSecondPass] = {}
+    engine = load_engine(args.engine)
+    cuts: dict[str, list[ClosedSegment]] = {}
+    if args.cuts is not None and args.cuts.exists():
+        cuts = pickle.loads(args.cuts.read_bytes())
+    for _, recordings in sets:
+        for r in recordings:
+            if r["id"] not in cuts:
+                cuts[r["id"]] = cut(Path(r["wav"]), engine)
+    if args.cuts is not None:
+        args.cuts.write_bytes(pickle.dumps(cuts))
     rows: list[dict[str, Any]] = []
+
+    def report(name: str, set_name: str, pooled: Errors, extra: dict[str, Any]) -> None:
+        rows.append({"variant": name, "set": set_name, "wer": pooled.wer,
+                     "ref_words": pooled.ref_words, "sub": pooled.sub, "dele": pooled.dele,
+                     "ins": pooled.ins, **extra})  # fmt: skip
+        print(
+            f"{name:>28} {set_name:>9}: WER {pct(pooled.wer)} ({pooled.ref_words} words; "
+            f"S{pooled.sub} D{pooled.dele} I{pooled.ins}) {extra.get('summary', '')}",
+            flush=True,
+        )
+
+    for set_name, recordings in sets:
+        pooled = Errors()
+        for recording in recordings:
+            heard = [w.text for seg in cuts[recording["id"]] for w in seg.words]
+            pooled = pooled + align(normalise(recording["text"]), normalise(" ".join(heard)))
+        report(f"first pass ({engine.label})", set_name, pooled, {})
+    models: dict[str, WhisperSecondPass] = {}
     for name, fields in variants:
         prompt_words = fields.pop("prompt", PROMPT_WORDS)
+        prompt_raw = bool(fields.pop("prompt_raw", 0))  # Whisper's text, marks and capitals
         options = replace(WhisperOptions(device="cpu"), **fields)
         key = f"{options.model}/{options.threads}"
         if key not in models:
@@ -114,35 +166,39 @@ def main(argv: list[str] | None = None) -> int:
         second = models[key]
         second.options = options
         for set_name, recordings in sets:
-            pooled, verdicts, seconds, files = Errors(), {}, 0.0, {}
+            pooled_by = {policy: Errors() for policy in POLICIES}
+            verdicts: dict[str, int] = {}
+            seconds = 0.0
             for recording in recordings:
                 context: list[str] = []
-                said: list[str] = []
+                said: dict[str, list[str]] = {policy: [] for policy in POLICIES}
                 for segment in cuts[recording["id"]]:
                     began = time.monotonic()
                     prompt = " ".join(context[-prompt_words:]) if prompt_words else ""
                     result = second.decode(segment, prompt)
                     seconds += time.monotonic() - began
                     verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
-                    if result.verdict == "speech":
-                        words = [w.text for w in result.words]
-                        said += words
-                        context = (context + words)[-max(prompt_words, 1) :]
-                errors = align(normalise(recording["text"]), normalise(" ".join(said)))
-                files[recording["id"]] = round(errors.wer, 4)
-                pooled = pooled + errors
-            rows.append({
-                "variant": name, "set": set_name, "wer": pooled.wer, "ref_words": pooled.ref_words,
-                "sub": pooled.sub, "dele": pooled.dele, "ins": pooled.ins,
-                "decode_s": round(seconds, 1), "verdicts": verdicts, "files": files,
-                "segments": sum(len(cuts[r["id"]]) for r in recordings),
-            })  # fmt: skip
-            print(
-                f"{name:>14} {set_name:>9}: WER {pct(pooled.wer)} ({pooled.ref_words} words; "
-                f"S{pooled.sub} D{pooled.dele} I{pooled.ins}), decode {seconds:.0f} s, "
-                f"verdicts {verdicts}",
-                flush=True,
-            )
+                    words = [w.text for w in result.words]
+                    for policy, trusted in POLICIES.items():
+                        if result.verdict in trusted:
+                            said[policy] += words
+                        elif result.verdict != "no_speech":
+                            said[policy] += [w.text for w in segment.words]
+                    if result.verdict == "speech":  # the prompt is what the app settled
+                        said_now = result.text.split() if prompt_raw else words
+                        context = (context + said_now)[-max(prompt_words, 1) :]
+                reference = normalise(recording["text"])
+                for policy in POLICIES:
+                    errors = align(reference, normalise(" ".join(said[policy])))
+                    pooled_by[policy] = pooled_by[policy] + errors
+            for policy, pooled in pooled_by.items():
+                report(
+                    f"{name} [{policy}]",
+                    set_name,
+                    pooled,
+                    {"decode_s": round(seconds, 1), "verdicts": verdicts,
+                     "summary": f"decode {seconds:.0f} s, verdicts {verdicts}"},
+                )  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"rows": rows}, indent=2), encoding="utf-8")
     return 0

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dictate.bench.punctuator import peak_rss_mb
+
 
 def bench_gui(
     audio: Path, engine: str | None, model: str | None, runs: int, second_pass: str | None = None
@@ -75,6 +77,8 @@ def bench_gui(
                     "over_50ms": sum(1 for g in gaps if g > 50),
                     "ticks": len(gaps),
                     "text_chars": len(window.editor.text),
+                    "text": window.editor.text,
+                    "peak_rss_mb": round(peak_rss_mb(), 1),  # the window's process, so far
                 }
             )
     return {
@@ -83,6 +87,7 @@ def bench_gui(
         "second_pass": second_pass or OFF,
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
     }
 
 

@@ -125,6 +125,7 @@ def _run_window(
     block_ms: int,
     target: str,
     receiver: Receiver | None = None,
+    second_pass: str = "off",
 ) -> Run:
     """One run of ``audio`` into a real window (``target`` "window", or "apps": typed)."""
     from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
@@ -144,7 +145,7 @@ def _run_window(
             first_run_done=True,
             commit_after_ms=commit_after_ms,
             target=target,
-            second_pass="off",  # the first pass's latency, as measured before the second pass
+            second_pass=second_pass,  # off by default: as measured before the second pass
         )
         window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
         window.load_text("", None)
@@ -232,13 +233,20 @@ def _run_window(
 
 
 def _typed_run(
-    audio: Path, engine: str | None, model: str | None, commit_after_ms: int, block_ms: int
+    audio: Path,
+    engine: str | None,
+    model: str | None,
+    commit_after_ms: int,
+    block_ms: int,
+    second_pass: str = "off",
 ) -> Run:
     """A run with the target "apps": typed into a receiving window given the focus."""
     receiver = Receiver()
     try:
         receiver.focus()
-        return _run_window(audio, engine, model, commit_after_ms, block_ms, "apps", receiver)
+        return _run_window(
+            audio, engine, model, commit_after_ms, block_ms, "apps", receiver, second_pass
+        )
     finally:
         receiver.close()
 
@@ -283,6 +291,7 @@ def bench_latency(
     runs: int = 1,
     typed: bool = True,
     progress: Callable[[str], object] | None = None,
+    second_pass: str = "off",
 ) -> dict[str, Any]:
     """Run the benchmark (see the module docstring); a plain dict of the results."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -314,13 +323,18 @@ def bench_latency(
         engine_label = provider = backend = ""
         for number in range(runs):
             say(f"run {number + 1}/{runs}: dictating into the window ({recording.seconds} s)")
-            run = _run_window(recording.path, engine, model, commit_after_ms, block_ms, "window")
+            run = _run_window(
+                recording.path, engine, model, commit_after_ms, block_ms, "window", None,
+                second_pass,
+            )  # fmt: skip
             engine_label, provider = run.engine, run.provider
             run_rows = sentences_of(run, commit_after)
             if not typed_note:
                 say(f"run {number + 1}/{runs}: typing into another application")
                 try:
-                    typed_run = _typed_run(recording.path, engine, model, commit_after_ms, block_ms)
+                    typed_run = _typed_run(
+                        recording.path, engine, model, commit_after_ms, block_ms, second_pass
+                    )
                 except DictateError as exc:
                     typed_note = f"not measured ({exc})"
                     say(f"typing: {typed_note}")
@@ -365,6 +379,7 @@ def bench_latency(
         "audio_seconds": recording.seconds,
         "spoken": recording.sentences,
         "engine": engine_label,
+        "second_pass": second_pass,
         "punctuation_provider": provider,
         "commit_after_ms": commit_after_ms,
         "block_ms": block_ms,

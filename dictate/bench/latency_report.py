@@ -181,7 +181,8 @@ def format_latency(result: dict[str, Any]) -> str:
             if result["spoken"]
             else ")"
         ),
-        f"engine: {result['engine']}; punctuation on {result['punctuation_provider']}; "
+        f"engine: {result['engine']}; second pass: {result.get('second_pass', 'off')}; "
+        f"punctuation on {result['punctuation_provider']}; "
         f"commit after {result['commit_after_ms']} ms",
         f"clock: {result['clock']}",
         f"block lateness (the pipeline's audio thread behind real time): median "

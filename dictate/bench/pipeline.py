@@ -7,7 +7,11 @@ import statistics
 import time
 from typing import Any
 
+from dictate.bench.punctuator import percentile
 from dictate.errors import DictateError
+
+LENGTH_BINS = (1, 2, 4, 8, 10, 15, 40, float("inf"))
+"""Segment lengths (seconds) by which the latency is also reported."""
 
 
 def _timed_run(
@@ -44,9 +48,16 @@ def _latencies(events: list[Any]) -> dict[str, list[float]]:
             closed[event.segment] = event
         elif isinstance(event, (Pending, Finalized)) and event.segment not in shown:
             shown[event.segment] = event.time
-    from_close = [shown[k] - s.time for k, s in closed.items() if k in shown]
+    # From the segmenter's close (``closed``), not from the Segment event: with a second pass
+    # that event comes when the segment's words are settled, after the decode.
+    from_close = [shown[k] - (s.closed or s.time) for k, s in closed.items() if k in shown]
     from_speech = [shown[k] - s.end for k, s in closed.items() if k in shown]
-    return {"from_segment_close": from_close, "from_speech_end": from_speech}
+    by_length: dict[str, list[float]] = {}
+    for k, s in closed.items():
+        if k in shown:
+            label = next(f"<= {b:g} s" for b in LENGTH_BINS if s.end - s.start <= b)
+            by_length.setdefault(label, []).append(shown[k] - (s.closed or s.time))
+    return {"from_segment_close": from_close, "from_speech_end": from_speech, **by_length}
 
 
 def bench_pipeline(
@@ -103,6 +114,18 @@ def bench_pipeline(
             "latency_close_ms_max": round(1000 * max(lat["from_segment_close"]), 1)
             if lat["from_segment_close"]
             else None,
+            "latency_close_ms_p95": round(1000 * percentile(lat["from_segment_close"], 0.95), 1)
+            if lat["from_segment_close"]
+            else None,
+            "latency_close_by_length": {
+                label: {
+                    "n": len(values),
+                    "p50_ms": round(1000 * percentile(values, 0.5), 1),
+                    "p95_ms": round(1000 * percentile(values, 0.95), 1),
+                }
+                for label, values in lat.items()
+                if label.startswith("<=")
+            },
             "latency_speech_end_ms_median": round(
                 1000 * statistics.median(lat["from_speech_end"]), 1
             )

@@ -1,6 +1,7 @@
 """``dictate bench second-pass``: how long Whisper takes to settle a closed segment, by segment
-length and encoder window, with its word error rate on the same segments; and the time from the
-segmenter closing a segment to its final words on screen, through the whole pipeline.
+length and encoder window, with its word error rate on the same segments. (The time from the
+segmenter closing a segment to its words shown, through the whole pipeline, is
+``dictate bench pipeline AUDIO --second-pass tiny.en``.)
 
 The segments are Harvard sentences (IEEE 1969 recommended practice for speech quality
 measurements; public domain) read by espeak-ng and flite voices and joined, with short pauses,
@@ -138,7 +139,8 @@ def bench_segments(
     runs: int = 3,
 ) -> dict[str, Any]:
     """Decode time (median of ``runs`` per segment, then p50/p95 over segments) and word error
-    rate per length and window."""
+    rate per length and window (of the words Whisper heard, whatever the guards' verdict: it
+    measures the model and the window, not the fallback to the first pass)."""
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
 
     if shutil.which("espeak-ng") is None or shutil.which("flite") is None:
@@ -178,54 +180,6 @@ def bench_segments(
             )
     return {"model": model, "device": second.device, "load_s": load_s, "rows": rows,
             "peak_rss_mb": peak_rss_mb()}  # fmt: skip
-
-
-def pipeline_latency(
-    audio: str | Path, second_pass: str = "tiny.en", realtime: bool = True
-) -> dict[str, Any]:
-    """The whole pipeline on ``audio`` (PocketSphinx, the second pass, the shipped punctuator),
-    fed at real-time speed: for each segment, the time from the segmenter closing it to its
-    words shown as pending text (p50/p95 by segment length)."""
-    from dictate.asr.loader import load_engine, load_second_pass
-    from dictate.assembly import build_pipeline
-    from dictate.audio.capture import FileSource
-    from dictate.events import Event, Pending, Segment
-    from dictate.punctuation.model import load_punctuation_model
-
-    engine = load_engine(None)
-    second = load_second_pass(second_pass, engine, "cpu")
-    events: list[Event] = []
-    built = build_pipeline(
-        engine, load_punctuation_model(), events.append, second_pass=second, live=True
-    )
-    built.pipeline.run(FileSource(audio, realtime=realtime))
-    closed = {e.segment: e for e in events if isinstance(e, Segment)}
-    shown: dict[int, float] = {}
-    for event in events:
-        if isinstance(event, Pending):
-            for number in closed:
-                if number <= event.segment and number not in shown:
-                    shown[number] = event.time
-    bins: dict[str, list[float]] = {}
-    for number, segment in closed.items():
-        if number not in shown or not segment.words:
-            continue
-        seconds = segment.end - segment.start
-        label = next(f"<= {b} s" for b in (1, 2, 4, 8, 15, 40, 1e9) if seconds <= b)
-        bins.setdefault(label, []).append(shown[number] - segment.closed)
-    every = [v for values in bins.values() for v in values]
-    return {
-        "audio": str(audio),
-        "second_pass": getattr(second, "label", "off"),
-        "segments": len(every),
-        "p50_s": percentile(every, 0.5) if every else None,
-        "p95_s": percentile(every, 0.95) if every else None,
-        "by_length": {
-            label: {"n": len(v), "p50_s": percentile(v, 0.5), "p95_s": percentile(v, 0.95)}
-            for label, v in sorted(bins.items(), key=lambda kv: float(kv[0].split()[1]))
-        },
-        "peak_rss_mb": peak_rss_mb(),
-    }
 
 
 def format_segments(result: dict[str, Any]) -> str:

@@ -59,12 +59,18 @@ def cmd_bench_pipeline(args: argparse.Namespace, stdout: TextIO) -> int:
             f"{name}{then}: real-time factor {r['rtf_median']} (median of {len(r['rtf_runs'])}; "
             f"runs {r['rtf_runs']}), {r['words']} words\n"
             f"  shown (pending or final) after segment close: median "
-            f"{r['latency_close_ms_median']} ms, max {r['latency_close_ms_max']} ms; "
+            f"{r['latency_close_ms_median']} ms, p95 {r['latency_close_ms_p95']} ms, max "
+            f"{r['latency_close_ms_max']} ms; "
             f"after end of speech: median {r['latency_speech_end_ms_median']} ms "
             f"({r['segments']} segments, real-time feed)\n"
             f"  CPU per second of audio: {r['cpu_per_audio_s_awake']} s dictating, "
             f"{r['cpu_per_audio_s_asleep']} s asleep (median; all threads)\n"
         )
+        for label, row in r["latency_close_by_length"].items():
+            stdout.write(
+                f"    segments {label}: {row['n']}, after close median {row['p50_ms']} ms, "
+                f"p95 {row['p95_ms']} ms\n"
+            )
         if r["punctuation"] != "on":
             stdout.write(f"  punctuation {r['punctuation']}\n")
     return 0
@@ -90,6 +96,7 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
             f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
         )
     stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
+    stdout.write(f"peak memory of the window's process: {result['peak_rss_mb']} MiB\n")
     return 0
 
 
@@ -144,6 +151,7 @@ def cmd_bench_latency(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         runs=args.runs,
         typed=args.typed,
         progress=lambda line: stderr.write(f"dictate: {line}\n"),
+        second_pass=args.second_pass,
     )
     if args.json:
         json.dump(result, stdout, indent=2)
@@ -289,6 +297,7 @@ def register(commands: Any) -> None:
         help="recogniser (default: Vosk if a model is installed, else the bundled PocketSphinx)",
     )
     latency.add_argument("--model", metavar="PATH", help="Vosk model (see transcribe)")
+    add_second_pass_arg(latency)
     latency.add_argument(
         "--commit-after",
         type=bounded(int, *COMMIT_AFTER_RANGE),

