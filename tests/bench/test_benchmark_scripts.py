@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from asr_wer import align, alignment, normalise  # noqa: E402
-from punctuation_second_pass import projected, score  # noqa: E402
+from asr_wer import align, alignment, normalise
+from punctuation_second_pass import projected, score
 
 
 def test_word_errors_count_each_edit_once() -> None:
