@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import pickle
 import sys
 import time
@@ -103,6 +104,12 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     return name.strip() or "default", fields
 
 
+def _cut_with(wav: str, engine_name: str | None) -> list[ClosedSegment]:
+    from dictate.asr.loader import load_engine
+
+    return cut(Path(wav), load_engine(engine_name))
+
+
 POLICIES = {
     "app": ("speech",),
     "trust unsure": ("speech", "unsure"),
@@ -120,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--engine", default=None, help="first pass (default: as transcribe)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--jobs", type=int, default=2, help="processes cutting the recordings")
     parser.add_argument(
         "--cuts", type=Path, help="keep the segments and first-pass words here, to reuse"
     )
@@ -131,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     cuts: dict[str, list[ClosedSegment]] = {}
     if args.cuts is not None and args.cuts.exists():
         cuts = pickle.loads(args.cuts.read_bytes())
-    for _, recordings in sets:
-        for r in recordings:
-            if r["id"] not in cuts:
-                cuts[r["id"]] = cut(Path(r["wav"]), engine)
+    todo = [r for _, recordings in sets for r in recordings if r["id"] not in cuts]
+    with multiprocessing.Pool(args.jobs) as pool:  # the first pass is the slow part here
+        done = pool.starmap(_cut_with, [(r["wav"], args.engine) for r in todo])
+    cuts.update({r["id"]: segments for r, segments in zip(todo, done, strict=True)})
     if args.cuts is not None:
         args.cuts.write_bytes(pickle.dumps(cuts))
     rows: list[dict[str, Any]] = []

@@ -169,6 +169,13 @@ if "$prefix/venv/bin/pip" show -q "$other" >/dev/null 2>&1; then
     "$prefix/venv/bin/pip" uninstall -q -y "$other"
 fi
 "$prefix/venv/bin/pip" install -q "$here[$extra]"
+# faster-whisper (the second pass) requires the CPU build, for a VAD dictate does not use: next
+# to onnxruntime-gpu it would overwrite the GPU build's files. Keep the GPU build alone.
+gpu_build="$("$prefix/venv/bin/pip" show onnxruntime-gpu 2>/dev/null | sed -n 's/^Version: //p')"
+if [ -n "$gpu_build" ] && "$prefix/venv/bin/pip" show -q onnxruntime >/dev/null 2>&1; then
+    "$prefix/venv/bin/pip" uninstall -q -y onnxruntime
+    "$prefix/venv/bin/pip" install -q --force-reinstall --no-deps "onnxruntime-gpu==$gpu_build"
+fi
 mkdir -p "$HOME/.local/bin"
 ln -sf "$prefix/venv/bin/dictate" "$HOME/.local/bin/dictate"
 install_desktop_entry "$prefix/venv/bin/dictate"

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dictate.bench.file_decode import _rss_mb
 from dictate.bench.punctuator import peak_rss_mb
 
 
@@ -79,6 +80,7 @@ def bench_gui(
                     "text_chars": len(window.editor.text),
                     "text": window.editor.text,
                     "peak_rss_mb": round(peak_rss_mb(), 1),  # the window's process, so far
+                    "rss_mb": round(_rss_mb(os.getpid()), 1),  # at the end of the run
                 }
             )
     return {
@@ -88,6 +90,7 @@ def bench_gui(
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
         "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
+        "rss_mb": results[-1]["rss_mb"],
     }
 
 

@@ -96,7 +96,10 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
             f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
         )
     stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
-    stdout.write(f"peak memory of the window's process: {result['peak_rss_mb']} MiB\n")
+    stdout.write(
+        f"memory of the window's process: peak {result['peak_rss_mb']} MiB, "
+        f"{result['rss_mb']} MiB at the end\n"
+    )
     return 0
 
 
