@@ -6,6 +6,9 @@
         --variant "sphinx+whisper=--engine sphinx --second-pass tiny.en" \\
         --json /tmp/wer.json --markdown /tmp/wer.md
 
+``--through window`` runs each file through the window's own dictation path instead
+(``dictate bench gui FILE ARGS``: fed at real-time speed, as from the microphone, offscreen).
+
 Each manifest (default: the real recordings of benchmarks/real_recordings.py and the synthetic
 long-form set of benchmarks/longform_set.py, where they have been built) lists WAV files and
 their reference text. Every file is run through ``dictate transcribe FILE ARGS`` once per
@@ -192,6 +195,28 @@ def transcribe(
     return done.stdout, wall, ""
 
 
+def through_window(
+    dictate: list[str], wav: str, args: list[str], timeout: float
+) -> tuple[str, float, str]:
+    """As :func:`transcribe`, through the window's own dictation path: ``dictate bench gui WAV
+    ARGS --json`` plays the file at real-time speed into the window (offscreen) as the
+    microphone would, and its text is what the window holds at the end."""
+    command = [*dictate, "bench", "gui", wav, *args, "--runs", "1", "--json"]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+            env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")},
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return "", time.perf_counter() - start, f"timed out after {timeout:.0f} s"
+    wall = time.perf_counter() - start
+    if done.returncode:
+        tail = (done.stderr.strip().splitlines() or [""])[-1]
+        return "", wall, f"exit {done.returncode}: {tail}"
+    return str(json.loads(done.stdout)["runs"][0]["text"]), wall, ""
+
+
 def load_manifest(path: Path) -> tuple[str, list[dict[str, Any]]]:
     document = json.loads(path.read_text(encoding="utf-8"))
     return str(document.get("set", path.parent.name)), list(document["recordings"])
@@ -289,6 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dictate", help="the dictate command (default: the one beside this "
                         "Python, else python -m dictate)")  # fmt: skip
     parser.add_argument("--only", default="", help="comma-separated recording ids")
+    parser.add_argument(
+        "--through",
+        choices=("transcribe", "window"),
+        default="transcribe",
+        help="window: the window's dictation path, fed in real time (bench gui)",
+    )
     parser.add_argument("--runs", type=int, default=1,
                         help="runs of each file and variant (WER pooled, range shown)")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per file")
@@ -318,9 +349,12 @@ def main(argv: list[str] | None = None) -> int:
             for run, (name, extra) in (
                 (run, v) for run in range(1, args.runs + 1) for v in variants
             ):
-                text, wall, failed = transcribe(dictate, rec["wav"], extra, args.timeout)
+                runner = through_window if args.through == "window" else transcribe
+                text, wall, failed = runner(dictate, rec["wav"], extra, args.timeout)
                 errors = align(ref, normalise(text, not args.no_written_norm))
-                command = [*dictate, "transcribe", rec["wav"], *extra]
+                how = ["transcribe", rec["wav"]] if args.through == "transcribe" else [
+                    "bench", "gui", rec["wav"]]  # fmt: skip
+                command = [*dictate, *how, *extra]
                 duration = float(rec["duration"])
                 result = Result(
                     set_name,

@@ -144,6 +144,16 @@ def test_the_second_pass_replaces_keeps_or_writes_nothing_by_its_verdict() -> No
     assert refiner.verdicts == {"speech": 1, "no_speech": 1, "repeats": 1}
 
 
+def test_by_default_the_second_pass_hears_no_prompt() -> None:
+    """A prompt of the settled words made Whisper doubt, fall back and err more (measured:
+    dictate/segments.py PROMPT_WORDS)."""
+    fake = FakeSecondPass([Result(words("one", "two"), "speech")] * 3)
+    refiner = SecondPassRefiner(fake)
+    for text in ("a", "b", "c"):
+        settle(segment(text), [refiner])
+    assert fake.prompts == ["", "", ""] and refiner._context == []
+
+
 def test_the_prompt_is_the_last_settled_words_only_and_a_new_run_forgets_them() -> None:
     fake = FakeSecondPass([Result(words(*[f"w{i}" for i in range(30)]), "speech")] * 3)
     refiner = SecondPassRefiner(fake, prompt_words=5)
