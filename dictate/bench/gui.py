@@ -32,7 +32,7 @@ def bench_gui(
     from dictate.ui.main_window import MainWindow
 
     application()
-    results = []
+    results: list[dict[str, Any]] = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
             settings = Settings(
