@@ -211,8 +211,10 @@ class Pipeline:
         self._closed: queue.Queue[ClosedSegment | tuple[str, ClosedSegment] | str | None] = (
             queue.Queue()
         )
+        """Closed segments (and commits, early decodes, the end) from the audio to the refining
+        thread."""
         self._early_sent: tuple[int, tuple[float, float]] | None = None
-        """Closed segments (and commits, and the end) from the audio to the refining thread."""
+        """The open segment and speech span last handed over for an early decode."""
         self._unshown_lock = threading.Lock()
         self._unshown: dict[int, list[str]] = {}
         """First-pass words of closed segments whose settled words are not shown yet."""
