@@ -171,7 +171,7 @@ fi
 "$prefix/venv/bin/pip" install -q "$here[$extra]"
 # faster-whisper (the second pass) requires the CPU build, for a VAD dictate does not use: next
 # to onnxruntime-gpu it would overwrite the GPU build's files. Keep the GPU build alone.
-gpu_build="$("$prefix/venv/bin/pip" show onnxruntime-gpu 2>/dev/null | sed -n 's/^Version: //p')"
+gpu_build="$("$prefix/venv/bin/pip" show onnxruntime-gpu 2>/dev/null | sed -n 's/^Version: //p' || true)"
 if [ -n "$gpu_build" ] && "$prefix/venv/bin/pip" show -q onnxruntime >/dev/null 2>&1; then
     "$prefix/venv/bin/pip" uninstall -q -y onnxruntime
     "$prefix/venv/bin/pip" install -q --force-reinstall --no-deps "onnxruntime-gpu==$gpu_build"
