@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from dictate import memory
 from dictate.asr.engine import Word
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError, ProviderError
@@ -169,19 +170,22 @@ def _install_sized_padding() -> None:
 
 
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
+    memory.defer_import("av")  # faster-whisper's file decoder: dictate hands it samples
     from faster_whisper import WhisperModel
 
     # It logs every segment's duration at INFO: one line per phrase in the app's log.
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     _install_sized_padding()
 
-    return WhisperModel(
+    model = WhisperModel(
         str(path),
         device=device,
         compute_type=compute_type,
         cpu_threads=threads,
         local_files_only=True,  # a folder on disk: never the network
     )
+    memory.release()  # the loading's transient buffers
+    return model
 
 
 def cuda_devices() -> int:
@@ -263,6 +267,7 @@ class WhisperSecondPass:
                 decoded = self._transcribe(samples, prompt)
             finally:
                 _sized.margin = None
+                memory.release()  # the features' and encoder's buffers, kept by malloc
         return self._judge(decoded, offset, seconds)
 
     def _transcribe(self, samples: np.ndarray, prompt: str) -> list[Any]:

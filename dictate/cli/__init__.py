@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from dictate import __version__
+from dictate import __version__, memory
 from dictate.cli import (
     bench,
     devices,
@@ -102,6 +102,7 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dictate`` console script."""
+    memory.limit_heaps()  # before any thread: the window and transcribe run a few busy ones
     try:
         return run(argv)
     except DictateError as exc:
