@@ -1,8 +1,8 @@
 """Voice commands heard on audio: synthesised voices through the real pipeline.
 
     python benchmarks/commands_audio.py [--work /tmp/commands-audio] [--decode off|on|both]
-        [--engine sphinx|vosk] [--second-pass off|tiny.en|...] [--sets command,ordinary,dictation]
-        [--jobs 2]
+        [--engine sphinx|vosk] [--second-pass off|tiny.en|...]
+        [--sets command|readme,ordinary,dictation] [--jobs 2]
         [--voices NAME,...] [--dev2012 ../shared/data/iwslt/dev2012.tsv] [--label NAME]
     python benchmarks/commands_audio.py --report BEFORE.jsonl AFTER.jsonl
 
@@ -119,6 +119,8 @@ def cases_for(args: argparse.Namespace) -> list[Case]:
     sets = args.sets.split(",")
     if "command" in sets:
         cases += command_cases(grammar_phrases(), voices)
+    elif "readme" in sets:  # the README's commands only
+        cases += command_cases([p for p in grammar_phrases() if p in README_COMMANDS], voices)
     if "ordinary" in sets:
         cases += ordinary_cases(ORDINARY, voices)
     if "dictation" in sets:
@@ -215,7 +217,9 @@ def main() -> int:
         default="off",
         help="Whisper model that settles each segment first (default off: the figures before it)",
     )
-    parser.add_argument("--sets", default="command,ordinary,dictation")
+    parser.add_argument(
+        "--sets", default="command,ordinary,dictation", help="readme: the README's commands only"
+    )
     parser.add_argument("--voices", default="", help="comma-separated voice names (default all)")
     parser.add_argument("--dev2012", default=ROOT.parent / "shared/data/iwslt/dev2012.tsv")
     parser.add_argument("--jobs", type=int, default=2)
