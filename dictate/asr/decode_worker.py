@@ -25,6 +25,7 @@ import numpy as np
 
 from dictate.asr.registry import EngineOptions
 from dictate.asr.segmenter import CHUNK_SAMPLES
+from dictate.parent_watch import exit_with_parent
 
 
 @dataclass
@@ -70,6 +71,7 @@ def serve(worker: int, options: EngineOptions, inbox: Any, outbox: Any) -> None:
     """The worker: load the engine ``options`` describe (the parent's, whole), say ready (and
     whether it can warm), then take chunks until None. Every failure is sent back as ("error",
     worker, message); nothing is lost silently."""
+    exit_with_parent()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError, KeyboardInterrupt):
         try:
             from dictate.asr.loader import load_engine

@@ -24,12 +24,14 @@ from dictate.asr.command_decode import CommandDecode
 from dictate.asr.engine import Word
 from dictate.asr.registry import EngineOptions
 from dictate.errors import DictateError
+from dictate.parent_watch import exit_with_parent
 
 log = logging.getLogger("dictate.asr")
 
 
 def _serve(conn: Connection, options: EngineOptions) -> None:
     """The child: load the engine, then decode what the parent sends until it says close."""
+    exit_with_parent()
     # The parent may go away (the app quit while this loaded): no one to tell, no traceback.
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
         _serve_until_closed(conn, options)
@@ -71,6 +73,7 @@ def _serve_until_closed(conn: Connection, options: EngineOptions) -> None:
 
 def _serve_commands(conn: Connection, options: EngineOptions, phrases: list[str]) -> None:
     """The child of a :class:`ProcessCommandDecoder`: decode segments against the phrases."""
+    exit_with_parent()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
         from dictate.asr.loader import load_engine
 
