@@ -290,3 +290,46 @@ def test_the_worker_options() -> None:
             workers_count(bad)
         with pytest.raises(argparse.ArgumentTypeError):
             worker_counts(bad)
+
+
+def test_more_workers_than_cores_are_cut_to_the_cores_with_one_line() -> None:
+    import io
+
+    from dictate.cli.transcribe import usable_workers
+
+    err = io.StringIO()
+    assert usable_workers(64, err, cores=2) == 2
+    assert err.getvalue() == (
+        "dictate: note: --workers 64 is more than the 2 cores here; using 2\n"
+    )
+    quiet = io.StringIO()
+    assert usable_workers(2, quiet, cores=2) == 2 and usable_workers(1, quiet, cores=8) == 1
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.slow
+def test_transcribe_with_64_workers_on_2_cores_starts_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from dictate import file_decode
+    from dictate.cli import main
+    from dictate.paths import asset_path
+
+    started: list[int] = []
+    original = file_decode._Pool.__init__
+
+    def counting(self: Any, engine: Any, workers: int, queue_chunks: int) -> None:
+        started.append(workers)
+        original(self, engine, workers, queue_chunks)
+
+    monkeypatch.setattr(file_decode._Pool, "__init__", counting)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    sample = str(asset_path("sample_en.wav"))
+    code = main(["transcribe", sample, "--workers", "64", "--engine", "sphinx",
+                 "--second-pass", "off"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0 and out.strip()
+    assert started == [2]
+    assert "--workers 64 is more than the 2 cores here; using 2" in err
