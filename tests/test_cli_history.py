@@ -87,3 +87,15 @@ def test_a_bad_since_is_exit_status_2() -> None:
     from dictate.cli import main
 
     assert main(["history", "--since", "soon"]) == 2
+
+
+def test_control_characters_of_a_title_or_text_are_printed_as_escapes() -> None:
+    # A window title is anyone's text: "\x1b]0;...\x07" would retitle the terminal,
+    # "\x1b[2J" clear it.
+    History().add("first line\nsecond \x1b[2J line\x9b", "evil\x1b]0;pwned\x07 \x1b[31mred")
+    out, _ = dictate()
+    assert not any(c in out for c in "\x1b\x07\x9b")
+    assert "evil\\u001b]0;pwned\\u0007 \\u001b[31mred" in out
+    assert "    first line\n    second \\u001b[2J line\\u009b\n" in out  # lines kept, indented
+    out, _ = dictate("--json")
+    assert json.loads(out)[0]["target"] == "evil\x1b]0;pwned\x07 \x1b[31mred"

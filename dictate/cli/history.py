@@ -39,6 +39,16 @@ def parse_since(spec: str, now: float | None = None) -> float:
     return moment.timestamp()  # naive: local time
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print to a terminal: control characters (an escape sequence in a
+    window's title could move the cursor, recolour or retitle the terminal) written as
+    escapes, as ``--json`` writes them."""
+    return _CONTROL.sub(lambda m: json.dumps(m.group())[1:-1], text)
+
+
 def entry_json(entry: Any) -> dict[str, Any]:
     local = dt.datetime.fromtimestamp(entry.time).astimezone()
     return {
@@ -62,9 +72,10 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         io.stdout.write("\n")
     for entry in [] if args.json else entries:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))
-        where = "this window" if entry.target == WINDOW else entry.target
+        where = "this window" if entry.target == WINDOW else shown(entry.target)
         failed = " [typing failed]" if entry.status == FAILED else ""
-        io.stdout.write(f"{when}  {where}{failed}\n    {entry.text}\n")
+        text = "\n    ".join(shown(line) for line in entry.text.split("\n"))
+        io.stdout.write(f"{when}  {where}{failed}\n    {text}\n")
     if read.damaged:
         io.err.write(f"dictate: {read.damaged} damaged record(s) of {path} skipped\n")
     if not load_settings().history:
