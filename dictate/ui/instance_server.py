@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QSysInfo, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from dictate.fileio import atomic_write_text
+from dictate.fileio import atomic_write_text, make_private, private_dir
 from dictate.instance_client import (
     COMMANDS,
     MAX_LINE,
@@ -320,7 +320,7 @@ class DataFolderClaim:
         """
         self.problem = None
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_dir(self.folder)  # this user's only: also when it vanished and is made again
         except OSError as exc:
             log.warning("cannot make the data folder %s: %s", self.folder, exc)
             self.problem = (
@@ -329,6 +329,7 @@ class DataFolderClaim:
             )
             return True
         if self._lock.tryLock(timeout_ms):
+            make_private(self.lock_file)  # Qt makes it 0644
             self._write_address(address)
             return True
         error = self._lock.error()
@@ -345,7 +346,7 @@ class DataFolderClaim:
 
     def _write_address(self, address: str) -> None:
         try:
-            atomic_write_text(self.address_file, address + "\n")
+            atomic_write_text(self.address_file, address + "\n", private=True)
         except OSError as exc:
             log.warning("cannot write %s: %s", self.address_file, exc)
 

@@ -734,6 +734,28 @@ def test_a_folder_that_cannot_be_claimed_lets_the_app_go_on(tmp_path: Path) -> N
     assert f"cannot make its data folder {tmp_path / 'file' / 'data'}" in claim.problem
 
 
+def test_the_claimed_folder_its_lock_and_address_are_this_users_only(tmp_path: Path) -> None:
+    import stat
+
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(path.stat().st_mode)
+
+    folder = tmp_path / "data"
+    old = os.umask(0o022)  # the usual umask: 0755 folders and 0644 files where not chosen
+    try:
+        for _ in range(2):  # made, then made again after it vanished
+            claim = DataFolderClaim(folder)
+            assert claim.claim("/run/user/1/dictate.sock", timeout_ms=100) is True
+            assert claim.problem is None
+            assert mode(folder) == 0o700
+            assert mode(folder / "instance.lock") == 0o600
+            assert mode(folder / "instance.address") == 0o600
+            claim.release()
+            shutil.rmtree(folder)
+    finally:
+        os.umask(old)
+
+
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Callable[[], None]]:
     """A small file system of its own (tmpfs of 64 KiB, mounted: needs root) at
