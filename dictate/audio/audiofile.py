@@ -24,6 +24,10 @@ from dictate.errors import InputError
 
 CONVERT_HINT = "convert it with e.g. `ffmpeg -i IN -ar 16000 -ac 1 OUT.wav`"
 READABLE = "WAV, FLAC, OGG or MP3"
+MIN_RATE = 4000
+MAX_RATE = 768_000
+"""The sample rates a recording is read at. A header outside them is damaged or not audio: at
+1 Hz, an hour of "audio" resampled to 16 kHz took over 300 s and gave no progress."""
 
 # libsndfile subtype -> the dtype its samples are read as (lossless for integer PCM).
 _INTEGER_DTYPES = {
@@ -121,6 +125,12 @@ def read_audio_info(path: str | Path) -> AudioInfo:
     if info.channels < 1 or info.samplerate < 1:
         raise InputError(
             f"{path}: the header says {info.channels} channels at {info.samplerate} Hz"
+        )
+    if not MIN_RATE <= info.samplerate <= MAX_RATE:
+        raise InputError(
+            f"{path}: its header says {info.samplerate} Hz, not the rate of a recording (speech "
+            f"is recorded at {MIN_RATE} to {MAX_RATE} Hz); if the audio is right and the header "
+            f"wrong, {CONVERT_HINT} with the true rate before -i (-ar RATE -i IN ...)"
         )
     if info.frames <= 0:
         raise InputError(

@@ -253,3 +253,23 @@ def test_a_cut_off_wav_says_how_much_its_header_promised(tmp_path: Path) -> None
     cut_stereo = tmp_path / "cut_stereo.wav"
     cut_stereo.write_bytes(stereo.read_bytes()[: 44 + 2_000 * 4])
     assert read_audio_info(cut_stereo).missing_frames == 6_000
+
+
+@pytest.mark.parametrize("rate", [1, 100, 3999, 1_000_000])
+def test_a_header_rate_no_recording_has_is_one_clear_error(tmp_path: Path, rate: int) -> None:
+    # 1 Hz: an hour of "audio" to resample to 16 kHz (it ran for over 300 s, no progress).
+    path = tmp_path / f"rate{rate}.wav"
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(np.zeros(3600, np.int16).tobytes())
+    with pytest.raises(InputError, match=f"its header says {rate} Hz, not the rate of a recording"):
+        FileSource(path)
+
+
+@pytest.mark.parametrize("rate", [4000, 8000, 768_000])
+def test_the_lowest_and_highest_recording_rates_are_read(tmp_path: Path, rate: int) -> None:
+    path = tmp_path / f"rate{rate}.wav"
+    soundfile.write(str(path), sine(rate, 0.1), rate, subtype="PCM_16")
+    assert FileSource(path).info.sample_rate == rate
