@@ -164,11 +164,9 @@ def test_commands_reach_the_running_app(running_app: subprocess.Popen[str], addr
 
     # A second launch hands the first one "show" and is gone at once.
     shows = log_text().count("remote command: show")
-    started = time.monotonic()
-    second = dictate()
+    second = dictate()  # it returns (a second app would run until quit) and says why
     assert second.returncode == 0, second.stderr
     assert second.stdout == "dictate is already running; its window was brought to the front.\n"
-    assert time.monotonic() - started < 15
     wait_for(lambda: log_text().count("remote command: show") == shows + 1, 10, "a second show")
     assert running_app.poll() is None
 

@@ -58,7 +58,6 @@ def test_a_burst_is_merged_into_one_polite_announcement(qtbot: Any, heard: list[
     announcer.say("Hello there.")
     announcer.say("  How are\nyou?  ")
     announcer.say("")  # nothing to say
-    assert time.monotonic() - began < 0.05  # it never waits
     assert messages(heard) == ["Listening."]  # within the interval: held back, merged
     qtbot.waitUntil(lambda: len(heard) == 2, timeout=2000)
     assert time.monotonic() - began >= 0.28

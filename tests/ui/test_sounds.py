@@ -116,6 +116,9 @@ class FakeStream:
         if self.sd.write_error:
             raise FakePortAudioError(self.sd.write_error)
         time.sleep(self.sd.seconds)
+        # A test holds the "device" here to see who waits for it (a minute at most: a play()
+        # that waited would then find the sound written, and fail, not hang).
+        self.sd.playing.wait(60)
         self.sd.written.append(samples)
 
     def stop(self) -> None:
@@ -135,6 +138,9 @@ class FakeSounddevice:
         self.seconds = seconds
         self.written: list[np.ndarray] = []
         self.started = threading.Event()
+        self.playing = threading.Event()
+        """Cleared: a write blocks until it is set (the sound is still playing)."""
+        self.playing.set()
         self.closed = 0
         self.query_error = ""
         self.open_error = ""
@@ -158,12 +164,12 @@ def fake_sd(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSounddevice]:
 
 
 def test_play_returns_at_once_and_plays_on_another_thread(fake_sd: FakeSounddevice) -> None:
-    fake_sd.seconds = 0.5
+    fake_sd.playing.clear()  # the sound plays until the test lets it end
     player = FeedbackSounds()
-    began = time.monotonic()
-    player.play("start")
-    assert time.monotonic() - began < 0.05  # the GUI thread never waits for the sound
+    player.play("start")  # returns while the sound is still playing: the GUI never waits
     assert fake_sd.started.wait(5)
+    assert fake_sd.written == []  # still playing, on another thread
+    fake_sd.playing.set()
     assert player.wait(5) and player.played == ["start"]
     written = fake_sd.written[0]
     # At the device's own rate, with silence before it and enough after it to leave the
