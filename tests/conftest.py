@@ -3,14 +3,18 @@ server for model downloads (see ``model_server.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from model_server import ServerState, running_server
+from processes import children
 from pulse import PulseServer
 from tiny_model import build_tiny_model
 
@@ -32,6 +36,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.audio)
         if "qtbot" in fixtures or "window" in fixtures or "/tests/ui/" in path:
             item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    """Fail the run where the tests left a process of theirs running (a loaded run once left
+    3 for 47 minutes after it ended). Set up first, so it checks after every other session
+    fixture (the PulseAudio server, X servers) has ended; what it finds is killed, and named.
+    multiprocessing's resource tracker is not the tests': it ends with this process."""
+    before = set(children(os.getpid()))
+    yield
+
+    def left() -> dict[int, str]:
+        found = children(os.getpid())
+        return {p: c for p, c in found.items() if p not in before and "resource_tracker" not in c}
+
+    deadline = time.monotonic() + 10  # time to end on their own: a grace, not a measure
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stray = left()
+    for pid in stray:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not stray, f"the tests left these processes running: {stray}"
 
 
 @pytest.fixture(scope="session", autouse=True)

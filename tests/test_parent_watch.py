@@ -12,33 +12,9 @@ import wave
 from pathlib import Path
 
 import numpy as np
+from processes import alive, children
 
 from dictate.paths import asset_path
-
-
-def children(pid: int) -> dict[int, str]:
-    """The processes whose parent is ``pid``, with their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found[int(entry.name)] = cmdline
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def long_file(path: Path, times: int) -> Path:
