@@ -150,17 +150,22 @@ def describe_file_type(mode: int) -> str:
     return next((words for test, words in kinds if test(mode)), "not a regular file")
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path, *, follow: bool = True) -> BinaryIO:
     """``path`` open for reading, only if it is a regular file (a symbolic link to one is
-    followed). It is opened without blocking, so a named pipe is refused instead of waiting for
-    a writer, and checked after opening (the file read is the file checked).
+    followed, unless ``follow`` is False: for the app's own files, which are never links, so a
+    link there is not the app's). It is opened without blocking, so a named pipe is refused
+    instead of waiting for a writer, and checked after opening (the file read is the file
+    checked).
 
     Raises:
         FileNotFoundError: There is no such file.
         UnreadableFile: It is not a regular file.
-        OSError: It cannot be opened.
+        OSError: It cannot be opened (ELOOP: a link, where ``follow`` is False).
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
     fh = os.fdopen(fd, "rb")
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from dictate.audio.format import SAMPLE_RATE
-from dictate.fileio import PRIVATE_FILE, fsync_dir, private_dir
+from dictate.fileio import PRIVATE_FILE, UnreadableFile, fsync_dir, open_regular, private_dir
 
 log = logging.getLogger("dictate.editing.session_audio")
 
@@ -180,12 +180,18 @@ def read_span(path: Path, start: float = 0.0, end: float | None = None) -> np.nd
     16 kHz mono int16; fewer where the file is shorter (a crash cut it).
 
     Raises:
-        OSError: The file is missing or cannot be read.
+        OSError: The file is missing or cannot be read, or is not a regular file of its own (a
+            named pipe would hang the read for ever; a symbolic link would offer another
+            recording as the words said).
     """
     import soundfile
 
     try:
-        with soundfile.SoundFile(str(path)) as handle:
+        raw = open_regular(path, follow=False)
+    except UnreadableFile as exc:
+        raise OSError(str(exc)) from None
+    try:
+        with raw, soundfile.SoundFile(raw) as handle:
             first = max(0, round(start * handle.samplerate))
             want = None if end is None else max(0, round(end * handle.samplerate) - first)
             if first:

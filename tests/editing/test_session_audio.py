@@ -216,3 +216,34 @@ def test_links_survive_a_restart_and_find_the_sentence_at_the_cursor(tmp_path: P
     edited = text.replace("We left.", "We stayed.")
     assert restarted.find(edited, edited.index("stayed")) == []
     assert restarted.last() == [Clip("s2", 0.5 - MARGIN_S, 1.5 + MARGIN_S)]
+
+
+def test_kept_audio_replaced_by_a_pipe_or_a_link_is_refused_not_read(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    other = SessionRecorder(tmp_path / "elsewhere", "someone-else")
+    other.write(speech(1.0))
+    other.close()
+    folder = tmp_path / "audio"
+    folder.mkdir()
+    link, pipe = folder / "linked.flac", folder / "piped.flac"
+    link.symlink_to(other.path)  # another recording offered as "the last words you said"
+    os.mkfifo(pipe)  # no writer: a read waited for one for ever
+    outcomes: dict[str, str] = {}
+
+    def read(path: Path) -> None:
+        try:
+            read_span(path)
+            outcomes[path.name] = "read"
+        except OSError as exc:
+            outcomes[path.name] = str(exc)
+
+    for path in (link, pipe):
+        reader = threading.Thread(target=read, args=(path,), daemon=True)
+        reader.start()
+        reader.join(60)  # a bound only so that a hang fails the test instead of the run
+        assert path.name in outcomes, f"reading {path.name} hangs"
+    assert outcomes["linked.flac"] != "read"
+    assert "named pipe" in outcomes["piped.flac"] and "not a file" in outcomes["piped.flac"]
+    np.testing.assert_array_equal(read_span(other.path), speech(1.0))  # a real one still reads
