@@ -166,12 +166,14 @@ def open_regular(path: Path, *, follow: bool = True) -> BinaryIO:
     if not follow:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags)
-    fh = os.fdopen(fd, "rb")
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        fh.close()
-        raise UnreadableFile(f"{path} is {describe_file_type(mode)}, not a file")
-    return fh
+    try:
+        mode = os.fstat(fd).st_mode  # before fdopen, which names a folder by its descriptor
+        if not stat.S_ISREG(mode):
+            raise UnreadableFile(f"{path} is {describe_file_type(mode)}, not a file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_regular(path: Path, limit: int | None) -> bytes:

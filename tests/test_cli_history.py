@@ -99,3 +99,18 @@ def test_control_characters_of_a_title_or_text_are_printed_as_escapes() -> None:
     assert "    first line\n    second \\u001b[2J line\\u009b\n" in out  # lines kept, indented
     out, _ = dictate("--json")
     assert json.loads(out)[0]["target"] == "evil\x1b]0;pwned\x07 \x1b[31mred"
+
+
+def test_a_history_that_is_a_folder_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from dictate.cli import main
+
+    default_history_path().mkdir(parents=True)
+    assert main(["history"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("dictate: error: cannot read the history: ")
+    assert f"{default_history_path()} is a folder, not a file" in err
+    # Neither the descriptor's number ("Is a directory: 3") nor an output failure.
+    assert "Is a directory" not in err and "cannot write" not in err

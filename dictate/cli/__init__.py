@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import sys
@@ -100,6 +101,10 @@ def _silence_stdout() -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+_WRITING = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EPIPE, errno.EIO, errno.EROFS}
+"""What an OSError naming no file means when it is the output that failed to be written."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dictate`` console script."""
     memory.limit_heaps()  # before any thread: the window and transcribe run a few busy ones
@@ -119,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         if exc.filename is not None:  # a named file: read or written, the message says which
             print(f"dictate: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
-        else:  # writing the output failed: a full disk, an I/O error
+        elif exc.errno in _WRITING:  # writing the output failed: a full disk, a closed pipe
             print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
+        else:  # not known to be the output's: said as it is
+            print(f"dictate: error: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

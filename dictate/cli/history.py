@@ -65,7 +65,13 @@ def run(args: argparse.Namespace, io: Streams) -> int:
 
     since = parse_since(args.since) if args.since else None
     path = default_history_path()
-    read = read_history(path)
+    try:
+        read = read_history(path)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the history: {exc.strerror or exc}; move it out of the way: dictate "
+            "starts a new one"
+        ) from None
     entries = [e for e in read.entries if since is None or e.time >= since]
     if args.json:
         io.stdout.write(json.dumps([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
