@@ -114,3 +114,37 @@ def test_a_history_that_is_a_folder_is_one_line_naming_it(
     assert f"{default_history_path()} is a folder, not a file" in err
     # Neither the descriptor's number ("Is a directory: 3") nor an output failure.
     assert "Is a directory" not in err and "cannot write" not in err
+
+
+def test_a_huge_damaged_line_is_read_past_in_pieces_and_the_records_after_it_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io as stdio
+
+    from dictate import fileio
+    from dictate.editing.history import read_history
+
+    lines = [b"short\n", b"x" * 5000 + b"\n", b"y" * 1000, b""]
+    assert list(fileio.bounded_lines(stdio.BytesIO(b"".join(lines)), 64)) == [
+        b"short\n", None, None,  # the long line, and a long last line without its end
+    ]  # fmt: skip
+    pieces: list[int] = []
+
+    class Counting(stdio.BytesIO):
+        def readline(self, size: int | None = -1) -> bytes:
+            pieces.append(-1 if size is None else size)
+            return super().readline(size)
+
+    list(fileio.bounded_lines(Counting(b"z" * 10_000 + b"\nok\n"), 100))
+    assert set(pieces) == {100}  # never a whole line at once
+
+    fill()
+    path = default_history_path()
+    good = path.read_bytes()
+    # A damaged history: one line of 3 MB (a 1 GB one took 2.2 GB read whole), then records.
+    path.write_bytes(good[: good.index(b"\n") + 1] + b"\x00" * 3_000_000 + b"\n" + good)
+    read = read_history(path)
+    assert read.damaged == 1
+    assert [e.text for e in read.entries][-3:] == [
+        "Three days ago.", "An hour ago.", "Could not type.",
+    ]  # fmt: skip

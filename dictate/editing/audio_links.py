@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from dictate.editing.journal import decode_record, encode_record
-from dictate.fileio import atomic_write, open_private, open_regular, private_dir
+from dictate.fileio import (
+    atomic_write,
+    bounded_lines,
+    open_private,
+    open_regular,
+    private_dir,
+)
 from dictate.word_times import Timed, align, key
 
 log = logging.getLogger("dictate.editing.audio_links")
@@ -140,7 +146,9 @@ class AudioLinks:
         except (OSError, ValueError):
             return self
         with fh:
-            for raw in fh:
+            for raw in bounded_lines(fh):
+                if raw is None:  # a line no record makes: damage
+                    continue
                 try:
                     record = decode_record(raw.rstrip(b"\n"))
                     self._apply(record)

@@ -38,7 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from dictate.editing.journal import decode_record, encode_record
-from dictate.fileio import atomic_write, open_private, open_regular, private_dir
+from dictate.fileio import (
+    atomic_write,
+    bounded_lines,
+    open_private,
+    open_regular,
+    private_dir,
+)
 from dictate.paths import user_data_dir
 
 WINDOW = "window"
@@ -115,7 +121,10 @@ def read_history(path: Path) -> Read:
         raise OSError(str(exc)) from None
     read = Read([])
     with fh:
-        for raw in fh:
+        for raw in bounded_lines(fh):
+            if raw is None:  # a line no record makes: damage
+                read.damaged += 1
+                continue
             if not raw.endswith(b"\n"):
                 if raw.strip():
                     read.damaged += 1  # cut off while it was written
