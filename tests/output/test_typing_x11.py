@@ -475,7 +475,8 @@ def test_xtest_does_not_wait_for_its_own_window_to_answer(xserver: XServer) -> N
     )
     assert result.returncode == 0, result.stderr
     pings, seconds = result.stdout.split("]")
-    assert pings == "[False" and float(seconds) < 2.0  # the 0.5 s settle, not the 10 s wait
+    # The 0.5 s settle, not the 10 s wait (the bound is that wait, so load cannot break it).
+    assert pings == "[False" and float(seconds) < 10.0
 
 
 def test_xtest_close_after_the_x_server_has_gone_does_not_raise(

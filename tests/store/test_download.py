@@ -302,7 +302,7 @@ def test_cancel_during_the_wait_before_a_retry(
     began = time.monotonic()
     with pytest.raises(DownloadCancelled):
         store.download(NAME, url=url, cancel=cancel, timeout=TIMEOUT)
-    assert time.monotonic() - began < 3
+    assert time.monotonic() - began < 5  # the retry delay is the bound: not waited for
     assert len(http_server[1].requests) == 1
     assert store_entries(store.root) == []
 
