@@ -252,13 +252,19 @@ class Pipeline:
             self.refiners.append(CommandRefiner(decoder))
 
     def close(self) -> None:
-        """Free what the refiners hold (a child process, a model); the pipeline is not run
-        again."""
+        """Free what the refiners and the recogniser hold (child processes, a model); the
+        pipeline is not run again."""
         for refiner in self.refiners:
             try:
                 refiner.close()
             except Exception:
                 log.info("closing %s failed", refiner.name, exc_info=True)
+        close = getattr(self._recognizer, "close", None)  # a child process (the window's)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.info("closing the recogniser failed", exc_info=True)
 
     # -- control -----------------------------------------------------------------------------
 

@@ -36,6 +36,8 @@ LAYERS: list[set[str]] = [
         "fileio",
         "paths",
         "config",
+        "memory",  # freed memory given back to the system, deferred imports
+        "parent_watch",  # a child process ends with its parent
     },  # base: no dictation in them
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)

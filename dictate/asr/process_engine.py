@@ -184,6 +184,12 @@ class ProcessEngine:
         """The second decode of commands, in a child process of its own."""
         return ProcessCommandDecoder(self._options, list(phrases))
 
+    def close(self) -> None:
+        """End the spare recogniser's child (those handed out are their holders' to close)."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
+
     def recognizer(self) -> ProcessRecognizer:
         if self._spare is not None:
             spare, self._spare = self._spare, None

@@ -484,6 +484,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
             event.ignore()
             return
         self.editor.buffer.close_journal(clean=True)
+        self.controller.release()  # the recogniser's child processes end with the window
         if self.overlay is not None:
             self.overlay.close()
         hotkey = getattr(self, "_hotkey", None)

@@ -292,6 +292,26 @@ class DictationController(QObject):
             self._set_state(State.STOPPING)
             run.stop()
 
+    def release(self, timeout: float = 5.0) -> None:
+        """Free the loaded pipeline and engine (the window is closing): the recogniser's and
+        the command decoder's child processes end now. Where a load still holds the lock after
+        ``timeout`` seconds, they are left to end with the app."""
+        if not self._lock.acquire(timeout=max(timeout, 0.0)):
+            return
+        try:
+            pipeline, self._pipeline = self._pipeline, None
+            engine = self._cache.get("engine")
+            self._cache.clear()
+        finally:
+            self._lock.release()
+        for held in (pipeline, engine):
+            close = getattr(held, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:
+                    log.info("releasing %s failed", type(held).__name__, exc_info=True)
+
     def wait(self, timeout: float) -> bool:
         """Block at most ``timeout`` seconds until the current run has finished (closing the
         window); False if it has not. While a start is still loading (its thread holds the
