@@ -166,7 +166,11 @@ def test_a_recogniser_in_a_child_process_gives_the_same_words() -> None:
 
     child = ProcessEngine("sphinx")
     assert child.name == "sphinx" and "low accuracy" in child.label
-    in_child = recognise("en_phrases", child.recognizer())
+    recognizer = child.recognizer()
+    try:
+        in_child = recognise("en_phrases", recognizer)
+    finally:
+        recognizer.close()
     in_process = recognise("en_phrases", SphinxEngine().recognizer())
     assert [[w.text for w in words] for _, words, _ in in_child] == [
         [w.text for w in words] for _, words, _ in in_process

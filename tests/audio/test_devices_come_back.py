@@ -25,7 +25,7 @@ def run_until(qtbot: Any, events: list[Event], kind: type, timeout: float = 60) 
 
 @pytest.mark.slow
 def test_dictation_finds_the_microphone_after_the_sound_server_restarts(
-    tmp_path: Path, qtbot: Any
+    tmp_path: Path, qtbot: Any, request: pytest.FixtureRequest
 ) -> None:
     from dictate.audio.devices import refresh_devices
     from dictate.ui.pipeline_runner import DictationController
@@ -33,6 +33,7 @@ def test_dictation_finds_the_microphone_after_the_sound_server_restarts(
     folder = tmp_path / "pulse"
     folder.mkdir()
     controller = DictationController(Settings(engine="sphinx", first_run_done=True))
+    request.addfinalizer(controller.release)  # its recogniser's child processes
     events: list[Event] = []
     controller.pipelineEvent.connect(events.append)
     with PulseServer(folder) as server:
