@@ -76,3 +76,15 @@ def log_failure(
     frames = traceback.extract_tb(tb)[-10:]
     where = " < ".join(f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in reversed(frames))
     logger.error(f"{message}: %s at %s", *args, kind.__name__ if kind else "error", where or "?")
+
+
+def close_quietly(thing: object, logger: logging.Logger, what: str) -> None:
+    """Call ``thing.close()`` where it has one (a child process, a model); a failure is logged
+    at info, not raised: freeing one thing must not stop the freeing of the next."""
+    close = getattr(thing, "close", None)
+    if close is None:
+        return
+    try:
+        close()
+    except Exception:
+        logger.info("closing %s failed", what, exc_info=True)

@@ -16,13 +16,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import importlib.util
-import logging
 import sys
 import types
 from functools import cache
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 _M_ARENA_MAX = -8
 """``mallopt``'s parameter for the most heaps (glibc's malloc.h)."""

@@ -69,7 +69,7 @@ from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
 from dictate.dictation import Punctuator, TextStage
 from dictate.editing.text import separator
-from dictate.errors import DictateError, log_failure
+from dictate.errors import DictateError, close_quietly, log_failure
 from dictate.events import (
     Command,
     Error,
@@ -255,16 +255,8 @@ class Pipeline:
         """Free what the refiners and the recogniser hold (child processes, a model); the
         pipeline is not run again."""
         for refiner in self.refiners:
-            try:
-                refiner.close()
-            except Exception:
-                log.info("closing %s failed", refiner.name, exc_info=True)
-        close = getattr(self._recognizer, "close", None)  # a child process (the window's)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.info("closing the recogniser failed", exc_info=True)
+            close_quietly(refiner, log, refiner.name)
+        close_quietly(self._recognizer, log, "the recogniser")  # a child process (the window's)
 
     # -- control -----------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ import numpy as np
 from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.engine import Word
 from dictate.audio.format import SAMPLE_RATE
-from dictate.errors import log_failure
+from dictate.errors import close_quietly, log_failure
 from dictate.events import Segment
 from dictate.heard_commands import heard_command, only_commands
 
@@ -236,12 +236,7 @@ class CommandRefiner:
         pass
 
     def close(self) -> None:
-        close = getattr(self.decoder, "close", None)  # the window's is a process of its own
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.info("closing the command decoder failed", exc_info=True)
+        close_quietly(self.decoder, log, "the command decoder")  # the window's: a process
 
 
 class SecondPass(Protocol):

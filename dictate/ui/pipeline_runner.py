@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 
 from dictate.config import Settings
 from dictate.enums import TextEnum
-from dictate.errors import AudioDeviceError, DictateError
+from dictate.errors import AudioDeviceError, DictateError, close_quietly
 from dictate.events import Event, Finished
 from dictate.pipeline import Pipeline
 
@@ -304,13 +304,8 @@ class DictationController(QObject):
             self._cache.clear()
         finally:
             self._lock.release()
-        for held in (pipeline, engine):
-            close = getattr(held, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:
-                    log.info("releasing %s failed", type(held).__name__, exc_info=True)
+        close_quietly(pipeline, log, "the pipeline")
+        close_quietly(engine, log, "the recogniser's engine")
 
     def wait(self, timeout: float) -> bool:
         """Block at most ``timeout`` seconds until the current run has finished (closing the
