@@ -128,6 +128,12 @@ decode wasted work, done only while the refining thread had nothing else to do."
 LIVE_INTERVAL = 0.25
 """Seconds between two live punctuations of the words being spoken (each is one model call)."""
 
+CATCH_UP_S = 1.0
+"""Seconds of captured audio waiting for the recogniser past which it catches up: no partial
+words punctuated live, and the recogniser fed in longer pieces (:meth:`Pipeline._feed`)."""
+CATCH_UP_PIECE_S = 1.0
+"""Seconds of audio in one piece fed to the recogniser while catching up."""
+
 
 class Pipeline:
     """Runs one source at a time through segmentation, recognition and punctuation.
@@ -218,6 +224,10 @@ class Pipeline:
         self._unshown_lock = threading.Lock()
         self._unshown: dict[int, list[str]] = {}
         """First-pass words of closed segments whose settled words are not shown yet."""
+        self._unsettled: dict[int, float] = {}
+        """The start of each closed segment whose settled words are not shown yet."""
+        self._unfed: list[np.ndarray] = []
+        """Audio of the open segment not given to the recogniser yet (while catching up)."""
         self._threads: list[threading.Thread] = []
         self._started = 0.0
         self._stop_requested = threading.Event()
@@ -274,9 +284,9 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._need_start, self._open_start, self._partial = False, None, []
-        self._kept, self._early_sent = [], None
+        self._kept, self._early_sent, self._unfed = [], None, []
         self.clock.reset()
-        self._unshown = {}
+        self._unshown, self._unsettled = {}, {}
         for refiner in self.refiners:
             refiner.reset()
         self._live_words, self._live_queued = None, False
@@ -295,6 +305,35 @@ class Pipeline:
         self._stop_requested.set()
         if self._source is not None:
             self._source.stop()
+
+    def behind(self) -> float:
+        """Seconds of what was said that has no settled words yet: audio captured but not
+        heard by the recogniser, and closed segments still waiting for their second pass or
+        punctuation (0 for a source with no clock of its own, such as an audio file)."""
+        captured = getattr(self._source, "captured", None)
+        if captured is None:
+            return 0.0
+        frontier = self._audio_seconds
+        with self._unshown_lock:
+            if self._unsettled:
+                frontier = min(frontier, min(self._unsettled.values()))
+        return max(0.0, float(captured) - frontier)
+
+    def lost_blocks(self) -> int:
+        """Audio blocks of this run that could not be stored anywhere (lost)."""
+        return int(getattr(self._source, "dropped_blocks", 0) or 0)
+
+    def wall_time(self, audio_time: float) -> float | None:
+        """When (``time.monotonic()``) the audio at ``audio_time`` was captured; None where the
+        source is not a live one (an audio file is read faster than it was said)."""
+        started = getattr(self._source, "started_at", None)
+        return None if started is None else float(started) + audio_time
+
+    def _catching_up(self) -> bool:
+        """Recognition is more than :data:`CATCH_UP_S` behind the microphone: partial words
+        are skipped (the recogniser is fed in long pieces, nothing is punctuated live) until
+        it has caught up. Every word still comes, from the segment's final decode."""
+        return float(getattr(self._source, "behind", 0.0)) > CATCH_UP_S
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the run has finished; False on timeout."""
@@ -387,16 +426,39 @@ class Pipeline:
                     self._need_start = False
                     self._kept, self._kept_start = [], event.start
                 self._kept.append(np.array(event.samples, dtype=np.int16))
-                words = self._recognizer.accept(event.samples)
+                catching_up = self._catching_up()
+                words = self._feed(event.samples, catching_up)
                 if words is not None:
                     with self._unshown_lock:
                         self._partial = list(words)
                         shown = self._unshown_words() + self._partial
                         self._emit(Partial(self._now(), self._segments, shown))
-                    self._offer_live(self._segments, shown)
+                    if not catching_up:
+                        self._offer_live(self._segments, shown)
             elif isinstance(event, SegmentEnded):
                 self._finish_segment(event)
                 self.clock.segment_ended(event.end)
+
+    def _feed(self, samples: Any, catching_up: bool) -> list[str] | None:
+        """Give the recogniser ``samples`` (while catching up, gathered into pieces of
+        :data:`CATCH_UP_PIECE_S`: fewer calls, fewer partial results); its partial words."""
+        if catching_up:
+            self._unfed.append(np.asarray(samples, dtype=np.int16))
+            if sum(len(p) for p in self._unfed) < CATCH_UP_PIECE_S * SAMPLE_RATE:
+                return None
+            samples = self._unfed_audio()
+        elif self._unfed:
+            samples = np.concatenate([self._unfed_audio(), np.asarray(samples, np.int16)])
+        return self._recognizer.accept(samples)
+
+    def _unfed_audio(self) -> np.ndarray:
+        audio, self._unfed = np.concatenate(self._unfed), []
+        return audio
+
+    def _feed_rest(self) -> None:
+        """The segment ends: the recogniser hears what it has not heard yet."""
+        if self._unfed:
+            self._recognizer.accept(self._unfed_audio())
 
     def _unshown_words(self) -> list[str]:
         """The first-pass words of closed segments not shown as pending text yet, in order
@@ -407,6 +469,7 @@ class Pipeline:
         """Segment ``segment``'s settled words are shown (or taken): its first-pass words leave
         the partial words, which are shown again without them."""
         with self._unshown_lock:
+            self._unsettled.pop(segment, None)
             if self._unshown.pop(segment, None) is None:
                 return
             if self._open_start is None and not self._unshown:
@@ -428,6 +491,7 @@ class Pipeline:
     def _finish_segment(self, event: SegmentEnded) -> None:
         self._open_start = None
         try:
+            self._feed_rest()
             words = self._recognizer.finish()
         except Exception:
             # The run ends with this error; the segment keeps the words already shown.
@@ -452,6 +516,7 @@ class Pipeline:
         )
         with self._unshown_lock:
             self._unshown[closed.number] = [w.text for w in words]
+            self._unsettled[closed.number] = closed.start
             self._partial = []
         self._closed.put(closed)
 
@@ -502,6 +567,7 @@ class Pipeline:
         start, end = self._open_start or 0.0, self._audio_seconds
         self._open_start = None
         try:
+            self._feed_rest()
             words = self._recognizer.finish()
         except Exception:
             log.exception("the recogniser could not finish the interrupted segment")

@@ -288,3 +288,55 @@ def test_a_recogniser_failing_mid_segment_keeps_the_words_heard(
     if finish_fails:
         assert [w.text for w in last.words] == heard[-1]
     assert words_of(final_text(events)) == recognised(events)
+
+
+class _Behind:
+    """An audio file read as a microphone whose backlog says the recogniser is ``behind``
+    seconds behind it (what a busy machine makes; the backlog itself is tested with a real
+    microphone in tests/audio/test_capture.py)."""
+
+    def __init__(self, path: Path, behind: float) -> None:
+        self.file = FileSource(path)
+        self.name = self.file.name
+        self.behind = behind
+        self.dropped_blocks = 0
+        self.started_at = time.monotonic()
+        self.captured = 0.0
+
+    def blocks(self) -> Iterator[AudioBlock]:
+        for block in self.file.blocks():
+            self.captured = block.end + self.behind
+            yield block
+
+    def stop(self) -> None:
+        self.file.stop()
+
+
+@pytest.mark.slow
+def test_catching_up_skips_live_words_and_keeps_every_final_word(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    """Far behind the microphone, the pipeline stops punctuating partial words live and feeds
+    the recogniser in long pieces, to catch up; the final words are those of a run that was
+    not behind, and how far behind it is reads from the source's clock."""
+    runs: dict[float, list[Event]] = {}
+    behind_seen: list[float] = []
+    for behind in (0.0, 8.0):
+        events: list[Event] = []
+        pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+
+        def watch(event: Event, events: list[Event] = events, p: Pipeline = pipeline) -> None:
+            events.append(event)
+            if isinstance(event, Level):
+                behind_seen.append(p.behind())
+
+        pipeline.on_event = watch
+        pipeline.run(_Behind(DATA / "en_phrases.wav", behind))
+        runs[behind] = events
+    normal, late = runs[0.0], runs[8.0]
+    assert any(type(e).__name__ == "Live" for e in normal)
+    assert not any(type(e).__name__ == "Live" for e in late)
+    assert sum(isinstance(e, Partial) for e in late) < sum(isinstance(e, Partial) for e in normal)
+    assert recognised(late) == recognised(normal)
+    assert final_text(late) == final_text(normal)
+    assert max(behind_seen) >= 8.0

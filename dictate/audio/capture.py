@@ -1,10 +1,14 @@
 """Audio sources: a microphone and an audio file, both yielding 16 kHz mono int16 blocks.
 
 A source is iterated on one thread (the pipeline's) and stopped from any other. The microphone's
-PortAudio callback only copies the block into a bounded queue: it never resamples, logs or
-blocks, because anything slow there makes PortAudio drop audio. When the queue is full the block
-is dropped and counted (:attr:`MicrophoneSource.dropped_blocks`) rather than stalling the
-callback; the consumer logs the count.
+PortAudio callback only appends the block to a queue with no bound: it never resamples, logs or
+blocks, because anything slow there makes PortAudio drop audio. The microphone's own capture
+thread takes the blocks from there at once, resamples them, hands them to the kept-audio
+recorder (:meth:`MicrophoneSource.keep`: on disk within a second of being said, whatever the
+recogniser is doing) and queues them in a :class:`~dictate.audio.backlog.Backlog`, which is
+never full either: when recognition falls behind, the audio waits there (spilled to disk past a
+bound) and is recognised in order when the machine has time. Nothing said is dropped; how far
+behind recognition is shows in :attr:`MicrophoneSource.behind`.
 
 Stopping a source ends its iteration *after* what was already captured has been delivered, so
 nothing said before Stop is lost.
@@ -15,10 +19,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
+from dictate.audio.backlog import MEMORY_SECONDS, Backlog
 from dictate.audio.devices import (
     InputDevice,
     find_input_device,
@@ -58,7 +63,11 @@ class AudioSource(Protocol):
     """What the pipeline reads audio from."""
 
     name: str
-    dropped_blocks: int
+
+    @property
+    def dropped_blocks(self) -> int:
+        """Blocks lost (that could not be stored anywhere)."""
+        ...
 
     def blocks(self) -> Iterator[AudioBlock]:
         """Open the source and yield blocks until it ends or :meth:`stop` has been called."""
@@ -150,22 +159,26 @@ class MicrophoneSource:
         device: Index, name or part of a name (see :func:`find_input_device`); None for the
             system default.
         block_ms: Length of one PortAudio block.
-        queue_blocks: Capacity of the queue between the callback and the consumer; at 30 ms
-            blocks the default holds about 15 s, far more than any hiccup of the consumer.
         stall_timeout: Seconds without a block from a running stream after which the device is
             taken as lost (at least 5 s for the first block: some devices start slowly).
+        memory_seconds: Audio not yet recognised that is held in memory; more waits in a
+            temporary file (:class:`~dictate.audio.backlog.Backlog`).
+        spill_dir: The folder of that file (None: the system's temporary folder).
 
     Raises:
         PortAudioMissing: No PortAudio library (message says what to install).
         AudioDeviceError: No such device.
     """
 
+    realtime = True
+
     def __init__(
         self,
         device: str | int | None = None,
         block_ms: int = 30,
-        queue_blocks: int = 500,
         stall_timeout: float = 2.0,
+        memory_seconds: float = MEMORY_SECONDS,
+        spill_dir: Path | None = None,
     ) -> None:
         self._sd = sounddevice_module()
         self.device: InputDevice = find_input_device(device)
@@ -176,20 +189,45 @@ class MicrophoneSource:
         )
         self.block_ms = block_ms
         self.stall_timeout = stall_timeout
-        self.dropped_blocks = 0
         self.overflows = 0  # blocks PortAudio itself reported as overflowed
-        self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=queue_blocks)
+        self.backlog = Backlog(memory_seconds, spill_dir)
+        self.recorder: Any = None
+        """Where every block is also written, by the capture thread (:meth:`keep`)."""
+        self.muted: Callable[[], bool] | None = None
+        self.muted_blocks = 0
+        """Blocks replaced by silence so far (:meth:`keep`)."""
+        self.captured = 0.0
+        """Seconds of audio captured so far (its clock: the time of what is said now)."""
+        self.started_at: float | None = None
+        """``time.monotonic()`` when the stream started: audio time 0 in wall-clock time."""
+        self._raw: deque[np.ndarray] = deque()
         self._stop = threading.Event()
         self._finished = threading.Event()
+        self._capture: threading.Thread | None = None
+        self._stream: Any = None
+        self._error: BaseException | None = None
+
+    @property
+    def dropped_blocks(self) -> int:
+        """Blocks lost: they could not be stored anywhere (never because of a slow consumer)."""
+        return self.backlog.lost_blocks
+
+    @property
+    def behind(self) -> float:
+        """Seconds of captured audio the consumer has not taken yet."""
+        return self.backlog.seconds
+
+    def keep(self, recorder: Any, muted: Callable[[], bool] | None = None) -> None:
+        """Write every block to ``recorder`` (its ``write(samples)``) on the capture thread, as
+        it is captured; while ``muted()`` is true the blocks are silence, there and for the
+        consumer. Call before :meth:`start`."""
+        self.recorder, self.muted = recorder, muted
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
-        # PortAudio's thread: copy and enqueue, nothing else.
+        # PortAudio's thread: copy and append (a deque never refuses and never blocks).
         if status.input_overflow:
             self.overflows += 1
-        try:
-            self._queue.put_nowait(indata.copy())
-        except queue.Full:
-            self.dropped_blocks += 1
+        self._raw.append(indata.copy())
 
     def _open(self) -> Any:
         with _pulse_source(self.device.pulse_source):
@@ -230,51 +268,105 @@ class MicrophoneSource:
             ) from None
         return stream
 
-    def blocks(self) -> Iterator[AudioBlock]:
+    def start(self) -> None:
+        """Open the device and start capturing into the backlog now (before the consumer is
+        ready: models may still be loading); idempotent.
+
+        Raises:
+            AudioDeviceError: The device cannot be opened.
+        """
+        if self._capture is not None:
+            return
+        self._finished.clear()
+        self._stream = self._open()
+        self.started_at = time.monotonic()
+        log.info("recording from %s at %g Hz", self.device.key, self.device.default_rate)
+        self._capture = threading.Thread(
+            target=self._capture_loop, name="dictate-capture", daemon=True
+        )
+        self._capture.start()
+
+    def _capture_loop(self) -> None:
+        stream = self._stream
         resampler = Resampler(self.device.default_rate)
         clock = _Clock()
-        reported_drops = 0
-        self._finished.clear()
-        stream = self._open()
-        log.info("recording from %s at %g Hz", self.device.key, self.device.default_rate)
         last_block = time.monotonic()
         limit = max(self.stall_timeout, 5.0)
+        reported = 0
         try:
             while True:
-                try:
-                    raw = self._queue.get(timeout=0.1)
-                except queue.Empty:
-                    if self._stop.is_set():
-                        break
+                stopping = self._stop.is_set()
+                if stopping and not stream.closed:
+                    self._close(stream)  # no callback after this: what it queued is drained
+                got = self._drain(resampler, clock)
+                if got:
+                    last_block, limit = time.monotonic(), self.stall_timeout
+                elif stopping:
+                    break
+                else:
                     lost = self._finished.is_set() or stream.closed or not stream.active
                     if lost or time.monotonic() - last_block > limit:
                         raise AudioDeviceError(
                             f"microphone {self.device.name!r} stopped delivering audio "
                             "(disconnected or taken by the system?); what was recognised so far "
                             "is kept; start dictation again on this or another device"
-                        ) from None
-                    continue
-                last_block = time.monotonic()
-                limit = self.stall_timeout
-                samples = resampler.process(raw)
-                if samples.size:
-                    yield clock.block(samples)
-                if self.dropped_blocks + self.overflows != reported_drops:
-                    reported_drops = self.dropped_blocks + self.overflows
+                        )
+                    time.sleep(0.01)
+                lost_now = self.dropped_blocks + self.overflows
+                if lost_now != reported:
+                    reported = lost_now
                     log.warning(
-                        "audio lost so far: %d blocks dropped (the recogniser could not keep "
-                        "up), %d overflows reported by the device",
+                        "audio lost so far: %d blocks could not be stored, %d overflows "
+                        "reported by the device",
                         self.dropped_blocks,
                         self.overflows,
                     )
-                if self._stop.is_set() and not stream.closed:
-                    # Stop the device now; the loop then drains what is already queued.
-                    self._close(stream)
+            tail = resampler.flush()
+            if tail.size:
+                self._deliver(clock.block(tail))
+        except BaseException as exc:  # the consumer raises it after the audio before it
+            self._error = exc
         finally:
             self._close(stream)
-        tail = resampler.flush()
-        if tail.size:
-            yield clock.block(tail)
+            self.backlog.close()
+
+    def _drain(self, resampler: Resampler, clock: _Clock) -> bool:
+        """Everything the callback queued, resampled, kept and put in the backlog."""
+        got = False
+        while self._raw:
+            samples = resampler.process(self._raw.popleft())
+            got = True
+            if samples.size:
+                self._deliver(clock.block(samples))
+        return got
+
+    def _deliver(self, block: AudioBlock) -> None:
+        if self.muted is not None and self.muted():
+            block = AudioBlock(np.zeros_like(block.samples), block.start)
+            self.muted_blocks += 1
+        if self.recorder is not None:
+            self.recorder.write(block.samples)
+        self.backlog.put(block)
+        self.captured = block.end
+
+    def blocks(self) -> Iterator[AudioBlock]:
+        self.start()
+        ended = False
+        try:
+            while True:
+                block = self.backlog.get()
+                if block is None:
+                    ended = True
+                    break
+                yield block
+        finally:
+            if not ended:  # the consumer gave up (an error): nobody will take the rest
+                self.stop()
+                if self._capture is not None:
+                    self._capture.join(5)
+                self.backlog.discard()
+        if self._error is not None:
+            raise self._error
 
     def _close(self, stream: Any) -> None:
         try:
@@ -288,3 +380,10 @@ class MicrophoneSource:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def close(self) -> None:
+        """Stop, and drop what nobody will take (the run that was to read it failed to start)."""
+        self.stop()
+        if self._capture is not None:
+            self._capture.join(5)
+        self.backlog.discard()

@@ -2,9 +2,10 @@
 
 One FLAC file per dictation run (a *session*), 16 kHz mono 16-bit, in ``audio/`` beside the
 journal (``~/.local/share/dictate/journal/audio/<session>.flac`` on Linux), written as it is
-captured: :class:`TappedSource` hands every block the pipeline reads to a
-:class:`SessionRecorder`, which writes it through libsndfile (``soundfile``) and flushes the file
-to disk at least once a second (:data:`FLUSH_SECONDS`), so a crash loses at most that second and
+captured: :class:`TappedSource` hands every block the microphone captures to a
+:class:`SessionRecorder` (on the microphone's capture thread, never waiting for recognition),
+which writes it through libsndfile (``soundfile``) and flushes the file to disk at least once a
+second (:data:`FLUSH_SECONDS`), so a crash loses at most that second and
 the FLAC encoder's last block (4,096 samples, 0.26 s). Nothing is held in memory beyond the
 encoder's block: an hour of dictation is about 80 MB on disk and nothing in RAM.
 
@@ -61,9 +62,9 @@ def new_session_name(now: float | None = None) -> str:
 class SessionRecorder:
     """Writes one session's audio to ``<folder>/<session>.flac`` as it comes.
 
-    :meth:`write` runs on the pipeline's audio thread, :meth:`close` on any thread; a failure
-    to write (a full disk) is logged and ends the recording, never the dictation
-    (:attr:`error` says why).
+    :meth:`write` runs on the microphone's capture thread (or the pipeline's audio thread),
+    :meth:`close` on any thread; a failure to write (a full disk) is logged and ends the
+    recording, never the dictation (:attr:`error` says why).
     """
 
     def __init__(self, folder: Path, session: str, flush_seconds: float = FLUSH_SECONDS) -> None:
@@ -135,6 +136,11 @@ class TappedSource:
     it as it reads ``source`` (same blocks, same times), so a word's time in the recogniser's
     results is its time in the session's file.
 
+    A microphone writes the blocks itself, on its capture thread, as they are captured
+    (:meth:`~dictate.audio.capture.MicrophoneSource.keep`): the file never waits for a
+    recogniser that has fallen behind, so after a crash it holds all but the last second said.
+    Another source's blocks are written as the pipeline reads them.
+
     While ``muted()`` is true (the window plays kept audio back through the speakers, which the
     microphone would hear and the recogniser write down again), the blocks are silence, in the
     file too."""
@@ -146,18 +152,36 @@ class TappedSource:
         self.recorder = recorder
         self.name = source.name
         self.muted = muted
-        self.muted_blocks = 0
+        self._muted_here = 0
+        self._at_capture = hasattr(source, "keep")
+        if self._at_capture:
+            source.keep(recorder, muted)
+
+    def __getattr__(self, name: str) -> Any:
+        # The source's own state (its backlog, clock, start time) reads through.
+        if name == "source":
+            raise AttributeError(name)
+        return getattr(self.source, name)
+
+    @property
+    def muted_blocks(self) -> int:
         """Blocks replaced by silence so far."""
+        if self._at_capture:
+            return int(getattr(self.source, "muted_blocks", 0))
+        return self._muted_here
 
     @property
     def dropped_blocks(self) -> int:
         return int(getattr(self.source, "dropped_blocks", 0))
 
     def blocks(self) -> Iterator[Any]:
+        if self._at_capture:
+            yield from self.source.blocks()
+            return
         for block in self.source.blocks():
             if self.muted is not None and self.muted():
                 block = replace(block, samples=np.zeros_like(block.samples))
-                self.muted_blocks += 1
+                self._muted_here += 1
             self.recorder.write(block.samples)
             yield block
 

@@ -64,7 +64,8 @@ class AudioKeeper:
         self._lock = threading.Lock()  # the recorder is made on the controller's thread
         self._segment_ends: dict[int, float] = {}
         self._covered = 0.0
-        self._warned = False
+        self._warned = False  # the loss of this run's kept audio was said
+        self._not_kept: str | None = None  # why this run's audio could not be kept at all
         self._signals = _Signals()
         self._signals.played.connect(self._played)
         self._echo_until = 0.0  # monotonic time: the microphone is muted until then
@@ -91,6 +92,7 @@ class AudioKeeper:
         a file read at full speed, or the folder cannot be written). On the controller's
         starting thread."""
         window = self._window
+        self._warned, self._not_kept = False, None
         if not self.on or window._typist is not None or not getattr(source, "realtime", True):
             return source
         store = self.store()
@@ -101,10 +103,30 @@ class AudioKeeper:
                 self.links.append({"op": "session", "session": recorder.session})
         except OSError as exc:
             log.warning("the audio of this session cannot be kept: %s", exc)
+            self._not_kept = str(exc)  # said in the window by check_recording, on its thread
             return source
         with self._lock:
             self.recorder = recorder
+            self._warned = False
         return TappedSource(source, recorder, self.muted)
+
+    def check_recording(self) -> None:
+        """While dictating (the GUI thread, twice a second): if the kept audio could not be
+        started or stopped being written (its folder removed, a full disk), say so once, at
+        once; the dictation goes on and its words are kept in the text and the journal."""
+        recorder = self.recorder
+        why = self._not_kept
+        if why is None and recorder is not None and recorder.error is not None:
+            why = str(recorder.error)
+        if why is None or self._warned:
+            return
+        self._warned = True
+        self._not_kept = None
+        self._window.messages.show_message(
+            f"The audio of this dictation is not being kept: {why}. Your words are still "
+            f"recognised and saved; check the folder {self.folder} and the free disk space, "
+            "or turn keeping the audio off in Settings."
+        )
 
     def muted(self) -> bool:
         """Whether the microphone is muted now (on the audio thread): while the window plays

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dictate.ui")
 
+CATCHING_UP_S = 2.0
+"""Seconds behind the microphone past which the window says it is catching up."""
+
 
 class _TypingSignals(QObject):
     """Brings the typing thread's results to the GUI thread."""
@@ -55,6 +58,10 @@ class DictationWindow(DocumentWindow):
     latency_label: QLabel
     dropped_label: QLabel
     level: QProgressBar
+    finishing_bar: QProgressBar
+    _progress_timer: QTimer
+    _progress_text: str
+    _finishing_from: float
     punctuation_latency_ms: float | None
     _segment_closed: dict[int, float]
     _partial_segment: int
@@ -145,6 +152,16 @@ class DictationWindow(DocumentWindow):
     def _on_state(self, state: str) -> None:
         if state == "idle":
             self.messages.no_longer_true(DICTATION_STOPPED)
+        if state == "starting":
+            self.dropped_label.setText("")  # the notice belongs to its run
+            self.latency_label.setText("")
+        self._progress_text = ""
+        self._finishing_from = 0.0
+        self.finishing_bar.hide()
+        if state in ("listening", "stopping"):
+            self._progress_timer.start()
+        else:
+            self._progress_timer.stop()
         self.dictate_action.setChecked(state in ("starting", "listening"))
         self.dictate_action.setText(
             {"idle": "&Dictate", "starting": "Starting…", "stopping": "Finishing…"}.get(
@@ -156,6 +173,52 @@ class DictationWindow(DocumentWindow):
                 state, ""
             )
         )
+
+    def _on_mic_opened(self) -> None:
+        """The microphone is open while the models still load: what is said now is kept."""
+        if self.controller.state == "starting":
+            self.statusBar().showMessage(
+                "Listening… (the recogniser is loading; what you say now is recognised once "
+                "it is ready)"
+            )
+
+    def _show_progress(self) -> None:
+        """Twice a second while dictating: how far behind recognition is, in the status bar
+        and the overlay ("Catching up: 12 s behind"), the progress of Stop through what is
+        left, audio that could not be stored, and kept audio that stopped being written."""
+        state = self.controller.state
+        if state not in ("listening", "stopping"):
+            return
+        behind = self.controller.behind()
+        lost = self.controller.lost_blocks()
+        if lost:
+            self.dropped_label.setText(f"{lost} audio blocks lost: they could not be stored")
+        keeper = getattr(self, "kept_audio", None)
+        if keeper is not None:
+            keeper.check_recording()
+        if state == "stopping" and behind >= CATCHING_UP_S:
+            self._finishing_from = max(self._finishing_from, behind)
+            done = 1 - behind / self._finishing_from
+            self.finishing_bar.setValue(round(100 * done))
+            self.finishing_bar.show()
+            text = f"Finishing: {behind:.0f} s of speech left to recognise…"
+        elif state == "stopping":
+            self.finishing_bar.hide()
+            text = "Finishing…"
+        elif behind >= CATCHING_UP_S:
+            text = f"Catching up: {behind:.0f} s behind"
+        else:
+            text = "Listening…"
+        if text == self._progress_text:
+            return  # a message shown meanwhile (played audio, a command) stays
+        self._progress_text = text
+        log.info("status: %s", text)
+        self.statusBar().showMessage(text)
+        if self.overlay is not None and self.overlay.isVisible() and self._typist is not None:
+            backend = self._typist.typist.backend.name
+            self.overlay.set_state(
+                text if behind >= CATCHING_UP_S else f"Listening — typing with {backend}"
+            )
 
     def _on_loaded(self, loaded: Loaded) -> None:
         # Short in the status bar, which the messages share; the whole description as its tip.
@@ -376,7 +439,7 @@ class DictationWindow(DocumentWindow):
                 log.info(
                     "segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed
                 )
-            self._segment_closed[event.segment] = time.monotonic()
+            self._segment_closed[event.segment] = event.end
             if event.words:  # for "correct that": what else was heard for these words
                 self._heard.append(([w.text for w in event.words], event.alternatives or []))
         elif isinstance(event, Error):
@@ -459,11 +522,18 @@ class DictationWindow(DocumentWindow):
         return EditorTarget(self)
 
     def _show_latency(self, segment: int) -> None:
-        """Pending words of ``segment`` are shown: how long after its end."""
-        closed = self._segment_closed.pop(segment, None)
-        if closed is not None:
-            self.punctuation_latency_ms = 1000 * (time.monotonic() - closed)
-            self.latency_label.setText(f"Latency {self.punctuation_latency_ms:.0f} ms")
+        """Pending words of ``segment`` are shown: how long after its speech ended (when it
+        was said, by the microphone's clock: a recogniser that has fallen behind shows in
+        it), for live dictation only."""
+        end = self._segment_closed.pop(segment, None)
+        said = None if end is None else self.controller.wall_time(end)
+        if said is not None:
+            self.punctuation_latency_ms = 1000 * (time.monotonic() - said)
+            log.info("latency %.2f s (segment %d)", self.punctuation_latency_ms / 1000, segment)
+            self.latency_label.setText(f"Latency {self.punctuation_latency_ms / 1000:.1f} s")
+            self.latency_label.setToolTip(
+                "From the end of a phrase said to its words shown in the text"
+            )
 
     def _overlay_event(self, overlay: Any, event: Event) -> None:
         if isinstance(event, Level):

@@ -114,6 +114,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self.controller.loaded.connect(self._on_loaded)
         self.controller.failed.connect(self._on_start_failed)
         self.controller.stateChanged.connect(self._on_state)
+        self.controller.micOpened.connect(self._on_mic_opened)
         self.controller.stateChanged.connect(self._sound_on_state)
         self.controller.pipelineEvent.connect(self._sound_on_event)  # after handle_event
         self.announcements = WindowAnnouncements(self)  # to screen readers, after handle_event
@@ -294,6 +295,16 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         for label in (self.engine_label, self.provider_label, self.latency_label):
             self.statusBar().addPermanentWidget(label)
         self.statusBar().addWidget(self.dropped_label)
+        self.finishing_bar = QProgressBar()
+        self.finishing_bar.setMaximumWidth(160)
+        self.finishing_bar.setAccessibleName("Speech left to recognise")
+        self.finishing_bar.hide()
+        self.statusBar().addPermanentWidget(self.finishing_bar)
+        self._progress_text = ""
+        self._finishing_from = 0.0
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setInterval(500)
+        self._progress_timer.timeout.connect(self._show_progress)
 
     # -- pickers ---------------------------------------------------------------------------
 

@@ -71,6 +71,8 @@ class DictationController(QObject):
     microphone (:class:`AudioDeviceError`), a missing or broken model (:class:`ModelError`)...)."""
     stateChanged = Signal(str)
     """"idle", "starting", "listening" or "stopping"."""
+    micOpened = Signal()
+    """The microphone is open and its audio kept, while the models may still be loading."""
     _runStarted = Signal()
     _startFailed = Signal(object)
 
@@ -236,8 +238,17 @@ class DictationController(QObject):
     def _start(self, source_factory: Any, settings: Settings, run_factory: Any = None) -> None:
         """On a worker thread: load, open the source, start; the outcome goes to the GUI thread
         as signals."""
+        source = None
         try:
             with self._lock:
+                if source_factory is None and run_factory is None:
+                    # The microphone first: what is said while the models load is kept (and
+                    # written to the kept audio) and recognised once they are ready.
+                    source = self._microphone(settings)
+                    if self.tap_source is not None:
+                        source = self.tap_source(source)
+                    source.start()
+                    self.micOpened.emit()
                 pipeline = self._ready_pipeline(settings)
                 run = None
                 if run_factory is not None:
@@ -249,9 +260,10 @@ class DictationController(QObject):
                     self._runStarted.emit()
                     return
                 self._run = pipeline
-                source = source_factory() if source_factory else self._microphone(settings)
-                if self.tap_source is not None:
-                    source = self.tap_source(source)
+                if source is None:
+                    source = source_factory() if source_factory else self._microphone(settings)
+                    if self.tap_source is not None:
+                        source = self.tap_source(source)
                 pipeline.start(source)
                 # After start, so that a Stop pressed meanwhile finds the pipeline running. A
                 # short run may finish first: its Finished reaches the GUI thread before this
@@ -260,6 +272,8 @@ class DictationController(QObject):
         except Exception as exc:
             if not isinstance(exc, (DictateError, ValueError)):
                 log.exception("starting dictation failed")  # a bug: keep its traceback
+            if source is not None and hasattr(source, "close"):
+                source.close()  # the microphone opened before the load that failed
             self._startFailed.emit(exc)
 
     def _on_run_started(self) -> None:
@@ -281,6 +295,25 @@ class DictationController(QObject):
     def _on_event(self, event: Event) -> None:
         """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
         self.pipelineEvent.emit(event)
+
+    def behind(self) -> float:
+        """Seconds of what was said in the current run without settled words yet (0 when
+        idle, or for a run with no live source)."""
+        run = self._run
+        if self.state not in (State.LISTENING, State.STOPPING) or not hasattr(run, "behind"):
+            return 0.0
+        return float(run.behind())
+
+    def wall_time(self, audio_time: float) -> float | None:
+        """When (``time.monotonic()``) the current run's audio at ``audio_time`` was said;
+        None where it was not said live."""
+        run = self._run
+        return run.wall_time(audio_time) if hasattr(run, "wall_time") else None
+
+    def lost_blocks(self) -> int:
+        """Audio blocks of the current run that could not be stored anywhere (lost)."""
+        run = self._run
+        return int(run.lost_blocks()) if hasattr(run, "lost_blocks") else 0
 
     def stop(self) -> None:
         """Stop listening; the rest of the run (draining, flushing) arrives as events."""

@@ -1,0 +1,119 @@
+"""The window tells the truth about a recogniser that has fallen behind: how far behind, in the
+status bar while listening and as Stop works through what is left; a latency readout from the
+end of what was said (not from when a segment reached the window); audio that could not be
+stored, and kept audio that stopped being written, said at once, not after Stop.
+
+The run's numbers (how far behind, when a phrase was said) come from the controller, whose
+real sources are tested in tests/audio/test_capture.py and tests/test_busy_machine_x11.py;
+here they are set, so that the window's reading of them can be checked exactly."""
+
+from __future__ import annotations
+
+import errno
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dictate.asr.engine import Word
+from dictate.events import Pending, Segment
+from dictate.ui.pipeline_runner import State
+
+
+@pytest.fixture
+def run(window: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The controller's view of a live run, as numbers the test sets (no run is left behind:
+    closing the window would wait for it)."""
+    numbers: dict[str, Any] = {"behind": 0.0, "lost": 0, "said_at": None}
+    controller = window.controller
+    monkeypatch.setattr(controller, "behind", lambda: numbers["behind"])
+    monkeypatch.setattr(controller, "lost_blocks", lambda: numbers["lost"])
+    monkeypatch.setattr(
+        controller,
+        "wall_time",
+        lambda t: None if numbers["said_at"] is None else numbers["said_at"] + t,
+    )
+    yield numbers
+    controller._set_state(State.IDLE)
+
+
+def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
+    window: Any, run: dict[str, Any]
+) -> None:
+    controller = window.controller
+    window.dropped_label.setText("12 audio blocks lost: they could not be stored")  # a last run's
+    controller._set_state(State.STARTING)
+    controller._set_state(State.LISTENING)
+    assert window.dropped_label.text() == ""  # the notice belongs to its run
+    assert window._progress_timer.isActive()
+    window._show_progress()
+    assert window.statusBar().currentMessage() == "Listening…"
+    run["behind"] = 12.4
+    window._show_progress()
+    assert window.statusBar().currentMessage() == "Catching up: 12 s behind"
+    run["lost"] = 3
+    window._show_progress()
+    assert window.dropped_label.text() == "3 audio blocks lost: they could not be stored"
+    controller._set_state(State.STOPPING)
+    window._show_progress()
+    assert window.statusBar().currentMessage() == "Finishing: 12 s of speech left to recognise…"
+    assert window.finishing_bar.isVisible() and window.finishing_bar.value() == 0
+    run["behind"] = 3.1
+    window._show_progress()
+    assert window.finishing_bar.value() == 75
+    run["behind"] = 0.0
+    window._show_progress()
+    assert window.statusBar().currentMessage() == "Finishing…"
+    assert not window.finishing_bar.isVisible()
+    controller._set_state(State.IDLE)
+    assert not window._progress_timer.isActive()
+
+
+def test_a_message_shown_meanwhile_is_not_overwritten_by_the_same_state(
+    window: Any, run: dict[str, Any]
+) -> None:
+    window.controller._set_state(State.LISTENING)
+    window._show_progress()
+    window.statusBar().showMessage("Playing the last sentence (2.0 s)…")
+    window._show_progress()
+    assert window.statusBar().currentMessage() == "Playing the last sentence (2.0 s)…"
+    run["behind"] = 5
+    window._show_progress()  # a change of state is news: it is shown
+    assert window.statusBar().currentMessage() == "Catching up: 5 s behind"
+
+
+def test_the_latency_is_from_the_end_of_what_was_said(window: Any, run: dict[str, Any]) -> None:
+    """A phrase that ended 20 s ago (a recogniser far behind) shows 20 s, not the few
+    milliseconds its words took from the second pass to the screen (183 ms was shown once
+    while the text was 20 s behind)."""
+    run["said_at"] = time.monotonic() - 25.0  # audio time 0 was 25 s ago
+    window.handle_event(Segment(0.0, 1, 3.0, 5.0, "silence", [Word("hello", 3.0, 5.0)]))
+    window.handle_event(Pending(0.1, 1, "Hello"))
+    assert window.punctuation_latency_ms == pytest.approx(20_000, abs=2_000)
+    assert window.latency_label.text().startswith("Latency 2")
+    assert window.latency_label.text().endswith(" s")
+
+
+def test_kept_audio_that_stops_being_written_is_said_at_once(
+    window: Any, run: dict[str, Any], tmp_path: Path
+) -> None:
+    """A full disk cannot be made on demand here: the recorder's own failure path is given the
+    error a full disk raises (what libsndfile's write then reports)."""
+    from dictate.editing.session_audio import SessionRecorder
+
+    keeper = window.kept_audio
+    keeper.recorder = SessionRecorder(tmp_path, "session")
+    window.controller._set_state(State.LISTENING)
+    window._show_progress()
+    assert not window.messages.isVisible()
+    keeper.recorder._fail(OSError(errno.ENOSPC, "No space left on device"))
+    window._show_progress()
+    assert window.messages.isVisible()
+    said = window.messages.label.text()
+    assert "not being kept" in said and "No space left on device" in said
+    window.messages.hide()
+    window._show_progress()
+    assert not window.messages.isVisible()  # said once, not twice a second
+    keeper.recorder = None
