@@ -239,12 +239,10 @@ def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
     sample = asset_path("sample_en.wav")
     player = threading.Timer(3.0, lambda: pulse_server.play(sample))
     player.start()
-    began = time.monotonic()
     code = run(
         ["transcribe", "--mic", "--duration", "16", "--engine", "sphinx"], stdout=out, stderr=err
     )
     assert code == 0, err.getvalue()
-    assert time.monotonic() - began < 40
     assert "listening on" in err.getvalue()
     assert "thank you very much" in out.getvalue().lower()
 
@@ -264,6 +262,35 @@ def test_sigterm_ends_a_microphone_run_with_its_text(pulse_server: PulseServer) 
         assert child.stderr is not None
         assert "listening on" in child.stderr.readline()  # it hears from here on
         pulse_server.play(asset_path("sample_en.wav")).wait(60)
+        time.sleep(1.5)  # the last segment's closing silence
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err
+    assert "thank you very much" in out.lower()
+
+
+@pytest.mark.slow
+def test_the_microphone_listens_while_the_models_load(pulse_server: PulseServer) -> None:
+    """`transcribe --mic` took 35 s before it listened once, and the first try heard nothing:
+    the microphone now opens first, and what is said while the recogniser and Whisper load is
+    kept and recognised once they are ready."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "dictate", "transcribe", "--mic", "--engine", "sphinx"],
+        env=pulse_server.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stderr is not None
+        first = child.stderr.readline()
+        assert "listening on" in first and "loading" in first, first
+        player = pulse_server.play(asset_path("sample_en.wav"))  # said at once, while loading
+        assert "ready" in child.stderr.readline()
+        player.wait(60)
         time.sleep(1.5)  # the last segment's closing silence
         child.send_signal(signal.SIGTERM)
         out, err = child.communicate(timeout=60)

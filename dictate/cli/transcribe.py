@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from typing import Any, TextIO
 
 from dictate.cli.common import (
@@ -26,13 +27,9 @@ from dictate.errors import DictateError, InputError
 def cmd_transcribe(
     args: argparse.Namespace, options: Any, stdout: TextIO, stderr: TextIO | None = None
 ) -> int:
-    from dictate.assembly import TextOptions, build_pipeline, refiners_for
     from dictate.audio.capture import FileSource, MicrophoneSource
-    from dictate.cli.transcript_output import make_output, output_path
+    from dictate.cli.transcript_output import output_path
     from dictate.config import load_settings
-    from dictate.editing.apply import apply_event
-    from dictate.events import Error, Event, Finalized, Level
-    from dictate.punctuation.model import load_punctuation_model
 
     err = stderr or sys.stderr
     if args.mic == bool(args.audio):
@@ -46,6 +43,14 @@ def cmd_transcribe(
     source: Any
     if args.mic:
         source = MicrophoneSource(args.device or load_settings().input_device)
+        # Listening now: what is said while the models load is kept and recognised after.
+        source.start()
+        err.write(f"dictate: listening on {source.name} (loading the recogniser…)\n")
+        err.flush()
+        try:
+            return _transcribe(args, options, stdout, err, source, out_path)
+        finally:
+            source.close()  # a load that failed: the microphone is let go (a no-op after a run)
     else:
         source = FileSource(args.audio, realtime=args.realtime)
         info = source.info
@@ -55,6 +60,24 @@ def cmd_transcribe(
                 f"{info.duration + info.missing_s:.1f} s of audio, the file holds "
                 f"{info.duration:.1f} s; transcribing what is there\n"
             )
+    return _transcribe(args, options, stdout, err, source, out_path)
+
+
+def _transcribe(
+    args: argparse.Namespace,
+    options: Any,
+    stdout: TextIO,
+    err: TextIO,
+    source: Any,
+    out_path: Any,
+) -> int:
+    from dictate.assembly import TextOptions, build_pipeline, refiners_for
+    from dictate.cli.transcript_output import make_output
+    from dictate.config import load_settings
+    from dictate.editing.apply import apply_event
+    from dictate.events import Error, Event, Finalized, Level
+    from dictate.punctuation.model import load_punctuation_model
+
     seg_options = segmenter_options(args)
     engine, second_pass = engine_for(args, args.engine, err, second=True)
     model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
@@ -155,8 +178,11 @@ def cmd_transcribe(
     whole = text.commands and not built.punctuation_off
     output = None if args.json else make_output(args, out_path, stdout, whole)
     pipeline.start(source)
+    duration = args.duration
     if args.mic:
-        err.write(f"dictate: listening on {source.name}; press Ctrl+C to stop\n")
+        err.write("dictate: ready; press Ctrl+C to stop\n")
+        if duration is not None and source.started_at is not None:  # from when it listened
+            duration = max(0.0, duration - (time.monotonic() - source.started_at))
     # SIGTERM (`timeout`, a service manager, kill) ends a run as Ctrl+C does: it used to kill
     # the process before anything recognised was printed.
     terminate = (
@@ -165,7 +191,7 @@ def cmd_transcribe(
         else None
     )
     try:
-        pipeline.wait(args.duration)
+        pipeline.wait(duration)
     except KeyboardInterrupt:
         pass
     finally:

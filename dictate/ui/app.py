@@ -203,9 +203,9 @@ def start_window() -> MainWindow:
         window, recovered, lambda parent, rec: ask_to_recover(parent, rec, kept), kept
     )
     if settings.keep_audio:  # the words said in the last second before a crash, from the audio
-        from dictate.ui.audio_recovery import offer_unshown_audio
+        from dictate.ui.audio_recovery import recover_in_background
 
-        offer_unshown_audio(window)
+        recover_in_background(window)
     if unreadable is not None:
         window.messages.add_message(
             f"The autosave journal {path} could not be read ({unreadable.strerror or unreadable}),"

@@ -53,6 +53,26 @@ class State(TextEnum):
     STOPPING = "stopping"
 
 
+def run_options(s: Settings) -> tuple[Any, Any, float | None]:
+    """The segmenter's and the text stage's options, and the commit delay, of settings
+    ``s``: the same for the pipeline, a file's parallel run and the audio recognised again
+    after a crash (:mod:`dictate.ui.audio_recovery`)."""
+    from dictate.asr.segmenter import SegmenterOptions
+    from dictate.assembly import TextOptions
+    from dictate.punctuation.decoder import StreamingOptions
+
+    options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
+    text = TextOptions(
+        mode=s.mode,
+        decoder=StreamingOptions(min_right_words=s.min_right_words),
+        commands=s.voice_commands,
+        written_forms=s.written_forms,
+        replacements=s.replacements,
+    )
+    commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
+    return options, text, commit_after
+
+
 class DictationController(QObject):
     """Starts and stops dictation runs; everything slow happens off the GUI thread.
 
@@ -173,7 +193,7 @@ class DictationController(QObject):
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
-        options, text, commit_after = self._run_options(s)
+        options, text, commit_after = run_options(s)
         second = self._cache["second"]
         built = build_pipeline(
             engine,
@@ -200,25 +220,6 @@ class DictationController(QObject):
         """The second pass loaded for the current run's settings (None: none, or not loaded
         yet); a file's parallel decode refines its segments with it."""
         return self._cache.get("second")
-
-    @staticmethod
-    def _run_options(s: Settings) -> tuple[Any, Any, float | None]:
-        """The segmenter's and the text stage's options, and the commit delay, of settings
-        ``s``: the same for the pipeline and a file's parallel run."""
-        from dictate.asr.segmenter import SegmenterOptions
-        from dictate.assembly import TextOptions
-        from dictate.punctuation.decoder import StreamingOptions
-
-        options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
-        text = TextOptions(
-            mode=s.mode,
-            decoder=StreamingOptions(min_right_words=s.min_right_words),
-            commands=s.voice_commands,
-            written_forms=s.written_forms,
-            replacements=s.replacements,
-        )
-        commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
-        return options, text, commit_after
 
     def _microphone(self, s: Settings) -> Any:
         """The chosen microphone; PortAudio re-lists the devices first after a failed run, and
@@ -253,7 +254,7 @@ class DictationController(QObject):
                 run = None
                 if run_factory is not None:
                     engine, model = self._cache["engine"], self._cache["model"]
-                    run = run_factory(engine, model, *self._run_options(settings), self._on_event)
+                    run = run_factory(engine, model, *run_options(settings), self._on_event)
                 if run is not None:
                     self._run = run
                     run.start()

@@ -307,6 +307,48 @@ def test_after_a_crash_the_audio_never_shown_is_recognised_again_and_offered(
     restarted.close()
 
 
+def test_after_a_crash_the_window_is_usable_while_the_tail_is_recognised(
+    window: Any, qtbot: Any
+) -> None:
+    """The unshown tail was recognised on the GUI thread before the window showed (48-110 s
+    after a kill, and no window after 7.5 min for a 10-minute tail): now on a thread of its
+    own, with its progress in the status bar. The recogniser here waits for the test's word,
+    so that the window can be seen usable while it works."""
+    from dictate.config import Settings
+    from dictate.editing.journal import Journal
+    from dictate.ui.audio_recovery import recover_in_background
+    from dictate.ui.main_window import MainWindow
+
+    audio = speech(3.0)
+    source = dictate_session(window, audio, RUN[:3])  # no Finished: the process died
+    crashed = source.recorder.session
+    release = threading.Event()
+
+    def recognise(samples: np.ndarray, settings: Any, before: np.ndarray, progress: Any) -> str:
+        progress(0.5)
+        assert release.wait(60)
+        return "and then we left"
+
+    restarted = MainWindow(Settings(engine="sphinx"), Journal(window.journal.path), False)
+    qtbot.addWidget(restarted)
+    restarted.load_text("We met at 9.", None)
+    thread = recover_in_background(restarted, recognise)
+    assert thread is not None and thread.is_alive()  # returned at once, still recognising
+    qtbot.waitUntil(lambda: "50%" in restarted.statusBar().currentMessage())
+    assert "Recognising the last" in restarted.statusBar().currentMessage()
+    restarted.editor.insertPlainText(" Typed meanwhile.")  # the window is usable
+    assert restarted.editor.text.endswith("Typed meanwhile.")
+    assert not restarted.kept_audio.links.sessions[crashed].ended
+    release.set()
+    qtbot.waitUntil(lambda: "and then we left" in restarted.messages.label.text())
+    thread.join(10)
+    assert restarted.kept_audio.links.sessions[crashed].ended  # offered once
+    assert restarted.statusBar().currentMessage() == ""
+    source.recorder.close()
+    restarted.modified = False
+    restarted.close()
+
+
 def test_read_span_of_the_kept_file_is_what_the_pipeline_read(window: Any) -> None:
     audio = speech(2.0)
     source = dictate_session(window, audio, [])
