@@ -8,16 +8,15 @@ The window once dropped whole passages this way while it said "Listening…"; no
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pulse import PulseServer, need
+from pulse import PulseServer
 from test_commit_on_pause_x11 import ROOT, App, speak, wait_for, words
-from xserver import XServer
+from xserver import XServer, desktop_servers
 
 from dictate.edit_distance import edit_distance
 
@@ -39,12 +38,7 @@ def busy() -> Iterator[None]:
             spinner.wait()
 
 
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[XServer, PulseServer]]:
-    need(shutil.which("xdotool") is not None, "xdotool is not installed")
-    folder = tmp_path_factory.mktemp("pulse")
-    with XServer() as server, PulseServer(folder, rescan=False) as pulse:
-        yield server, pulse
+desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
 @pytest.mark.skipif(

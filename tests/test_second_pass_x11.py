@@ -13,13 +13,12 @@ import importlib.util
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pulse import PulseServer, need
 from test_commit_on_pause_x11 import App, speak, wait_for, words
-from xserver import XServer
+from xserver import XServer, desktop_servers
 
 from dictate.edit_distance import edit_distance
 
@@ -45,12 +44,7 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[XServer, PulseServer]]:
-    need(shutil.which("xdotool") is not None, "xdotool is not installed")
-    folder = tmp_path_factory.mktemp("pulse")
-    with XServer() as server, PulseServer(folder, rescan=False) as pulse:
-        yield server, pulse
+desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
 @pytest.mark.skipif(

@@ -12,13 +12,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import wave
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pulse import PulseServer, need
 from test_commit_on_pause_x11 import SAMPLE, SPOKEN_S, App, speak, wait_for, words
-from xserver import XServer
+from xserver import XServer, desktop_servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 
@@ -50,13 +50,7 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[XServer, PulseServer]]:
-    """An X server, and a private PulseAudio server whose null sink is the microphone."""
-    need(shutil.which("xdotool") is not None, "xdotool is not installed")
-    folder = tmp_path_factory.mktemp("pulse")
-    with XServer() as server, PulseServer(folder, rescan=False) as pulse:
-        yield server, pulse
+desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
 def test_speech_selects_a_word_and_the_next_words_said_replace_it(

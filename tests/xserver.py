@@ -17,11 +17,13 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from pulse import need
+import pytest
+from pulse import PulseServer, need
 from text_file import TextFile
 
 RECEIVER = r"""
@@ -155,3 +157,14 @@ class Receiver(TextFile):
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+def desktop_servers(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[XServer, PulseServer]]:
+    """An X server, and a private PulseAudio server whose null sink is the microphone (a
+    module's fixture: ``desktop = pytest.fixture(scope="module", name="desktop")(...)``)."""
+    need(shutil.which("xdotool") is not None, "xdotool is not installed")
+    folder = tmp_path_factory.mktemp("pulse")
+    with XServer() as server, PulseServer(folder, rescan=False) as pulse:
+        yield server, pulse
