@@ -303,3 +303,44 @@ def test_a_changed_character_the_user_deleted_later_does_not_end_the_replay(
     got = replay(path)
     assert got is not None and got.damaged and got.unread_records == 0
     assert got.text == "Keep this and that one. Then more."
+
+
+@pytest.mark.slow  # about 700 replays of a 50 KB journal
+def test_any_bad_byte_in_the_head_of_a_snapshot_record_keeps_the_document(
+    tmp_path: Path,
+) -> None:
+    """Found by an independent fault probe: a bad byte in the first ~60 bytes of the first
+    record (its checksum's first byte, the quotes or name of its text field, a digit of its
+    size) started the app empty or cut the text to a few characters, and then every later
+    change was dropped, since it no longer matched; one in a piece's "at" moved the rest. Each
+    byte of the head of the first two records, changed to a zero, a quote, a brace, a comma or
+    a digit, now costs at most a few characters, and the changes after the snapshot apply."""
+    path = tmp_path / "j.jsonl"
+    text = DOC[:50_000]
+    journal = Journal(path)
+    journal.reset(text, None)
+    for words in (" One.", " Two."):
+        journal.final(len(text), words, "", len(text) + len(words))
+        text += words
+    journal.edit(100, text[100:110], "")
+    text = text[:100] + text[110:]
+    journal.close(clean=False)
+    lines = _lines(path)
+    assert b'"op":"more"' in lines[1]
+    failures = []
+    for index in (0, 1):
+        head = lines[index].index(b'"text":"') + 10
+        for at in range(head):
+            for byte in b'\x00"{},9':
+                if lines[index][at] == byte:
+                    continue
+                damaged = list(lines)
+                damaged[index] = lines[index][:at] + bytes([byte]) + lines[index][at + 1 :]
+                path.write_bytes(b"\n".join(damaged))
+                got = replay(path)
+                wrong = (
+                    -1 if got is None else sum(a != b for a, b in zip(got.text, text, strict=False))
+                )
+                if got is None or len(got.text) != len(text) or wrong > 12:
+                    failures.append((index, at, chr(byte), wrong, got and got.problem))
+    assert not failures, failures[:10]

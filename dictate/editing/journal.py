@@ -319,12 +319,15 @@ def decode_record(line: bytes) -> dict[str, Any]:
 
 # A damaged snapshot record, read as far as it goes: the text field is last, and its name has
 # four letters (one of them may be the damaged byte).
-_TEXT_FIELD = re.compile(rb'"[^"]{4}":"')
+_TEXT_FIELD = re.compile(rb'"(?!size)[^"]{4}":"')  # not "size" with its colon's quote lost
 _AT_FIELD = re.compile(rb'"at":(\d{1,15})[,}]')
 _SIZE_FIELD = re.compile(rb'"size":(\d{1,15})[,}]')
 _PIECE_FIELD = re.compile(rb'"piece":(\d{1,15})[,}]')
 _SNAPSHOT_OP = re.compile(rb'"op":"(?:more|reset)"')
 _ZEROS = re.compile(rb"\x00+")
+_DAMAGE_SLACK = 8
+"""Characters by which a damaged byte can change a piece's decoded length (an escape broken,
+undecodable bytes replaced)."""
 _LOST_UTF8 = LOST.encode("utf-8")
 _ZEROS_BEFORE_RECORD = re.compile(rb"\x00+(?=[0-9a-f]{8} \{)")
 _ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt])|(.?))', re.DOTALL)
@@ -344,7 +347,7 @@ class _Salvage:
 def _salvage(line: bytes) -> _Salvage | None:
     """The text of a damaged record, as far as it can be read: zero bytes (a block the
     filesystem lost) and undecodable bytes as :data:`LOST`. None if it holds none."""
-    line = _ZEROS.sub(lambda zeros: _LOST_UTF8 * len(zeros.group()), line)
+    raw, line = line, _ZEROS.sub(lambda zeros: _LOST_UTF8 * len(zeros.group()), line)
     head = line[:120]
     at, size, piece = _AT_FIELD.search(head), _SIZE_FIELD.search(head), _PIECE_FIELD.search(head)
     snapshot = _SNAPSHOT_OP.search(head) is not None
@@ -365,9 +368,21 @@ def _salvage(line: bytes) -> _Salvage | None:
                 record.get("op") in ("more", "reset"),
             )
     field = _TEXT_FIELD.search(head)
-    if field is None:
-        return None
-    rest = line[field.end() :]
+    if field is not None:
+        rest = line[field.end() :]
+    else:
+        # The damage is in the field's name or its quotes: it is still the 8 bytes after the
+        # last field read before it, its comma included (counted in the bytes as they are: a
+        # zero byte there stands for one byte of the name).
+        raw_head = raw[:120]
+        found_fields = (
+            pattern.search(raw_head) for pattern in (_AT_FIELD, _SIZE_FIELD, _PIECE_FIELD)
+        )
+        ends = [m.end() for m in found_fields if m is not None]
+        start = max(ends, default=len(raw)) + len(b'"text":"')
+        if start > len(raw):
+            return None
+        rest = _ZEROS.sub(lambda zeros: _LOST_UTF8 * len(zeros.group()), raw[start:])
     rest = rest[:-2] if rest.endswith(b'"}') else rest.rstrip(b"\\")
     text = _ESCAPE.sub(_unescape, rest.decode("utf-8", errors="replace"))
     return _Salvage(
@@ -424,6 +439,8 @@ class _State:
         self.in_snapshot = False
         self.size: int | None = None
         self.piece: int | None = None
+        self.header_damaged = False
+        """The first record was read around damage: its size may be wrong."""
         self.salvaged = 0
         self.gaps = 0  # zero bytes instead of a line end, read around
         self.missing = 0
@@ -434,8 +451,8 @@ class _State:
         return self.salvaged > 0 or self.missing > 0
 
     def decode(self, line: bytes) -> tuple[dict[str, Any], int]:
-        if self.version is None:
-            self.version = 1 if line.startswith(b"{") else 2
+        if self.version is None:  # format 2 has its checksum first, even if its first byte is lost
+            self.version = 1 if line.startswith(b"{") and line[8:10] != b" {" else 2
         if self.version == 1:  # format 1: no checksum, no sequence number
             op = _parse(line)
             if not isinstance(op, dict):
@@ -467,6 +484,8 @@ class _State:
                 raise _Damaged("a piece of a snapshot after the snapshot")
             self._place(_int(op["at"]))
             self.text.append(_str(op["text"]))
+            if self.header_damaged and self.piece and len(_str(op["text"])) < self.piece:
+                self.size = len(self.text)  # an intact last piece: the text's true end
         else:
             self._end_snapshot()
             self._apply_change(kind, op, version)
@@ -519,6 +538,14 @@ class _State:
             self.problems.append("the end of the saved text is missing")
         self.in_snapshot = False
 
+    def _header_fits(self, found: _Salvage) -> bool:
+        """Whether the first record's size and piece agree with the length of its text (a
+        damaged byte changes that length by a few characters at most)."""
+        if self.size is None:
+            return True
+        want = self.size if self.piece is None else min(self.piece, self.size)
+        return abs(len(found.text) - want) <= _DAMAGE_SLACK
+
     def _fitted(self, found: _Salvage, at: int, cut: bool) -> str:
         """The text of a salvaged piece at ``at``, at its length where the header tells it (a
         piece cut off by the end of the file keeps what it has)."""
@@ -536,8 +563,14 @@ class _State:
             return False  # the snapshot is whole: this was a change
         found = _salvage(line)
         if first:  # the record that holds the start of the text (all of it, written by 0.2)
+            self.header_damaged = True
             self.size = found.size if found else None
             self.piece = found.piece if found else None
+            if found is not None and not cut and not self._header_fits(found):
+                # A damaged digit or a brace in the size or piece field: what the text itself
+                # shows wins (the pieces after it place themselves by their own "at").
+                whole = self.piece is None or len(found.text) < self.piece - _DAMAGE_SLACK
+                self.size, self.piece = None, (None if whole else self.piece)
             self.text.set(self._fitted(found, 0, cut) if found else "")
             self.in_snapshot = True
         elif found is None or (self.size is None and not found.snapshot):
@@ -545,8 +578,11 @@ class _State:
                 return False  # nothing says this was a piece of the text
             # A piece that cannot be read at all: the next one's place leaves its gap.
         else:
-            if found.at is not None:
-                self._place(found.at)
+            at = found.at
+            if at is not None and self.piece and len(self.text) % self.piece == 0:
+                at = len(self.text)  # whole pieces so far: this one's place, whatever it says
+            if at is not None:
+                self._place(at)
             self.text.append(self._fitted(found, len(self.text), cut))
         self.salvaged += 1
         self.expected_seq += 1
