@@ -66,9 +66,7 @@ def one_run(audio: Path, busy: int, reference: list[str] | None) -> dict[str, An
     from xserver import XServer
 
     folder = Path(tempfile.mkdtemp(prefix="dictate-busy-"))
-    spinners = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)
-    ]
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     try:
         with XServer() as server, PulseServer(folder / "pulse", rescan=False) as pulse:
             app = App(server, pulse, folder / "app", **SETTINGS)

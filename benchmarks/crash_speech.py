@@ -1,7 +1,8 @@
 """Crash harness for speech: SIGKILL the real window while it is still recognising what was
 said, restart it as ``dictate`` does, and count the words said before the kill that come back.
 
-    python benchmarks/crash_speech.py [--kills 10] [--audio SPEECH.wav] [--jobs 1] [--json]
+    python benchmarks/crash_speech.py [--kills 10] [--audio SPEECH.wav] [--jobs 1] [--busy N]
+        [--json]
 
 The window dictates a recording of speech fed at real-time speed (a microphone's pace; the
 default recording is ``tests/data/en_phrases.wav``, espeak-ng speaking four phrases with pauses),
@@ -21,6 +22,12 @@ flushed every second: a kill costs at most about 1.3 s of sound). Each kill repo
 those came back in the journal alone, and in the journal and the recovered audio together. The
 recogniser may hear a stretch cut at a different point a little differently, so words are
 compared as a multiset of lower-case words.
+
+``--busy N`` runs the kills with N processes spinning on the CPU beside them (the reference run
+is made before, idle). Each kill also reports the words said by the moment of the kill, by the
+clock (the child prints when its audio started), and how many seconds said before the kill were
+not in the kept audio on disk (``unkept_s``): the kept audio is written by the source's capture
+thread as it is said, so this stays about a second however busy the machine is.
 """
 
 from __future__ import annotations
@@ -72,7 +79,16 @@ def child_run(journal: Path, audio: Path) -> int:
     window.load_text("", None)  # a new document, as the app opens one (the journal begins)
     window.controller.preload_now()  # loaded before the audio starts, as after the app's preload
 
+    sources: list[Any] = []
+
+    def source() -> Any:
+        sources.append(FileSource(audio, realtime=True))
+        return sources[-1]
+
     def event(ev: Any) -> None:
+        if sources and sources[0].started_at is not None and len(sources) == 1:
+            print(json.dumps({"audio_started": sources[0].started_at}), flush=True)
+            sources.append(None)  # said once
         record = ev.to_json()
         if record["event"] in ("partial", "segment", "pending", "finalized", "finished"):
             print(json.dumps({"t": time.monotonic(), **record}), flush=True)
@@ -81,7 +97,7 @@ def child_run(journal: Path, audio: Path) -> int:
 
     window.controller.pipelineEvent.connect(event)
     print(json.dumps({"ready": True}), flush=True)
-    window.controller.start(lambda: FileSource(audio, realtime=True))
+    window.controller.start(source)
     app.exec()
     window.modified = False
     window.close()
@@ -178,6 +194,10 @@ def reference(audio: Path) -> list[dict[str, Any]]:
 @dataclass
 class Outcome:
     kill: int
+    said_by_kill: int
+    """Reference words said (ended) before the kill, by the clock."""
+    unkept_s: float
+    """Seconds said before the kill that were not in the kept audio on disk."""
     segment: int
     """The segment being recognised at the kill."""
     partial_words: int
@@ -219,6 +239,8 @@ def one_kill(
         first_partial: float | None = None
         partial: list[str] = []
         killed = False
+        audio_started: float | None = None
+        killed_at = 0.0
         import selectors
 
         sel = selectors.DefaultSelector()
@@ -228,6 +250,7 @@ def one_kill(
             timeout = None if first_partial is None else first_partial + wait - time.monotonic()
             if timeout is not None and timeout <= 0:
                 proc.send_signal(signal.SIGKILL)
+                killed_at = time.monotonic()
                 killed = True
                 break
             if not sel.select(timeout):
@@ -239,6 +262,8 @@ def one_kill(
             *lines, buffer = buffer.split("\n")
             done = False
             for record in _records(lines):
+                if "audio_started" in record:
+                    audio_started = record["audio_started"]
                 if record.get("segment") != target:
                     continue
                 if record["event"] == "partial":
@@ -267,11 +292,15 @@ def one_kill(
         )
     kept = got["kept_audio_s"] - MARGIN_S
     said = [w["text"] for s in segments for w in s["words"] if w["end"] <= kept]
+    spoken_s = killed_at - audio_started if audio_started is not None else got["kept_audio_s"]
+    by_kill = sum(1 for s in segments for w in s["words"] if w["end"] <= spoken_s)
     said_bag = Counter(w for word in said for w in words_of(word))
     journal_bag = Counter(words_of(got["journal"]))
     both_bag = Counter(words_of(got["after_adding"]))  # the text once "Add them" is pressed
     return Outcome(
         number,
+        by_kill,
+        round(max(0.0, spoken_s - got["kept_audio_s"]), 2),
         target,
         len(partial),
         sum(said_bag.values()),
@@ -294,19 +323,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (real-time audio)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--busy", type=int, default=0, help="processes spinning on the CPU beside the runs"
+    )
     args = parser.parse_args(argv)
     if not args.audio.is_file():
         parser.error(f"no audio file at {args.audio}: give a WAV, FLAC, OGG or MP3 with --audio")
-    segments = reference(args.audio)
+    segments = reference(args.audio)  # on an idle machine: the words as they were said
     rngs = [random.Random(args.seed * 1000 + i) for i in range(args.kills)]
-    with ThreadPoolExecutor(args.jobs) as pool:
-        found = list(
-            pool.map(lambda i: one_kill(i, args.audio, segments, rngs[i]), range(args.kills))
-        )
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)
+    ]
+    try:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            found = list(
+                pool.map(lambda i: one_kill(i, args.audio, segments, rngs[i]), range(args.kills))
+            )
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
     outcomes = [o for o in found if o is not None]
     said = sum(o.said for o in outcomes)
     summary = {
+        "busy": args.busy,
         "kills": len(outcomes),
+        "words_said_by_the_kills": sum(o.said_by_kill for o in outcomes),
+        "median_unkept_s": statistics.median([o.unkept_s for o in outcomes] or [0.0]),
+        "max_unkept_s": max([o.unkept_s for o in outcomes] or [0.0]),
         "too_late": len(found) - len(outcomes),
         "reference_words": sum(len(s["words"]) for s in segments),
         "words_said_before_kills": said,

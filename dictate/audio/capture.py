@@ -8,7 +8,8 @@ recorder (:meth:`MicrophoneSource.keep`: on disk within a second of being said, 
 recogniser is doing) and queues them in a :class:`~dictate.audio.backlog.Backlog`, which is
 never full either: when recognition falls behind, the audio waits there (spilled to disk past a
 bound) and is recognised in order when the machine has time. Nothing said is dropped; how far
-behind recognition is shows in :attr:`MicrophoneSource.behind`.
+behind recognition is shows in :attr:`MicrophoneSource.behind`. An audio file said in real time
+(``FileSource(realtime=True)``: benchmarks, the crash harness) goes the same way.
 
 Stopping a source ends its iteration *after* what was already captured has been delivered, so
 nothing said before Stop is lost.
@@ -90,47 +91,171 @@ class _Clock:
         return block
 
 
-class FileSource:
+class _LiveSource:
+    """What a source said in real time shares: a capture thread of its own delivers each block
+    as it is said, to the kept-audio recorder (:meth:`keep`) and to a
+    :class:`~dictate.audio.backlog.Backlog` the consumer reads in its own time. Subclasses
+    give :meth:`_begin` (open; on the starting thread) and :meth:`_produce` (the capture
+    thread: call :meth:`_deliver` for each block until stopped or ended)."""
+
+    name: str
+
+    def __init__(self, memory_seconds: float, spill_dir: Path | None) -> None:
+        self.backlog = Backlog(memory_seconds, spill_dir)
+        self.recorder: Any = None
+        """Where every block is also written, by the capture thread (:meth:`keep`)."""
+        self.muted: Callable[[], bool] | None = None
+        self.muted_blocks = 0
+        """Blocks replaced by silence so far (:meth:`keep`)."""
+        self.captured: float | None = 0.0
+        """Seconds of audio captured so far (its clock: the time of what is said now)."""
+        self.started_at: float | None = None
+        """``time.monotonic()`` when capture started: audio time 0 in wall-clock time."""
+        self._stop = threading.Event()
+        self._capture: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def dropped_blocks(self) -> int:
+        """Blocks lost: they could not be stored anywhere (never because of a slow consumer)."""
+        return self.backlog.lost_blocks
+
+    @property
+    def behind(self) -> float:
+        """Seconds of captured audio the consumer has not taken yet."""
+        return self.backlog.seconds
+
+    def keep(self, recorder: Any, muted: Callable[[], bool] | None = None) -> None:
+        """Write every block to ``recorder`` (its ``write(samples)``) on the capture thread, as
+        it is captured; while ``muted()`` is true the blocks are silence, there and for the
+        consumer. Call before :meth:`start`."""
+        self.recorder, self.muted = recorder, muted
+
+    def start(self) -> None:
+        """Start capturing into the backlog now (before the consumer is ready: models may
+        still be loading); idempotent.
+
+        Raises:
+            AudioDeviceError: The device cannot be opened.
+        """
+        if self._capture is not None:
+            return
+        self._begin()
+        self.started_at = time.monotonic()
+        self._capture = threading.Thread(target=self._run, name="dictate-capture", daemon=True)
+        self._capture.start()
+
+    def _begin(self) -> None:
+        pass
+
+    def _produce(self) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        try:
+            self._produce()
+        except BaseException as exc:  # the consumer raises it after the audio before it
+            self._error = exc
+        finally:
+            self.backlog.close()
+
+    def _keep(self, block: AudioBlock) -> AudioBlock:
+        """``block`` muted if the window is playing, and written to the kept audio."""
+        if self.muted is not None and self.muted():
+            block = AudioBlock(np.zeros_like(block.samples), block.start)
+            self.muted_blocks += 1
+        if self.recorder is not None:
+            self.recorder.write(block.samples)
+        return block
+
+    def _deliver(self, block: AudioBlock) -> None:
+        self.backlog.put(self._keep(block))
+        self.captured = block.end
+
+    def blocks(self) -> Iterator[AudioBlock]:
+        self.start()
+        ended = False
+        try:
+            while True:
+                block = self.backlog.get()
+                if block is None:
+                    ended = True
+                    break
+                yield block
+        finally:
+            if not ended:  # the consumer gave up (an error): nobody will take the rest
+                self.close()
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        """Stop, and drop what nobody will take (the run that was to read it failed to start)."""
+        self.stop()
+        if self._capture is not None:
+            self._capture.join(5)
+        self.backlog.discard()
+
+
+class FileSource(_LiveSource):
     """An audio file (WAV, FLAC, OGG, MP3, ...) of any rate, channel count and sample width.
 
     Args:
         path: The audio file; its header is checked here, so a bad file fails before anything
             starts.
         block_ms: Block length in the file's own time.
-        realtime: Deliver blocks no faster than real time (to stand in for a microphone).
+        realtime: Say it no faster than real time, as a microphone would, on a capture thread
+            of its own (a consumer that falls behind catches up from the backlog, as it does
+            from a microphone); otherwise it is read as fast as the consumer takes it.
+        memory_seconds, spill_dir: The backlog's, when ``realtime``.
     """
 
-    dropped_blocks = 0
-
-    def __init__(self, path: str | Path, block_ms: int = 100, realtime: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        block_ms: int = 100,
+        realtime: bool = False,
+        memory_seconds: float = MEMORY_SECONDS,
+        spill_dir: Path | None = None,
+    ) -> None:
+        super().__init__(memory_seconds, spill_dir)
         self.info = read_audio_info(path)
         self.name = str(self.info.path)
         self.block_frames = max(1, self.info.sample_rate * block_ms // 1000)
         self.realtime = realtime
-        self._stop = threading.Event()
+        if not realtime:
+            self.captured = None  # read as fast as it is taken: never behind
 
-    def blocks(self) -> Iterator[AudioBlock]:
+    def _read(self) -> Iterator[AudioBlock]:
         resampler = Resampler(self.info.sample_rate)
         clock = _Clock()
-        began = time.monotonic()
         for raw in iter_audio_blocks(self.info, self.block_frames):
             if self._stop.is_set():
-                break
+                return
             samples = resampler.process(raw)
             if samples.size:
-                block = clock.block(samples)
-                if self.realtime:
-                    delay = block.start - (time.monotonic() - began)
-                    if delay > 0 and self._stop.wait(delay):
-                        yield block
-                        break
-                yield block
+                yield clock.block(samples)
         tail = resampler.flush()
         if tail.size:
             yield clock.block(tail)
 
-    def stop(self) -> None:
-        self._stop.set()
+    def _produce(self) -> None:
+        began = time.monotonic()
+        for block in self._read():  # each once its last sample has been said, as a microphone's
+            delay = block.end - (time.monotonic() - began)
+            if delay > 0 and self._stop.wait(delay):
+                self._deliver(block)  # said before Stop: still delivered
+                break
+            self._deliver(block)
+
+    def blocks(self) -> Iterator[AudioBlock]:
+        if self.realtime:
+            yield from super().blocks()
+            return
+        for block in self._read():
+            yield self._keep(block)
 
 
 @contextlib.contextmanager
@@ -152,7 +277,7 @@ def _pulse_source(source: str | None) -> Iterator[None]:
             os.environ["PULSE_SOURCE"] = before
 
 
-class MicrophoneSource:
+class MicrophoneSource(_LiveSource):
     """A PortAudio input device, opened at its default rate and resampled to 16 kHz mono.
 
     Args:
@@ -180,6 +305,7 @@ class MicrophoneSource:
         memory_seconds: float = MEMORY_SECONDS,
         spill_dir: Path | None = None,
     ) -> None:
+        super().__init__(memory_seconds, spill_dir)
         self._sd = sounddevice_module()
         self.device: InputDevice = find_input_device(device)
         self.name = (
@@ -190,38 +316,9 @@ class MicrophoneSource:
         self.block_ms = block_ms
         self.stall_timeout = stall_timeout
         self.overflows = 0  # blocks PortAudio itself reported as overflowed
-        self.backlog = Backlog(memory_seconds, spill_dir)
-        self.recorder: Any = None
-        """Where every block is also written, by the capture thread (:meth:`keep`)."""
-        self.muted: Callable[[], bool] | None = None
-        self.muted_blocks = 0
-        """Blocks replaced by silence so far (:meth:`keep`)."""
-        self.captured = 0.0
-        """Seconds of audio captured so far (its clock: the time of what is said now)."""
-        self.started_at: float | None = None
-        """``time.monotonic()`` when the stream started: audio time 0 in wall-clock time."""
         self._raw: deque[np.ndarray] = deque()
-        self._stop = threading.Event()
         self._finished = threading.Event()
-        self._capture: threading.Thread | None = None
         self._stream: Any = None
-        self._error: BaseException | None = None
-
-    @property
-    def dropped_blocks(self) -> int:
-        """Blocks lost: they could not be stored anywhere (never because of a slow consumer)."""
-        return self.backlog.lost_blocks
-
-    @property
-    def behind(self) -> float:
-        """Seconds of captured audio the consumer has not taken yet."""
-        return self.backlog.seconds
-
-    def keep(self, recorder: Any, muted: Callable[[], bool] | None = None) -> None:
-        """Write every block to ``recorder`` (its ``write(samples)``) on the capture thread, as
-        it is captured; while ``muted()`` is true the blocks are silence, there and for the
-        consumer. Call before :meth:`start`."""
-        self.recorder, self.muted = recorder, muted
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy and append (a deque never refuses and never blocks).
@@ -268,25 +365,12 @@ class MicrophoneSource:
             ) from None
         return stream
 
-    def start(self) -> None:
-        """Open the device and start capturing into the backlog now (before the consumer is
-        ready: models may still be loading); idempotent.
-
-        Raises:
-            AudioDeviceError: The device cannot be opened.
-        """
-        if self._capture is not None:
-            return
+    def _begin(self) -> None:
         self._finished.clear()
         self._stream = self._open()
-        self.started_at = time.monotonic()
         log.info("recording from %s at %g Hz", self.device.key, self.device.default_rate)
-        self._capture = threading.Thread(
-            target=self._capture_loop, name="dictate-capture", daemon=True
-        )
-        self._capture.start()
 
-    def _capture_loop(self) -> None:
+    def _produce(self) -> None:
         stream = self._stream
         resampler = Resampler(self.device.default_rate)
         clock = _Clock()
@@ -324,11 +408,8 @@ class MicrophoneSource:
             tail = resampler.flush()
             if tail.size:
                 self._deliver(clock.block(tail))
-        except BaseException as exc:  # the consumer raises it after the audio before it
-            self._error = exc
         finally:
             self._close(stream)
-            self.backlog.close()
 
     def _drain(self, resampler: Resampler, clock: _Clock) -> bool:
         """Everything the callback queued, resampled, kept and put in the backlog."""
@@ -340,34 +421,6 @@ class MicrophoneSource:
                 self._deliver(clock.block(samples))
         return got
 
-    def _deliver(self, block: AudioBlock) -> None:
-        if self.muted is not None and self.muted():
-            block = AudioBlock(np.zeros_like(block.samples), block.start)
-            self.muted_blocks += 1
-        if self.recorder is not None:
-            self.recorder.write(block.samples)
-        self.backlog.put(block)
-        self.captured = block.end
-
-    def blocks(self) -> Iterator[AudioBlock]:
-        self.start()
-        ended = False
-        try:
-            while True:
-                block = self.backlog.get()
-                if block is None:
-                    ended = True
-                    break
-                yield block
-        finally:
-            if not ended:  # the consumer gave up (an error): nobody will take the rest
-                self.stop()
-                if self._capture is not None:
-                    self._capture.join(5)
-                self.backlog.discard()
-        if self._error is not None:
-            raise self._error
-
     def _close(self, stream: Any) -> None:
         try:
             if not stream.closed:
@@ -377,13 +430,3 @@ class MicrophoneSource:
             log.warning("closing %s: %s", self.device.name, exc)
         if stream.closed:
             stream_closed(stream)
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def close(self) -> None:
-        """Stop, and drop what nobody will take (the run that was to read it failed to start)."""
-        self.stop()
-        if self._capture is not None:
-            self._capture.join(5)
-        self.backlog.discard()

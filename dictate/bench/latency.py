@@ -8,11 +8,11 @@ turned into the controller's Qt signal and applied on the GUI thread by
 :meth:`MainWindow.handle_event`. Each event is time-stamped when the pipeline emits it (on its
 worker thread) and when the window has applied it.
 
-**Clock.** The file is read with ``FileSource(realtime=True)`` in blocks of ``block_ms``, and
-each block is handed to the pipeline when its *last* sample is due (``t0 + block.end``), as a
-microphone delivers a block once it has been captured. (``FileSource`` alone yields a block at
-its *start* time, one block early: every figure would look one block better than a microphone
-allows.) So source time ``t`` has been spoken by wall time ``t0 + t``, and the end of a
+**Clock.** The file is read with ``FileSource`` in blocks of ``block_ms``, and each block is
+handed to the pipeline when its *last* sample is due (``t0 + block.end``), as a microphone
+delivers a block once it has been captured. (Not ``FileSource(realtime=True)``, whose capture
+thread queues the blocks ahead of a busy pipeline: here a block's lateness is the
+pipeline's.) So source time ``t`` has been spoken by wall time ``t0 + t``, and the end of a
 sentence's speech is ``t0 + Segment.end``, the voice activity detector's end of speech.
 
 A **sentence** is a stretch of speech followed by a silence longer than the commit time: one or
@@ -64,8 +64,10 @@ NOT_MEASURED_NO_DISPLAY = "not measured (no display)"
 
 
 class MicrophonePaced:
-    """A :class:`~dictate.audio.capture.FileSource` (``realtime=True``) whose blocks are handed
-    on when their last sample is due, as a microphone's are; ``t0`` is when it started."""
+    """A :class:`~dictate.audio.capture.FileSource` whose blocks are handed on when their last
+    sample is due, as a microphone's are; ``t0`` is when it started. The pacing is this
+    class's alone (not ``realtime=True``, whose capture thread would queue the blocks ahead of
+    a busy consumer), so a block's lateness is the pipeline's."""
 
     dropped_blocks = 0
 
@@ -184,7 +186,7 @@ def _run_window(
             applier = Apply()
             controller.pipelineEvent.disconnect(window.handle_event)
             controller.pipelineEvent.connect(applier.apply)
-            source = MicrophonePaced(FileSource(audio, block_ms=block_ms, realtime=True))
+            source = MicrophonePaced(FileSource(audio, block_ms=block_ms))
             failures: list[BaseException] = []
 
             def failed(exc: BaseException) -> None:
