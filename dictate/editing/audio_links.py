@@ -42,12 +42,16 @@ from dictate.fileio import (
     open_private,
     open_regular,
     private_dir,
+    seek_tail,
 )
 from dictate.word_times import Timed, align, key
 
 log = logging.getLogger("dictate.editing.audio_links")
 
 INDEX_NAME = "links.jsonl"
+MAX_BYTES = 64 * 2**20
+"""The index is read from its last this many bytes at most (about 250,000 sentences; its
+sessions' audio is limited in Settings, and forgetting them rewrites it smaller)."""
 MARGIN_S = 0.15
 """Seconds of sound added before and after a sentence's words when it is played."""
 JOIN_GAP_S = 2.0
@@ -146,6 +150,9 @@ class AudioLinks:
         except (OSError, ValueError):
             return self
         with fh:
+            if seek_tail(fh, MAX_BYTES):
+                log.warning("the audio links %s are over %d bytes: the oldest are not read",
+                            self.path, MAX_BYTES)  # fmt: skip
             for raw in bounded_lines(fh):
                 if raw is None:  # a line no record makes: damage
                     continue

@@ -44,6 +44,7 @@ from dictate.fileio import (
     open_private,
     open_regular,
     private_dir,
+    seek_tail,
 )
 from dictate.paths import user_data_dir
 
@@ -103,12 +104,15 @@ class Read:
 
     entries: list[Entry]
     damaged: int = 0
+    skipped_bytes: int = 0
+    """Older history that was not read (past the reader's bound)."""
 
 
-def read_history(path: Path) -> Read:
+def read_history(path: Path, max_bytes: int | None = None) -> Read:
     """The entries of the history at ``path`` (none if there is no file), oldest first; damaged
     lines are skipped and counted, and a line cut off at the end (a crash while it was written)
-    is dropped.
+    is dropped. Only the entries in its last ``max_bytes`` bytes are read (None: all), and
+    :attr:`Read.skipped_bytes` says how much older history was not.
 
     Raises:
         OSError: The file cannot be read, or is not a regular file.
@@ -121,6 +125,7 @@ def read_history(path: Path) -> Read:
         raise OSError(str(exc)) from None
     read = Read([])
     with fh:
+        read.skipped_bytes = seek_tail(fh, max_bytes)
         for raw in bounded_lines(fh):
             if raw is None:  # a line no record makes: damage
                 read.damaged += 1
@@ -162,8 +167,11 @@ class History:
         self.clock = clock
 
     def entries(self) -> list[Entry]:
-        """Every entry, oldest first (damaged records skipped)."""
-        return read_history(self.path).entries
+        """Every entry, oldest first (damaged records skipped); of a file far over
+        ``max_bytes`` (written by something else, or the limit lowered), only the newest
+        twice ``max_bytes``: the rest is past the limit, and the next compaction drops it."""
+        bound = None if self.max_bytes is None else 2 * self.max_bytes
+        return read_history(self.path, bound).entries
 
     def add(self, text: str, target: str = WINDOW, status: str = OK) -> Entry:
         """Append an entry, durably; the history is compacted first if it is over its limits.

@@ -145,3 +145,26 @@ def test_every_appended_record_not_deleted_is_read_back_exactly_in_order(
                 with open(history.path, "ab") as fh:
                     fh.write(line[:cut])
             assert history.entries() == model
+
+
+def test_a_history_far_over_its_limit_is_read_from_its_newest_end_only(tmp_path: Path) -> None:
+    """A 1 GB history took 2.2 GB of memory and froze the window for 80 s: it is read from its
+    last twice ``max_bytes`` only (what is older is past the limit), and the next compaction
+    leaves it within the limit. 1 MB against 8 kB stands for 1 GB against 10 MB here."""
+    path = tmp_path / "history.jsonl"
+    line = encode_record(Entry("0" * 12, 1_800_000_000.0, WINDOW, "x" * 100, OK).record())
+    count = 1_000_000 // len(line)
+    with open(path, "wb") as fh:
+        for number in range(count):
+            entry = Entry(f"{number:012d}", 1_800_000_000.0, WINDOW, f"{number:0100d}", OK)
+            fh.write(encode_record(entry.record()))
+    history = History(path, keep_days=None, max_bytes=8000, clock=Clock())
+    read = read_history(path, 16000)
+    assert read.skipped_bytes > 900_000 and read.damaged == 0  # the cut fell between records
+    entries = history.entries()
+    assert 0 < len(entries) <= 16000 // len(line)
+    assert entries[-1].id == f"{count - 1:012d}"  # the newest, in order, none damaged
+    assert [int(e.id) for e in entries] == list(range(count - len(entries), count))
+    history.add("one more")
+    assert path.stat().st_size <= 8000
+    assert history.entries()[-1].text == "one more"

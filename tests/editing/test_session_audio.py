@@ -247,3 +247,23 @@ def test_kept_audio_replaced_by_a_pipe_or_a_link_is_refused_not_read(tmp_path: P
     assert outcomes["linked.flac"] != "read"
     assert "named pipe" in outcomes["piped.flac"] and "not a file" in outcomes["piped.flac"]
     np.testing.assert_array_equal(read_span(other.path), speech(1.0))  # a real one still reads
+
+
+def test_links_far_over_their_bound_are_read_from_their_newest_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dictate.editing import audio_links
+
+    folder = tmp_path / "audio"
+    links = AudioLinks(folder)
+    for number in range(400):
+        links.append({"op": "link", "session": "s1", "start": number, "end": number + 0.5,
+                      "text": f"Sentence {number}."})  # fmt: skip
+    links.close()
+    monkeypatch.setattr(audio_links, "MAX_BYTES", 4000)
+    restarted = AudioLinks(folder).load()
+    assert 0 < len(restarted.links) < 60
+    assert restarted.links[-1].text == "Sentence 399."
+    assert [k.text for k in restarted.links] == [
+        f"Sentence {n}." for n in range(400 - len(restarted.links), 400)
+    ]
