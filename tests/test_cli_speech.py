@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import signal
 import subprocess
 import sys
@@ -329,3 +330,22 @@ def test_models_download_interrupted_then_resumed(
     monkeypatch.setattr(cli_models._Progress, "__call__", real_call)
     code, out, err = call(["models", "download", name, "--url", zip_server], capsys)
     assert code == 0, err
+
+
+@pytest.mark.slow  # a subprocess: the decoder's notes go to the process's own standard error
+def test_a_broken_mp3_gives_one_line_with_no_library_notes_before_it(tmp_path: Path) -> None:
+    """libmpg123 wrote "Note: Illegal Audio-MPEG-Header ..." and "Trying to resync..." to the
+    terminal before dictate's own error, which named a pipe ("File does not exist or is not a
+    regular file (possibly a pipe?)") for a regular file of noise."""
+    broken = tmp_path / "broken.mp3"
+    broken.write_bytes(b"ID3\x03\x00\x00\x00\x00\x00\x00" + random.Random(5).randbytes(5000))
+    done = subprocess.run(
+        [sys.executable, "-m", "dictate", "transcribe", str(broken)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dictate: error:"), done.stderr
+    assert str(broken) in lines[0] and "pipe" not in lines[0]

@@ -11,8 +11,13 @@ convert it.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import re
 import stat
+import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +26,8 @@ import numpy as np
 import soundfile
 
 from dictate.errors import InputError
+
+log = logging.getLogger("dictate.audio")
 
 CONVERT_HINT = "convert it with e.g. `ffmpeg -i IN -ar 16000 -ac 1 OUT.wav`"
 READABLE = "WAV, FLAC, OGG or MP3"
@@ -87,10 +94,41 @@ def _refuse_special(path: Path) -> None:
 
 
 def _detail(exc: Exception, path: Path) -> str:
-    """libsndfile's reason without its ``Error opening '...':`` prefix (the path is said once)."""
+    """libsndfile's reason without its ``Error opening '...':`` prefix (the path is said once).
+    Its "File does not exist or is not a regular file (possibly a pipe?)" is what it says of a
+    regular file in no format it knows (the file was checked before): said as that."""
     text = str(exc)
     prefix = f"Error opening {str(path)!r}: "
-    return (text[len(prefix) :] if text.startswith(prefix) else text).rstrip(".") or "unknown"
+    text = (text[len(prefix) :] if text.startswith(prefix) else text).rstrip(".") or "unknown"
+    if "not a regular file" in text:
+        return "its format is not one libsndfile knows, or its data is damaged"
+    return text
+
+
+@contextlib.contextmanager
+def _library_notes(path: Path) -> Iterator[None]:
+    """libsndfile's decoders (libmpg123) write notes straight to the process's standard error
+    ("Note: Illegal Audio-MPEG-Header..."), which printed library lines before dictate's own
+    one-line error. While a header is read, they go to the log instead."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with tempfile.TemporaryFile() as notes:
+        if sys.stderr is not None:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+        os.dup2(notes.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            notes.seek(0)
+            said = notes.read(16384).decode("utf-8", "replace").strip()
+            if said:
+                log.info("the audio decoder's notes on %s: %s", path, said)
 
 
 def _is_empty(path: Path) -> bool:
@@ -110,7 +148,8 @@ def read_audio_info(path: str | Path) -> AudioInfo:
     path = Path(path)
     try:
         _refuse_special(path)
-        info = soundfile.info(str(path))
+        with _library_notes(path):
+            info = soundfile.info(str(path))
     except FileNotFoundError:
         raise InputError(f"audio file {path} does not exist") from None
     except soundfile.LibsndfileError as exc:

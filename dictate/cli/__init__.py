@@ -80,6 +80,10 @@ def run(
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="dictate: %(message)s"
     )
+    # A library's Python warnings (numpy's "invalid value encountered...") are not the user's
+    # business, and were printed before dictate's own one-line errors: shown with -v only.
+    logging.captureWarnings(True)
+    logging.getLogger("py.warnings").setLevel(logging.INFO if args.verbose else logging.ERROR)
     out = stdout or sys.stdout
     if out is None:
         raise InputError("standard output is closed; run dictate with its output open")
