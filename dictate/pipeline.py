@@ -225,7 +225,9 @@ class Pipeline:
         self._unshown: dict[int, list[str]] = {}
         """First-pass words of closed segments whose settled words are not shown yet."""
         self._unsettled: dict[int, float] = {}
-        """The start of each closed segment whose settled words are not shown yet."""
+        """The end of each closed segment whose settled words are not shown yet (a long
+        segment's first words are as old as it is long whatever the load: what is behind is
+        the time since its speech ended)."""
         self._unfed: list[np.ndarray] = []
         """Audio of the open segment not given to the recogniser yet (while catching up)."""
         self._threads: list[threading.Thread] = []
@@ -307,9 +309,10 @@ class Pipeline:
             self._source.stop()
 
     def behind(self) -> float:
-        """Seconds of what was said that has no settled words yet: audio captured but not
-        heard by the recogniser, and closed segments still waiting for their second pass or
-        punctuation (0 for a source with no clock of its own, such as an audio file)."""
+        """How far recognition is behind the speaker, in seconds: audio captured but not heard
+        by the recogniser yet, or, where a closed segment still waits for its second pass or
+        punctuation, the time since its speech ended (0 for a source with no clock of its own,
+        such as an audio file read at full speed)."""
         captured = getattr(self._source, "captured", None)
         if captured is None:
             return 0.0
@@ -516,7 +519,7 @@ class Pipeline:
         )
         with self._unshown_lock:
             self._unshown[closed.number] = [w.text for w in words]
-            self._unsettled[closed.number] = closed.start
+            self._unsettled[closed.number] = closed.end
             self._partial = []
         self._closed.put(closed)
 
