@@ -85,6 +85,7 @@ class SessionRecorder:
         self._file: Any = soundfile.SoundFile(
             str(self.path), "w", SAMPLE_RATE, 1, "PCM_16", format="FLAC"
         )
+        self._inode = os.stat(self.path).st_ino
 
     @property
     def seconds(self) -> float:
@@ -111,6 +112,14 @@ class SessionRecorder:
     def _flush(self) -> None:
         self._file.flush()  # libsndfile's sf_write_sync: the encoded frames, then fsync
         self._unflushed = 0
+        # Writing on to a file whose folder was removed succeeds, into a file no one will
+        # find: the audio would be lost in silence.
+        try:
+            replaced = os.stat(self.path).st_ino != self._inode
+        except FileNotFoundError:
+            replaced = True
+        if replaced:
+            raise OSError(f"{self.path} was removed (or its folder) while it was written")
 
     def _fail(self, exc: Exception) -> None:
         log.warning("the session's audio %s could not be written: %s", self.path, exc)

@@ -172,6 +172,24 @@ def test_a_write_that_fails_ends_the_recording_not_the_dictation(tmp_path: Path)
     recorder.write(speech(0.1))  # ignored
 
 
+def test_a_removed_folder_ends_the_recording_with_a_reason_within_a_second(
+    tmp_path: Path,
+) -> None:
+    """Found by a fault probe: with the kept audio's folder removed while dictating, writing
+    went on into a file no one would find, and the window said nothing. The next flush (a
+    second of audio at most) notices, and the recorder's error says why (the window shows it:
+    tests/ui/test_catching_up.py)."""
+    import shutil
+
+    folder = tmp_path / "audio"
+    recorder = SessionRecorder(folder, "gone")
+    recorder.write(speech(0.5))
+    shutil.rmtree(folder)
+    recorder.write(speech(1.2))  # past the flush
+    assert isinstance(recorder.error, OSError) and not recorder.open
+    assert "was removed" in str(recorder.error)
+
+
 # -- the links ----------------------------------------------------------------------------------
 
 
