@@ -241,15 +241,16 @@ class DictationController(QObject):
         as signals."""
         source = None
         try:
+            if source_factory is None and run_factory is None:
+                # The microphone first, before waiting for a load that may be under way (the
+                # app preloads at start): what is said meanwhile is kept (and written to the
+                # kept audio) and recognised once the models are ready.
+                source = self._microphone(settings)
+                if self.tap_source is not None:
+                    source = self.tap_source(source)
+                source.start()
+                self.micOpened.emit()
             with self._lock:
-                if source_factory is None and run_factory is None:
-                    # The microphone first: what is said while the models load is kept (and
-                    # written to the kept audio) and recognised once they are ready.
-                    source = self._microphone(settings)
-                    if self.tap_source is not None:
-                        source = self.tap_source(source)
-                    source.start()
-                    self.micOpened.emit()
                 pipeline = self._ready_pipeline(settings)
                 run = None
                 if run_factory is not None:
