@@ -197,8 +197,13 @@ def _transcribe(
     finally:
         # Stop listening and wait: what was already heard is still recognised and printed.
         pipeline.stop()
+        said = 0.0
         while not pipeline.wait(0.2):
-            pass
+            behind = pipeline.behind() if args.mic else 0.0
+            if behind >= 2 and time.monotonic() - said >= 5:  # the speech said, not yet heard
+                err.write(f"dictate: finishing: {behind:.0f} s of speech left to recognise\n")
+                err.flush()
+                said = time.monotonic()
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
         if typist is not None:
