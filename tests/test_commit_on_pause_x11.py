@@ -43,11 +43,12 @@ SPOKEN_S = 4.2
 """The sample's first two phrases (0.25 s apart: one segment), ending at 3.85 s."""
 EXPECTED = "Please call me tomorrow morning. The weather is nice today."
 COMMIT_AFTER_MS = 1000
-WITHIN_S = 20.0
+WITHIN_S = 180.0
 """From the end of playback to the words being final: the segmenter's 0.5 s of silence, the
-1 s commit time, recognition and punctuation. It takes about 1 s alone; 8 s once ran out in the
-full suite on this loaded 2-core machine, so the bound only says "while silent, before Stop"
-(the latency itself is measured by `dictate bench latency`)."""
+1 s commit time, recognition and punctuation. It takes about 1 s alone; with four busy
+processes beside the suite it took over 20 s (the window catching up), so the bound only says
+"while silent, before Stop" (the latency itself is measured by `dictate bench latency`, and on
+a busy machine by benchmarks/busy_machine.py)."""
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,20 @@ MEMORY_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
+class AudioBlock:
+    """A block of 16 kHz mono int16 samples and the time of its first sample."""
+
+    samples: np.ndarray
+    start: float
+    """Seconds since the source started (by sample count, so it never drifts)."""
+
+    @property
+    def end(self) -> float:
+        """Time just after the last sample."""
+        return self.start + len(self.samples) / SAMPLE_RATE
+
+
+@dataclass(frozen=True)
 class _Spilled:
     """A block in the spill file: its time and where its samples are."""
 
@@ -77,7 +91,7 @@ class Backlog:
         return self.largest_samples / SAMPLE_RATE
 
     def put(self, block: Any) -> bool:
-        """Queue ``block`` (an :class:`~dictate.audio.capture.AudioBlock`); never blocks on the
+        """Queue ``block`` (an :class:`AudioBlock`); never blocks on the
         consumer. False only if it could not be stored anywhere (then counted as lost)."""
         samples = np.ascontiguousarray(block.samples, dtype=np.int16)
         count = len(samples)
@@ -102,8 +116,6 @@ class Backlog:
     def _spill(self, start: float, samples: np.ndarray) -> Any:
         """``samples`` written to the spill file (a :class:`_Spilled`), or, where the file
         cannot be written, the block itself (kept in memory; logged once)."""
-        from dictate.audio.capture import AudioBlock
-
         try:
             if self._file is None:
                 # Unlinked at once, 0600; closed once drained at the end (or discarded).
@@ -126,8 +138,6 @@ class Backlog:
     def get(self, timeout: float | None = None) -> Any:
         """The oldest block; None once the backlog is closed and empty. Raises ``TimeoutError``
         after ``timeout`` seconds with nothing queued."""
-        from dictate.audio.capture import AudioBlock
-
         with self._cond:
             while not self._queue:
                 if self._closed:

@@ -24,14 +24,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from dictate.audio.audiofile import iter_audio_blocks, read_audio_info
-from dictate.audio.backlog import MEMORY_SECONDS, Backlog
+from dictate.audio.backlog import MEMORY_SECONDS, AudioBlock, Backlog
 from dictate.audio.devices import (
     InputDevice,
     find_input_device,
@@ -45,19 +44,11 @@ from dictate.errors import AudioDeviceError
 
 log = logging.getLogger("dictate.audio")
 
-
-@dataclass(frozen=True)
-class AudioBlock:
-    """A block of 16 kHz mono int16 samples and the time of its first sample."""
-
-    samples: np.ndarray
-    start: float
-    """Seconds since the source started (by sample count, so it never drifts)."""
-
-    @property
-    def end(self) -> float:
-        """Time just after the last sample."""
-        return self.start + len(self.samples) / SAMPLE_RATE
+STALL_S = 4.0
+"""Seconds without a block from a running stream after which the device is taken as lost (a
+busy machine delayed blocks by 2 s: the 2 s this was said a lost device that was not)."""
+STARVED_S = 0.25
+"""A pause of the capture thread longer than this is the machine's, not the device's."""
 
 
 class AudioSource(Protocol):
@@ -301,7 +292,7 @@ class MicrophoneSource(_LiveSource):
         self,
         device: str | int | None = None,
         block_ms: int = 30,
-        stall_timeout: float = 2.0,
+        stall_timeout: float = STALL_S,
         memory_seconds: float = MEMORY_SECONDS,
         spill_dir: Path | None = None,
     ) -> None:
@@ -374,11 +365,17 @@ class MicrophoneSource(_LiveSource):
         stream = self._stream
         resampler = Resampler(self.device.default_rate)
         clock = _Clock()
-        last_block = time.monotonic()
+        last_block = tick = time.monotonic()
         limit = max(self.stall_timeout, 5.0)
         reported = 0
         try:
             while True:
+                now = time.monotonic()
+                if now - tick > STARVED_S:
+                    # This thread did not run for a while (a busy machine): no block meanwhile
+                    # says nothing about the device, so that time does not count as silence.
+                    last_block += now - tick
+                tick = now
                 stopping = self._stop.is_set()
                 if stopping and not stream.closed:
                     self._close(stream)  # no callback after this: what it queued is drained

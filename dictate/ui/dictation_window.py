@@ -174,6 +174,20 @@ class DictationWindow(DocumentWindow):
             )
         )
 
+    def _build_progress(self) -> None:
+        """The status bar's bar for what Stop has left to recognise, and the timer that says
+        how far behind recognition is (:meth:`_show_progress`)."""
+        self.finishing_bar = QProgressBar()
+        self.finishing_bar.setMaximumWidth(160)
+        self.finishing_bar.setAccessibleName("Speech left to recognise")
+        self.finishing_bar.hide()
+        self.statusBar().addPermanentWidget(self.finishing_bar)
+        self._progress_text = ""
+        self._finishing_from = 0.0
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setInterval(500)
+        self._progress_timer.timeout.connect(self._show_progress)
+
     def _on_mic_opened(self) -> None:
         """The microphone is open while the models still load: what is said now is kept."""
         if self.controller.state == "starting":

@@ -295,16 +295,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         for label in (self.engine_label, self.provider_label, self.latency_label):
             self.statusBar().addPermanentWidget(label)
         self.statusBar().addWidget(self.dropped_label)
-        self.finishing_bar = QProgressBar()
-        self.finishing_bar.setMaximumWidth(160)
-        self.finishing_bar.setAccessibleName("Speech left to recognise")
-        self.finishing_bar.hide()
-        self.statusBar().addPermanentWidget(self.finishing_bar)
-        self._progress_text = ""
-        self._finishing_from = 0.0
-        self._progress_timer = QTimer(self)
-        self._progress_timer.setInterval(500)
-        self._progress_timer.timeout.connect(self._show_progress)
+        self._build_progress()
 
     # -- pickers ---------------------------------------------------------------------------
 
