@@ -215,7 +215,11 @@ class DictationWindow(DocumentWindow):
             done = 1 - behind / self._finishing_from
             self.finishing_bar.setValue(round(100 * done))
             self.finishing_bar.show()
-            text = f"Finishing: {behind:.0f} s of speech left to recognise…"
+            text = f"Finishing: {behind:.0f} s left…"  # short: the status bar is crowded
+            self.finishing_bar.setToolTip(
+                f"{behind:.0f} s of what was said before Stop are still being recognised; the "
+                "window can be used meanwhile"
+            )
         elif state == "stopping":
             self.finishing_bar.hide()
             text = "Finishing…"

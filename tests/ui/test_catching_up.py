@@ -58,7 +58,8 @@ def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
     assert window.dropped_label.text() == "3 audio blocks lost: they could not be stored"
     controller._set_state(State.STOPPING)
     window._show_progress()
-    assert window.statusBar().currentMessage() == "Finishing: 12 s of speech left to recognise…"
+    assert window.statusBar().currentMessage() == "Finishing: 12 s left…"
+    assert "12 s of what was said" in window.finishing_bar.toolTip()
     assert window.finishing_bar.isVisible() and window.finishing_bar.value() == 0
     run["behind"] = 3.1
     window._show_progress()
