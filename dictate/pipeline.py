@@ -222,12 +222,10 @@ class Pipeline:
         self._early_sent: tuple[int, tuple[float, float]] | None = None
         """The open segment and speech span last handed over for an early decode."""
         self._unshown_lock = threading.Lock()
-        self._unshown: dict[int, list[str]] = {}
-        """First-pass words of closed segments whose settled words are not shown yet."""
-        self._unsettled: dict[int, float] = {}
-        """The end of each closed segment whose settled words are not shown yet (a long
-        segment's first words are as old as it is long whatever the load: what is behind is
-        the time since its speech ended)."""
+        self._unshown: dict[int, tuple[float, list[str]]] = {}
+        """Closed segments whose settled words are not shown yet: their end (how far behind
+        recognition is counts from there: a long segment's first words are as old as it is
+        long whatever the load) and their first-pass words."""
         self._unfed: list[np.ndarray] = []
         """Audio of the open segment not given to the recogniser yet (while catching up)."""
         self._threads: list[threading.Thread] = []
@@ -288,7 +286,7 @@ class Pipeline:
         self._need_start, self._open_start, self._partial = False, None, []
         self._kept, self._early_sent, self._unfed = [], None, []
         self.clock.reset()
-        self._unshown, self._unsettled = {}, {}
+        self._unshown = {}
         for refiner in self.refiners:
             refiner.reset()
         self._live_words, self._live_queued = None, False
@@ -318,8 +316,8 @@ class Pipeline:
             return 0.0
         frontier = self._audio_seconds
         with self._unshown_lock:
-            if self._unsettled:
-                frontier = min(frontier, min(self._unsettled.values()))
+            if self._unshown:
+                frontier = min(frontier, min(end for end, _ in self._unshown.values()))
         return max(0.0, float(captured) - frontier)
 
     def lost_blocks(self) -> int:
@@ -466,13 +464,12 @@ class Pipeline:
     def _unshown_words(self) -> list[str]:
         """The first-pass words of closed segments not shown as pending text yet, in order
         (hold ``_unshown_lock``)."""
-        return [w for number in sorted(self._unshown) for w in self._unshown[number]]
+        return [w for number in sorted(self._unshown) for w in self._unshown[number][1]]
 
     def _shown(self, segment: int) -> None:
         """Segment ``segment``'s settled words are shown (or taken): its first-pass words leave
         the partial words, which are shown again without them."""
         with self._unshown_lock:
-            self._unsettled.pop(segment, None)
             if self._unshown.pop(segment, None) is None:
                 return
             if self._open_start is None and not self._unshown:
@@ -518,8 +515,7 @@ class Pipeline:
             self._now(),
         )
         with self._unshown_lock:
-            self._unshown[closed.number] = [w.text for w in words]
-            self._unsettled[closed.number] = closed.end
+            self._unshown[closed.number] = (closed.end, [w.text for w in words])
             self._partial = []
         self._closed.put(closed)
 

