@@ -279,6 +279,8 @@ class Outcome:
     changed_chars: int = 0
     detail: str = ""
     markers: list[str] = field(default_factory=list)
+    retries: int = 0
+    """Kills made again because the run diverged from the reference (:class:`Diverged`)."""
 
 
 CLOSE = 4
@@ -332,6 +334,35 @@ def damage_first_record(journal: Path, rng: random.Random) -> None:
     at = rng.randrange(start, end)
     raw[at] = rng.choice([b for b in range(256) if b not in (raw[at], 10)])
     journal.write_bytes(bytes(raw))
+
+
+class Diverged(RuntimeError):
+    """The killed run did not show what the reference run showed at the same step: the premise
+    of the comparison, not the recovery, failed."""
+
+
+RETRIES = 2
+"""Kills run again after a :class:`Diverged` run before the harness gives up. The window has
+timers of its own (a click's cursor move follows after the double-click interval; Qt shows or
+hides a scroll bar from a queued call, which moves the wrap of the lines that End and Up follow),
+so on a loaded machine the script can land differently from the reference: seen once in CI (step
+40 of seed 1 of the remove-data runs), never reproduced here. The message says where it diverged."""
+
+
+def kill_with_retries(
+    seed: int, steps: int, interval_ms: int, ref: dict[int, str], rng: random.Random, fault: str
+) -> Outcome:
+    for attempt in range(RETRIES + 1):
+        try:
+            outcome = one_kill(seed, steps, interval_ms, ref, rng, fault)
+        except Diverged as exc:
+            if attempt == RETRIES:
+                raise
+            print(f"{exc}; killing again", file=sys.stderr, flush=True)
+            continue
+        outcome.retries = attempt
+        return outcome
+    raise AssertionError("unreachable")
 
 
 def one_kill(
@@ -408,7 +439,12 @@ def one_kill(
     if undamaged is not None and undamaged not in candidates:
         candidates.append(undamaged)
     if states[last] != ref[last]:
-        raise RuntimeError(f"seed {seed}: the killed run diverged from the reference at {last}")
+        first = min(step for step in states if states[step] != ref.get(step))
+        raise Diverged(
+            f"seed {seed}: the killed run diverged from the reference at step {first} "
+            f"(killed after {last}): reference {ref[first][-160:]!r}, killed run "
+            f"{states[first][-160:]!r}"
+        )
     exact = text in candidates
     changed = min(
         (
@@ -466,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         work = [(seeds[i % len(seeds)], random.Random(1000 + i)) for i in range(args.kills)]
         outcomes = list(
             pool.map(
-                lambda w: one_kill(
+                lambda w: kill_with_retries(
                     w[0], args.steps, args.interval_ms, refs[w[0]], w[1], args.fault
                 ),
                 work,
@@ -485,6 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         "duplicated_sentences": sum(o.duplicated for o in outcomes),
         "reordered": sum(o.reordered for o in outcomes),
         "damaged_journals": sum(o.damaged for o in outcomes),
+        "killed_again_after_diverging": sum(o.retries for o in outcomes),
         "median_steps_before_kill": sorted(o.last_step for o in outcomes)[len(outcomes) // 2],
         "sentences_shown_at_kill_median": sorted(
             len(MARKER.findall(refs[o.seed][o.last_step])) for o in outcomes
