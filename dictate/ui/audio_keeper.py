@@ -217,12 +217,15 @@ class AudioKeeper:
 
     # -- playing back ---------------------------------------------------------------------------
 
-    def add_menu_items(self, menu: QMenu) -> None:
-        """The editor's context menu: play the sentence at the cursor (or the selection)."""
+    def add_menu_items(self, menu: QMenu, at: int) -> None:
+        """The editor's context menu, opened at buffer position ``at``: play the selection if
+        it was opened on it, else the sentence there (not the one at the cursor)."""
         menu.addSeparator()
-        selected = self._selection() is not None
-        what = "the selection" if selected else "this sentence"
-        menu.addAction(f"Play the audio of {what}", self.play_at_cursor)
+        selection = self._selection()
+        if selection is not None and selection[0] <= at <= selection[1]:
+            menu.addAction("Play the audio of the selection", self.play_at_cursor)
+        else:
+            menu.addAction("Play the audio of this sentence", lambda: self.play_at(at))
         if self.player.playing:
             menu.addAction("Stop playing", self.stop)
 
@@ -235,7 +238,11 @@ class AudioKeeper:
         selection = self._selection()
         if selection is not None:
             return self.play(self.links.find(editor.buffer.text, *selection), "the selection")
-        return self.play(self.links.find(editor.buffer.text, editor.selection()[1]))
+        return self.play_at(editor.selection()[1])
+
+    def play_at(self, position: int) -> bool:
+        """Play the sentence at buffer position ``position``."""
+        return self.play(self.links.find(self._window.editor.buffer.text, position))
 
     def play_back(self) -> bool:
         """ "Play that back": the selection, else the last finalized sentence."""

@@ -124,7 +124,8 @@ class DictationEditor(QPlainTextEdit):
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self._pressing = False  # inside a left-button mouse press
         self._pressed_at: int | None = None  # where the last click put the cursor (buffer)
-        self.extend_menu: Callable[[QMenu], object] | None = None  # adds to the context menu
+        # Adds to the context menu: the menu, and the buffer position it was opened at.
+        self.extend_menu: Callable[[QMenu, int], object] | None = None
         # A click's cursor move reaches the dictation point after the double-click interval.
         self._click_move = QTimer(self)
         self._click_move.setSingleShot(True)
@@ -610,8 +611,17 @@ class DictationEditor(QPlainTextEdit):
                 action.triggered.disconnect()
                 action.triggered.connect(editing[name])
         if self.extend_menu is not None:  # the window's own items (play the sentence's audio)
-            self.extend_menu(menu)
+            self.extend_menu(menu, self._menu_position(event))
         menu.exec(event.globalPos())
+
+    def _menu_position(self, event: QContextMenuEvent) -> int:
+        """The buffer position the context menu is about: the text under the mouse for a
+        right-click (Qt leaves the cursor where it was), the cursor for the menu key."""
+        if event.reason() != QContextMenuEvent.Reason.Mouse:
+            return self.selection()[1]
+        # A right-click reaches the editor through its viewport: the position is the viewport's.
+        at = self.cursorForPosition(event.pos()).position()
+        return self._real_from_doc(at, self._display())
 
     def createMimeDataFromSelection(self) -> QMimeData:
         """Copy, cut and drag carry the selected real text, never the greyed words."""

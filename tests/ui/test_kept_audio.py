@@ -150,7 +150,7 @@ def test_the_sentence_at_the_cursor_plays_its_own_audio_from_the_context_menu(
     assert not source.recorder.open  # Finished closed the file
     _cursor_at(window, window.editor.text.index("met"))
     menu = QMenu()
-    window.editor.extend_menu(menu)
+    window.editor.extend_menu(menu, window.editor.selection()[1])
     [play] = [a for a in menu.actions() if a.text() == "Play the audio of this sentence"]
     play.trigger()
     played = fake_sd.played()
@@ -379,3 +379,69 @@ def test_the_unshown_tail_is_recognised_by_the_real_recogniser(tmp_path: Any) ->
     assert found is not None and found[1] == half
     text = recognise_speech(found[2], Settings(engine="sphinx"), before=found[3])
     assert "thank you" in text.lower(), text
+
+
+POPUP = pytest.mark.qt_log_ignore(  # the offscreen platform cannot do these for a popup menu
+    "does not support propagateSizeHints", "does not support raise", "grabbing the keyboard"
+)
+
+
+def _right_click_menu(window: Any, at: int) -> list[str]:
+    """Right-click the text at buffer position ``at`` as the mouse does (the event reaches the
+    editor through its viewport); the menu's items, and the one named ``choose`` triggered."""
+    from PySide6.QtCore import QPoint, QTimer
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    editor = window.editor
+    cursor = editor.textCursor()
+    cursor.setPosition(at)  # no selection: the dictated text has no greyed words now
+    rect = editor.cursorRect(cursor)
+    where = QPoint(rect.right() + 2, rect.center().y())
+    seen: list[str] = []
+
+    def answer() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(20, answer)
+            return
+        seen.extend(a.text() for a in menu.actions())
+        [play] = [a for a in menu.actions() if a.text().startswith("Play the audio")]
+        menu.close()
+        play.trigger()
+
+    QTimer.singleShot(20, answer)
+    event = QContextMenuEvent(
+        QContextMenuEvent.Reason.Mouse, where, editor.viewport().mapToGlobal(where)
+    )
+    QApplication.sendEvent(editor.viewport(), event)
+    return seen
+
+
+@POPUP
+def test_the_context_menu_plays_the_sentence_right_clicked_not_the_one_at_the_cursor(
+    window: Any, fake_sd: FakeSounddevice
+) -> None:
+    audio = speech(3.0)
+    dictate_session(window, audio, RUN)
+    assert window.editor.text == "We met at 9. We left."
+    _cursor_at(window, window.editor.text.index("met"))  # the cursor in the first sentence
+    seen = _right_click_menu(window, window.editor.text.index("left"))
+    assert "Play the audio of this sentence" in seen
+    played = fake_sd.played()
+    start, end = round((2.1 - MARGIN_S) * SAMPLE_RATE), round((2.8 + MARGIN_S) * SAMPLE_RATE)
+    np.testing.assert_array_equal(played[: end - start], audio[start:end] / 32768.0)
+    assert window.editor.selection() == (3, 3)  # the right-click did not move the cursor
+
+
+@POPUP
+def test_the_context_menu_opened_on_the_selection_plays_the_selection(
+    window: Any, fake_sd: FakeSounddevice
+) -> None:
+    audio = speech(3.0)
+    dictate_session(window, audio, RUN)
+    text = window.editor.text
+    window.editor.set_selection(0, len(text))
+    seen = _right_click_menu(window, text.index("left"))
+    assert "Play the audio of the selection" in seen
+    assert len(fake_sd.played()) > round(2.0 * SAMPLE_RATE)  # both sentences
