@@ -70,8 +70,8 @@ class HistoryKeeper:
 
     def record(self, text: str, target: str, status: str = OK) -> None:
         """Keep ``text`` (nothing when the history is off); a failure to write is said once."""
-        if not self.on or not text.strip():
-            return
+        if not self.on or not any(c.isalnum() for c in text):
+            return  # no word in it: a lone mark is not a thing said
         try:
             self.store().add(text, target, status)
         except OSError as exc:

@@ -288,17 +288,25 @@ def test_the_model_dialog_imports_a_zip_as_well_as_a_folder(qtbot, tmp_path, mon
 
 
 @pytest.mark.slow
-def test_self_test_command() -> None:
+def test_self_test_command(tmp_path: Path) -> None:
+    """It passes, and leaves nothing of its own among the user's data: its sentences are not
+    what the user said (a review found the history beginning with them), nor its audio."""
+    homes = {
+        name: str(tmp_path / name.lower())
+        for name in ("HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
+    }
     result = subprocess.run(
         [sys.executable, "-m", "dictate", "--self-test"],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **homes},
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("self-test: OK: word accuracy 100%")
     assert "Please call me tomorrow morning." in result.stdout
+    written = [p for p in Path(homes["XDG_DATA_HOME"]).rglob("*") if p.is_file()]
+    assert not written, written
 
 
 @pytest.mark.slow

@@ -34,6 +34,15 @@ def test_a_finalized_sentence_through_the_window_lands_in_the_history(window: An
     ]
 
 
+def test_no_entry_without_a_word(window: Any) -> None:
+    """A lone mark finalized (a review found entries "." and ",") is not a thing said."""
+    window.controller.pipelineEvent.emit(Finalized(0.1, 1, ["We met."], pending=""))
+    window.controller.pipelineEvent.emit(Finalized(0.2, 2, ["."], pending=""))
+    window.controller.pipelineEvent.emit(Finalized(0.3, 3, [",", " "], pending=""))
+    window.controller.pipelineEvent.emit(Finalized(0.4, 4, ["9."], pending=""))
+    assert texts(window.history.store()) == [("We met.", WINDOW, OK), ("9.", WINDOW, OK)]
+
+
 def test_typed_sentences_are_kept_with_where_they_went(window: Any, qtbot: Any) -> None:
     backend = Recorder()
     window._typist = window.typing_queue(Typist(backend))
