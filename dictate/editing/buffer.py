@@ -332,14 +332,21 @@ class DictationBuffer:
         new_pending = remaining_pending(self.pending, joined) if pending is None else pending
         new_pending = normalize_newlines(new_pending)
         pos = self._before_typed_word(self.point) if joined else self.point
-        mark = continues and joined[:1] in CLOSING_MARKS
+        mark = continues and bool(joined) and joined[0] in CLOSING_MARKS
         if mark and (
-            not self._dictated or self._dictated[-1][1] != pos or not takes_mark(self.text[:pos])
+            not self._dictated
+            or self._dictated[-1][1] != pos
+            or not takes_mark(self.text[:pos])
+            or self.text[pos:].lstrip(" ")[:1] in CLOSING_MARKS
         ):
             # A mark for the words a pause committed, but the dictation point has left them
-            # (moved, the user typed after them, they were taken back) or they end in a mark
-            # already: it would land elsewhere, or double one. Dropped.
-            joined = ""
+            # (moved, the user typed after them, they were taken back), they end in a mark
+            # already, or the sentence they went into goes on with a mark of its own ("in the
+            # [morning]." said over with "afternoon", then its "."): it would land elsewhere,
+            # or double one ("afternoon. ."). The mark is dropped; sentences after it are not.
+            sentences = [s for s in [sentences[0][1:].lstrip(" "), *sentences[1:]] if s]
+            joined = " ".join(sentences)
+            mark = False
         if not joined:
             self.set_pending(new_pending)
             return None

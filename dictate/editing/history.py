@@ -111,8 +111,9 @@ class Read:
 def read_history(path: Path, max_bytes: int | None = None) -> Read:
     """The entries of the history at ``path`` (none if there is no file), oldest first; damaged
     lines are skipped and counted, and a line cut off at the end (a crash while it was written)
-    is dropped. Only the entries in its last ``max_bytes`` bytes are read (None: all), and
-    :attr:`Read.skipped_bytes` says how much older history was not.
+    is dropped, unless only its line end is missing. Only the entries in its last ``max_bytes``
+    bytes are read (None: all), and :attr:`Read.skipped_bytes` says how much older history was
+    not.
 
     Raises:
         OSError: The file cannot be read, or is not a regular file.
@@ -131,8 +132,12 @@ def read_history(path: Path, max_bytes: int | None = None) -> Read:
                 read.damaged += 1
                 continue
             if not raw.endswith(b"\n"):
-                if raw.strip():
-                    read.damaged += 1  # cut off while it was written
+                # Cut off while it was written: dropped, unless only its line end is missing
+                # (its checksum holds: the whole record is there; the next add ends the line).
+                try:
+                    read.entries.append(Entry.from_record(decode_record(raw)))
+                except ValueError:
+                    read.damaged += bool(raw.strip())
                 break
             line = raw[:-1].removesuffix(b"\r")
             if not line.strip():

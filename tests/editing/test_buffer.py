@@ -140,3 +140,24 @@ def test_newlines_and_diff() -> None:
     assert diff("hello", "helllo") == (4, "", "l")
     assert diff("abc", "abc") == (3, "", "")
     assert diff("abcdef", "abXYef") == (2, "cd", "XY")
+
+
+def test_a_word_said_over_a_selection_then_its_mark_after_a_pause_doubles_no_mark() -> None:
+    """ "select morning", then "afternoon" committed by a pause, then the punctuator's "." for
+    it: the sentence goes on with its own "." (a review read "in the afternoon. .")."""
+    from dictate.editing import voice_edits
+
+    for mark in (".", "?", ","):
+        buffer = DictationBuffer()
+        buffer.finalize(["I will meet you in the morning."])
+        assert voice_edits.select(buffer, "morning") == (23, 30)
+        buffer.finalize(["afternoon"], "")
+        buffer.finalize([mark], "", continues=True)
+        assert buffer.text == "I will meet you in the afternoon.", mark
+    # Sentences said after the mark are kept: only the mark goes.
+    buffer = DictationBuffer()
+    buffer.finalize(["I will meet you in the morning."])
+    voice_edits.select(buffer, "morning")
+    buffer.finalize(["afternoon"], "")
+    buffer.finalize([".", "We left."], "", continues=True)
+    assert "We left" in buffer.text and ". ." not in buffer.text, buffer.text

@@ -34,7 +34,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from dictate.editing import voice_edits
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
 from dictate.editing.journal import Journal, replay
-from dictate.editing.text import fit_to_context, takes_mark, word_start
+from dictate.editing.text import CLOSING_MARKS, fit_to_context, takes_mark, word_start
 
 EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))
 
@@ -273,15 +273,16 @@ class BufferMachine(RuleBasedStateMachine):
     @rule(mark=st.sampled_from([",", ".", "?"]))
     def mark_after_commit(self, mark: str) -> None:
         """A mark for the words a pause committed: right after them while the dictation point
-        is still there and they end in a word, else dropped (it would land elsewhere, or
-        double a mark)."""
+        is still there, they end in a word and no mark follows them, else dropped (it would
+        land elsewhere, or double a mark)."""
         span = self.buffer.last_dictated
         typing_here = self.last_typing is not None and self.last_typing[0] == self.point
         text = self.model_text()
         at = word_start(text, self.point) if typing_here else self.point
         before = self.buffer.text
         self.buffer.finalize([mark], self.buffer.pending, continues=True)
-        if span is None or span[1] != at or not takes_mark(text[:at]):
+        follows = text[at:].lstrip(" ")[:1]
+        if span is None or span[1] != at or not takes_mark(text[:at]) or follows in CLOSING_MARKS:
             assert self.buffer.text == before
             return
         adjusted = fit_to_context(mark, text[:at], text[at:])
