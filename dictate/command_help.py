@@ -36,8 +36,9 @@ WORDS = "WORDS"
 """Stands for the words a command names up to the next pause ("select WORDS")."""
 
 HOW_TO_SAY = (
-    "Say a command as a phrase of its own, with a short pause before and after it. Words said "
-    'in one breath stay words: "a new line of products" is text.'
+    "Say a command as a phrase of its own, with a short pause before and after it (\u2026 in "
+    'the examples); spoken punctuation too: "we left \u2026 period". Words said in one breath '
+    'stay words: "a new line of products" is text.'
 )
 
 OTHER = "Other"
@@ -61,53 +62,53 @@ in none of them is shown last, under :data:`OTHER`."""
 
 DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
     # (kind, the mark or argument of PHRASES, or WORD/WORDS): (what it does, an example)
-    (CommandKind.MARK, "."): ("writes a full stop", '"we left period" → "We left."'),
-    (CommandKind.MARK, ","): ("writes a comma", '"we left comma then" → "We left, then"'),
+    (CommandKind.MARK, "."): ("writes a full stop", '"we left … period" → "We left."'),
+    (CommandKind.MARK, ","): ("writes a comma", '"we left … comma … then" → "We left, then"'),
     (CommandKind.MARK, "?"): (
         "writes a question mark",
-        '"are you there question mark" → "Are you there?"',
+        '"are you there … question mark" → "Are you there?"',
     ),
     (CommandKind.MARK, "!"): (
         "writes an exclamation mark",
-        '"well done exclamation mark" → "Well done!"',
+        '"well done … exclamation mark" → "Well done!"',
     ),
-    (CommandKind.MARK, ":"): ("writes a colon", '"you need colon eggs" → "You need: eggs"'),
+    (CommandKind.MARK, ":"): ("writes a colon", '"you need … colon … eggs" → "You need: eggs"'),
     (CommandKind.MARK, ";"): (
         "writes a semicolon",
-        '"it rained semicolon we stayed" → "It rained; we stayed"',
+        '"it rained … semicolon … we stayed" → "It rained; we stayed"',
     ),
     (CommandKind.MARK, OPEN_QUOTE): (
         "opens a quotation before the next word",
-        '"he said open quote yes close quote" → "He said “yes”"',
+        '"he said … open quote … yes … close quote" → "He said “yes”"',
     ),
     (CommandKind.MARK, CLOSE_QUOTE): (
         "closes the quotation after the last word",
-        '"open quote yes close quote she said" → "“Yes” she said"',
+        '"open quote … yes … close quote … she said" → "“Yes” she said"',
     ),
     (CommandKind.MARK, OPEN_PAREN): (
         "opens a parenthesis before the next word",
-        '"open paren see below close paren" → "(see below)"',
+        '"open paren … see below … close paren" → "(see below)"',
     ),
     (CommandKind.MARK, CLOSE_PAREN): (
         "closes the parenthesis after the last word",
-        '"open paren page two close paren" → "(page two)"',
+        '"open paren … page two … close paren" → "(page two)"',
     ),
-    CommandKind.MARK: ('writes "{arg}"', '"we left {phrase}" → "We left{arg}"'),
+    CommandKind.MARK: ('writes "{arg}"', '"we left … {phrase}" → "We left{arg}"'),
     (CommandKind.NEW_LINE, ""): (
         "starts a new line (the sentence goes on)",
-        '"dear Sam new line" → "Dear Sam" and a line break',
+        '"dear Sam … new line" → "Dear Sam" and a line break',
     ),
     (CommandKind.NEW_PARAGRAPH, ""): (
         "ends the sentence and starts a new paragraph (an empty line between)",
-        '"that is all new paragraph" → "That is all." and an empty line',
+        '"that is all … new paragraph" → "That is all." and an empty line',
     ),
     (CommandKind.CAP, WORD): (
         "writes the next word with a capital",
-        '"ask cap john" → "Ask John"',
+        '"ask … cap john" → "Ask John"',
     ),
     (CommandKind.ALL_CAPS, WORD): (
         "writes the next word in capitals",
-        '"call all caps nasa" → "Call NASA"',
+        '"call … all caps nasa" → "Call NASA"',
     ),
     (CommandKind.RECASE, "cap"): (
         "capitalises the selected words, else the last dictated sentence",
@@ -128,7 +129,7 @@ DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
     (CommandKind.SCRATCH, ""): (
         "removes the greyed words not yet written, else the last dictated sentence "
         "(Ctrl+Z brings it back)",
-        '"I think so scratch that" → "I think so" is gone',
+        '"I think so … scratch that" → "I think so" is gone',
     ),
     (CommandKind.UNDO, ""): (
         "undoes the last change, as Edit > Undo (Ctrl+Z)",

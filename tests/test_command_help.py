@@ -3,9 +3,12 @@ from, so every phrase is in it, and a command without a description still gets a
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dictate import command_help
+from dictate.asr.engine import Word
 from dictate.command_help import (
     GROUPS,
     OTHER,
@@ -14,7 +17,14 @@ from dictate.command_help import (
     command_help_text,
     command_rows,
 )
-from dictate.voice_commands import PHRASES, WORD_COMMANDS, WORDS_COMMANDS, CommandKind
+from dictate.voice_commands import (
+    PHRASES,
+    WORD_COMMANDS,
+    WORDS_COMMANDS,
+    Command,
+    CommandKind,
+    split_commands,
+)
 
 
 def test_every_phrase_and_every_head_is_listed_once() -> None:
@@ -44,7 +54,7 @@ def test_phrases_that_do_the_same_share_a_row_and_groups_stay_together() -> None
     assert by_phrase["new line"].said == "new line / newline"
     assert by_phrase["comma"].group == "Punctuation"
     assert by_phrase["comma"].does == "Writes a comma"
-    assert by_phrase["comma"].example == '"we left comma then" → "We left, then"'
+    assert by_phrase["comma"].example == '"we left … comma … then" → "We left, then"'
     assert by_phrase["period"] is by_phrase["full stop"]
     assert by_phrase["go to end"] is not by_phrase["go to start"]  # same kind, other argument
     assert by_phrase["select that"] is not by_phrase[f"select {WORDS}"]
@@ -92,3 +102,34 @@ def test_the_text_lists_every_row() -> None:
     for name, _ in GROUPS:
         assert f"\n\n{name}\n" in text
     assert max(map(len, text.splitlines())) <= 100
+
+
+def _utterances(example: str) -> list[str]:
+    """What an example says: each quoted phrase before the arrow is said on its own."""
+    return re.findall(r'"([^"]*)"', example.split("\u2192")[0])
+
+
+def _said(utterance: str) -> list[Word]:
+    """An utterance as a recogniser's words: 0.05 s between words said in one breath, 0.6 s
+    where the example writes a pause (\u2026)."""
+    t, words = 0.0, []
+    for k, phrase in enumerate(utterance.split("\u2026")):
+        t += 0.6 if k else 0.0
+        for text in re.findall(r"[\w']+", phrase.lower()):
+            words.append(Word(text, t, t + 0.3))
+            t += 0.35
+    return words
+
+
+def test_every_example_said_as_written_does_its_command() -> None:
+    """The examples are said as a command must be said: the real command finder hears the
+    row's command in them (the help said a pause was needed, and its examples said "we left
+    period" in one breath, which stays words)."""
+    for row in command_rows():
+        heard = [
+            piece.kind
+            for utterance in _utterances(row.example)
+            for piece in split_commands(_said(utterance))
+            if isinstance(piece, Command)
+        ]
+        assert row.kind in heard, (row.example, heard)
