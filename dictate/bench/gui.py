@@ -46,7 +46,7 @@ def bench_gui(
             window.show()
             window.controller.preload_now()  # loading is startup's cost, not dictation's
             events: list[Event] = []
-            window.controller.pipelineEvent.connect(events.append)
+            window.events.subscribe("observer", events.append)
             gaps: list[float] = []
             clock = QElapsedTimer()
             clock.start()

@@ -130,7 +130,7 @@ def _run_window(
     second_pass: str = "off",
 ) -> Run:
     """One run of ``audio`` into a real window (``target`` "window", or "apps": typed)."""
-    from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
+    from PySide6.QtCore import QEventLoop, QTimer
 
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
@@ -172,20 +172,14 @@ def _run_window(
             records: list[Stamped] = []
             loop = QEventLoop()
 
-            class Apply(QObject):
-                """The window's slot, then the time stamp (queued to the GUI thread by Qt)."""
+            def stamp_shown(event: Any) -> None:
+                """After every part of the window took the event: the time it is shown."""
+                now = time.monotonic()
+                records.append(Stamped(event, emitted.get(id(event), (event, now))[1], now))
+                if isinstance(event, Finished):
+                    loop.quit()
 
-                @Slot(object)
-                def apply(self, event: Any) -> None:
-                    window.handle_event(event)
-                    now = time.monotonic()
-                    records.append(Stamped(event, emitted.get(id(event), (event, now))[1], now))
-                    if isinstance(event, Finished):
-                        loop.quit()
-
-            applier = Apply()
-            controller.pipelineEvent.disconnect(window.handle_event)
-            controller.pipelineEvent.connect(applier.apply)
+            window.events.subscribe("observer", stamp_shown)
             source = MicrophonePaced(FileSource(audio, block_ms=block_ms))
             failures: list[BaseException] = []
 

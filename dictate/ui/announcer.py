@@ -107,7 +107,7 @@ class WindowAnnouncements(QObject):
         self.announcer = Announcer(window)
         self._listening = False  # "Listening." was said: "Stopped." is due when it ends
         window.controller.stateChanged.connect(self._on_state)
-        window.controller.pipelineEvent.connect(self._on_event)
+        window.events.subscribe("announcements", self._on_event)
         window.controller.failed.connect(self._on_start_failed)
 
     def say(self, text: str) -> None:

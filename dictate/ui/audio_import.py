@@ -162,7 +162,7 @@ class AudioImport(QObject):
         self._timer.setInterval(PROGRESS_MS)
         self._timer.timeout.connect(self.show_progress)
         controller = window.controller
-        controller.pipelineEvent.connect(self._on_event)  # after the window's handle_event
+        window.events.subscribe("audio_import", self._on_event)
         controller.stateChanged.connect(self._on_state)  # after the window's _on_state
         controller.failed.connect(self._on_failed)
         self.transcribe_action = self._action(

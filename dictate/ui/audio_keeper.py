@@ -74,7 +74,7 @@ class AudioKeeper:
         self._escape.setEnabled(False)  # only while playing: Escape is the find bar's too
         controller = window.controller
         controller.tap_source = self.tap
-        controller.pipelineEvent.connect(self.event)  # after the window's handle_event
+        window.events.subscribe("kept_audio", self.event)
         controller.failed.connect(lambda _error: self.end_session())
         window.editor.extend_menu = self.add_menu_items
 

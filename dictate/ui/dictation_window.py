@@ -24,6 +24,7 @@ from dictate.editing.apply import EditTarget, apply_event
 from dictate.errors import AudioError, DictateError, ModelError
 from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
 from dictate.output.typist import Call
+from dictate.ui.dispatcher import EventDispatcher
 from dictate.ui.document_window import DICTATION_STOPPED, DocumentWindow
 from dictate.ui.edit_targets import EditorTarget, WindowTypingTarget
 from dictate.ui.history_keeper import typing_advice
@@ -59,6 +60,7 @@ class DictationWindow(DocumentWindow):
     dropped_label: QLabel
     level: QProgressBar
     finishing_bar: QProgressBar
+    events: EventDispatcher
     _progress_timer: QTimer
     _progress_text: str
     _finishing_from: float

@@ -35,12 +35,14 @@ from dictate.ui.audio_import import AudioImport
 from dictate.ui.audio_keeper import AudioKeeper
 from dictate.ui.dialogs import SettingsDialog, device_choices, engine_choices
 from dictate.ui.dictation_window import DictationWindow
+from dictate.ui.dispatcher import EventDispatcher
 from dictate.ui.editor import DictationEditor
 from dictate.ui.find_bar import FindBar
 from dictate.ui.global_shortcut import GlobalShortcutMixin
 from dictate.ui.history_keeper import HistoryKeeper
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.silence_watch import SilenceWatch
 from dictate.ui.toolbar_picker import ToolbarPicker
 
 log = logging.getLogger("dictate.ui")
@@ -110,18 +112,21 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self.setCentralWidget(central)
 
         self.controller = DictationController(settings, self)
-        self.controller.pipelineEvent.connect(self.handle_event)
+        self.events = EventDispatcher()  # every part that handles pipeline events, in order
+        self.controller.pipelineEvent.connect(self.events.dispatch)
+        self.events.subscribe("document", self.handle_event)
         self.controller.loaded.connect(self._on_loaded)
         self.controller.failed.connect(self._on_start_failed)
         self.controller.stateChanged.connect(self._on_state)
         self.controller.micOpened.connect(self._on_mic_opened)
         self.controller.stateChanged.connect(self._sound_on_state)
-        self.controller.pipelineEvent.connect(self._sound_on_event)  # after handle_event
-        self.announcements = WindowAnnouncements(self)  # to screen readers, after handle_event
-        self.kept_audio = AudioKeeper(self)  # each session's audio, after handle_event
+        self.events.subscribe("sounds", self._sound_on_event)
+        self.announcements = WindowAnnouncements(self)  # to screen readers
+        self.kept_audio = AudioKeeper(self)  # each session's audio
+        self.silence = SilenceWatch(self)  # a microphone giving only digital silence is said
 
         self._build_actions()
-        self.audio_import = AudioImport(self)  # audio files: after the controller's slots
+        self.audio_import = AudioImport(self)  # audio files
         self._build_toolbar()
         self._build_menus()
         self._build_status()
@@ -468,15 +473,26 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
     # -- closing ---------------------------------------------------------------------------
 
     def finish_dictation(self, timeout: float = 20.0) -> None:
-        """Stop, wait for the run to flush, and apply its last events (nothing is lost)."""
+        """Stop, wait for the run to flush, and apply its last events (nothing is lost). The
+        wait goes on while events still come (a loaded machine catching up takes longer than
+        any fixed time); it ends after ``timeout`` seconds without one (what is left of the
+        run is then in its kept audio, recognised at the next start)."""
         if self.controller.state == "idle":
             return
         self.controller.stop()
         self.statusBar().showMessage("Finishing dictation…")
-        deadline = time.monotonic() + timeout
-        while self.controller.state != "idle" and time.monotonic() < deadline:
-            self.controller.wait(0.05)
-            QCoreApplication.processEvents()
+        last = [time.monotonic()]
+
+        def arrived(event: object) -> None:
+            last[0] = time.monotonic()
+
+        self.events.subscribe("observer", arrived)
+        try:
+            while self.controller.state != "idle" and time.monotonic() - last[0] < timeout:
+                self.controller.wait(0.05)
+                QCoreApplication.processEvents()
+        finally:
+            self.events.unsubscribe(arrived)
         self.statusBar().clearMessage()
 
     def closeEvent(self, event: QCloseEvent) -> None:

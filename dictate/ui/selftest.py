@@ -58,7 +58,7 @@ def self_test(
         window.load_text("", None)
         window.show()
         events: list[Event] = []
-        window.controller.pipelineEvent.connect(events.append)
+        window.events.subscribe("observer", events.append)
         window.start_dictation(lambda: FileSource(sample))
         deadline = time.monotonic() + timeout
         while not any(isinstance(e, Finished) for e in events):

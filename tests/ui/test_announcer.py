@@ -248,7 +248,7 @@ while not (folder / "go").exists() and time.monotonic() < deadline:
         QCoreApplication.processEvents()
         time.sleep(0.01)
 events = []
-window.controller.pipelineEvent.connect(events.append)
+window.events.subscribe("observer", events.append)
 window.start_dictation(lambda: FileSource(asset_path("sample_en.wav")))
 deadline = time.monotonic() + 60
 while window.controller.state != "idle" or not any(isinstance(e, Finished) for e in events):

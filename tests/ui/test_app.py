@@ -349,7 +349,7 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     window.load_text("", None)
     window.show()
     events: list[object] = []
-    window.controller.pipelineEvent.connect(events.append)
+    window.events.subscribe("observer", events.append)
     window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
     qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=30_000)
     window.close()  # mid-dictation: the rest of what was heard is flushed first
@@ -371,7 +371,7 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)
     events: list[object] = []
-    window.controller.pipelineEvent.connect(events.append)
+    window.events.subscribe("observer", events.append)
     window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
     window.toggle_dictation()  # F9 again at once, while the engine is still loading
     qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=30_000)
@@ -394,9 +394,7 @@ def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) ->
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     window.load_text("", None)
     finished: list[object] = []
-    window.controller.pipelineEvent.connect(
-        lambda e: finished.append(e) if isinstance(e, Finished) else None
-    )
+    window.events.subscribe("observer", finished.append, Finished)
     states: list[str] = []
     window.controller.stateChanged.connect(states.append)
     for run in range(6):

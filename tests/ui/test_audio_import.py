@@ -260,7 +260,7 @@ def test_a_real_transcription_cancelled_half_way_keeps_its_text(
     long = tmp_path / "three times.flac"
     soundfile.write(str(long), np.concatenate([samples] * 3), rate)
     events: list[Any] = []
-    window.controller.pipelineEvent.connect(events.append)
+    window.events.subscribe("observer", events.append)
     assert window.audio_import.transcribe(long)
     source = window.audio_import.source
     assert source is not None
@@ -293,12 +293,12 @@ def test_several_recognisers_give_the_window_the_same_text_as_one(
     for workers in (1, 2):
         monkeypatch.setattr(audio_import, "window_workers", lambda n=workers: n)
         events: list[Any] = []
-        window.controller.pipelineEvent.connect(events.append)
+        window.events.subscribe("observer", events.append)
         assert window.audio_import.transcribe(long)
         source = window.audio_import.source
         assert source is not None
         qtbot.waitUntil(lambda: not window.audio_import.busy, timeout=120_000)
-        window.controller.pipelineEvent.disconnect(events.append)
+        window.events.unsubscribe(events.append)
         runs.append(window.controller._run)
         assert [e.reason for e in events if isinstance(e, Finished)] == ["end_of_audio"]
         assert source.done_s == pytest.approx(source.info.duration, abs=0.01)  # to its end

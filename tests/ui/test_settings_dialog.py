@@ -94,3 +94,15 @@ def test_the_dialog_fits_a_1024_by_768_screen(qtbot: Any) -> None:
     dialog.show()
     qtbot.waitExposed(dialog)
     assert dialog.width() <= 1024 and dialog.height() <= 700
+
+
+@pytest.mark.parametrize("saved", ["Some USB headset, unplugged now", "3", "pulse:gone.monitor"])
+def test_ok_keeps_a_microphone_saved_that_the_list_does_not_hold(qtbot: Any, saved: str) -> None:
+    """A device saved by name, index or part of one, or not plugged in now: OK with nothing
+    changed keeps it (it became the system default, another device, silently)."""
+    settings = Settings(input_device=saved)
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert dialog.device.currentText() == f"{saved} (as saved)"
+    dialog.apply_to(settings)
+    assert settings.input_device == saved

@@ -132,6 +132,11 @@ class SettingsDialog(QDialog):
         if error:
             self.device.setToolTip(error)
         self._select(self.device, settings.input_device)
+        if settings.input_device and self.device.currentData() != settings.input_device:
+            # Saved as a name, an index or part of one (the settings file, `dictate devices
+            # --use`), or a device not plugged in now: OK keeps it, not another device.
+            self.device.addItem(f"{settings.input_device} (as saved)", settings.input_device)
+            self.device.setCurrentIndex(self.device.count() - 1)
         self.engine = QComboBox()
         for label, engine, model in engine_choices():
             self.engine.addItem(label, (engine, model))
