@@ -175,6 +175,8 @@ class DictationWindow(DocumentWindow):
                 state, ""
             )
         )
+        if state == "stopping" and self.overlay is not None and self.overlay.isVisible():
+            self.overlay.set_state("Finishing…")  # not "Listening" once Stop was pressed
 
     def _build_progress(self) -> None:
         """The status bar's bar for what Stop has left to recognise, and the timer that says
@@ -236,9 +238,8 @@ class DictationWindow(DocumentWindow):
         self.statusBar().showMessage(text)
         if self.overlay is not None and self.overlay.isVisible() and self._typist is not None:
             backend = self._typist.typist.backend.name
-            self.overlay.set_state(
-                text if behind >= CATCHING_UP_S else f"Listening — typing with {backend}"
-            )
+            listening = state == "listening" and behind < CATCHING_UP_S
+            self.overlay.set_state(f"Listening — typing with {backend}" if listening else text)
 
     def _on_loaded(self, loaded: Loaded) -> None:
         # Short in the status bar, which the messages share; the whole description as its tip.
