@@ -159,7 +159,7 @@ def _run_window(
                 lambda loaded: labels.update(engine=loaded.engine_label, provider=loaded.provider)
             )
             controller.preload_now()  # loading is startup's cost, not dictation's
-            pipeline = controller._pipeline  # the pipeline the window dictates with
+            pipeline = controller.pipeline  # the pipeline the window dictates with
             assert pipeline is not None
             emitted: dict[int, tuple[Any, float]] = {}
             deliver = pipeline.on_event
@@ -204,7 +204,7 @@ def _run_window(
                 raise DictateError("the run did not finish in time")
             backend = ""
             if target == "apps":
-                typist = window._typing_closed  # the run's typing queue, closed at Finished
+                typist = window.closed_typist  # the run's typing queue, closed at Finished
                 if typist is None:
                     raise DictateError("the window had no typing backend (or typing failed)")
                 backend = typist.typist.backend.name

@@ -211,7 +211,7 @@ class AudioImport(QObject):
         if self._refused():
             return
         window = self.window
-        with window._document_dialog():
+        with window.document_dialog():
             chosen, _ = QFileDialog.getOpenFileName(
                 window,
                 "Transcribe audio file",
@@ -264,7 +264,7 @@ class AudioImport(QObject):
         if where is None:
             return False
         if where == "new":
-            if not window._confirm_discard():
+            if not window.confirm_discard():
                 return False
             window.load_text("", None)
         window.messages.hide()
@@ -275,7 +275,7 @@ class AudioImport(QObject):
         self.show_progress()
         self.progress.show()
         self._timer.start()
-        window._typist = None  # a file's text comes into this window, whatever the target
+        window.into_this_window()  # a file's text comes here, whatever the target
         log.info("transcribing an audio file of %.0f s", source.info.duration)  # never its name
         workers = window_workers()
         window.controller.start(
@@ -295,14 +295,14 @@ class AudioImport(QObject):
             return "cursor"
         from dictate.ui.dialogs.audio_target import ask_audio_target
 
-        with window._document_dialog():
+        with window.document_dialog():
             answer = ask_audio_target(window, name)
         if answer is None:
             return None
         choice, remember = answer
         if remember:
             window.settings.audio_file_target = choice
-            window._settings_changed()
+            window.settings_changed()
         return choice
 
     def _ready(self, source: ProgressSource) -> ProgressSource:
@@ -312,8 +312,7 @@ class AudioImport(QObject):
         return source
 
     def _set_stop_command(self, on: bool) -> None:
-        pipeline = getattr(self.window.controller, "_pipeline", None)
-        text = getattr(pipeline, "text", None)
+        text = getattr(self.window.controller.pipeline, "text", None)
         if text is not None:
             text.stop_command = on
 
@@ -327,7 +326,7 @@ class AudioImport(QObject):
         done = min(source.done_s, total)
         self.progress.bar.setValue(round(1000 * done / total) if total else 0)
         window = self.window
-        window._update_title()  # and how far, as the task bar shows it
+        window.update_title()  # and how far, as the task bar shows it
         window.setWindowTitle(f"{self.progress.bar.value() // 10}% {window.windowTitle()}")
         name = source.info.path.name
         if self._cancelled:
@@ -382,7 +381,7 @@ class AudioImport(QObject):
         self._timer.stop()
         self.progress.hide()
         self._set_stop_command(True)
-        self.window._update_title()
+        self.window.update_title()
         if source is None:
             return
         log.info("transcription ended: %s at %.1f s", event.reason, event.audio_seconds)
@@ -407,7 +406,7 @@ class AudioImport(QObject):
         self._timer.stop()
         self.progress.hide()
         self._set_stop_command(True)
-        self.window._update_title()
+        self.window.update_title()
         text = str(error) if isinstance(error, DictateError) else repr(error)
         self.window.messages.show_message(
             f"Could not transcribe {source.info.path.name}: {text}",

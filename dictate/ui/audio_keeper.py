@@ -93,7 +93,7 @@ class AudioKeeper:
         starting thread."""
         window = self._window
         self._warned, self._not_kept = False, None
-        if not self.on or window._typist is not None or not getattr(source, "realtime", True):
+        if not self.on or window.typist is not None or not getattr(source, "realtime", True):
             return source
         store = self.store()
         try:

@@ -50,6 +50,9 @@ class DictationWindow(DocumentWindow):
     """Dictation in :class:`~dictate.ui.main_window.MainWindow` (which builds the widgets,
     actions and labels named here, and sets the state in its ``__init__``)."""
 
+    targetChanged = Signal(str)
+    """Where finalized text goes changed: "window" or "apps" (the tray shows it)."""
+
     settings: Settings
     dictate_action: QAction
     target_action: QAction
@@ -84,13 +87,55 @@ class DictationWindow(DocumentWindow):
 
     if TYPE_CHECKING:  # MainWindow's: it has the pickers, the settings file and the tray
 
-        def _settings_changed(self) -> None: ...
-        def _update_tray(self, state: str | None = None) -> None: ...
+        def settings_changed(self) -> None: ...
         def offer_model(self) -> None: ...
         def _focus_mic(self) -> None: ...
         def refresh_devices(self, rescan: bool = False) -> None: ...
         def refresh_engines(self) -> None: ...
         def show_voice_commands(self) -> None: ...
+
+    # -- what the other parts may read and ask (never the private names) --------------------
+
+    @property
+    def typist(self) -> Any:
+        """The run's typing queue into other applications, or None (text into this window)."""
+        return self._typist
+
+    @property
+    def closed_typist(self) -> Any:
+        """The last run's typing queue, closed at its end (it may still be typing), or None."""
+        return self._typing_closed
+
+    @property
+    def asleep(self) -> bool:
+        """ "Go to sleep" was said: listening for "wake up" only."""
+        return self._asleep
+
+    @property
+    def partial_segment(self) -> int:
+        """The segment whose partial words are shown now (0: none yet)."""
+        return self._partial_segment
+
+    def into_this_window(self) -> None:
+        """The next run's text comes into this window, whatever the target (a file's)."""
+        self._typist = None
+
+    def type_into_apps(self, text: str) -> None:
+        """Type ``text`` where dictation types (another application): through the run's queue
+        while dictating, else through a queue for this text alone; nothing where no typing
+        backend works (the message says why)."""
+        from dictate.output.typist import Call
+
+        queue = self._typist
+        if queue is None:  # not dictating: a queue for this one text
+            queue = self._make_typist()
+            if queue is None:
+                return
+            queue.submit(Call.SENTENCES, [text])
+            queue.close()
+            self._typing_closed = queue
+            return
+        queue.submit(Call.SENTENCES, [text])
 
     def toggle_dictation(self) -> None:
         if self.controller.state == "idle":
@@ -137,8 +182,8 @@ class DictationWindow(DocumentWindow):
         focused application); takes effect at the next start of dictation."""
         self.settings.target = target
         self._show_target()
-        self._update_tray()
-        self._settings_changed()
+        self.targetChanged.emit(target)
+        self.settings_changed()
 
     def _show_target(self) -> None:
         """The menu's tick and the status bar say where dictated text goes (the tick alone was
@@ -297,7 +342,7 @@ class DictationWindow(DocumentWindow):
         self.settings.engine, self.settings.vosk_model = SPHINX.name, None
         self.controller.forget_engine()
         self.refresh_engines()
-        self._settings_changed()
+        self.settings_changed()
 
     def _show_overlay(self) -> None:
         """The always-on-top overlay for dictation into other applications: level, partial and
@@ -314,7 +359,7 @@ class DictationWindow(DocumentWindow):
 
     def _on_overlay_moved(self, x: int, y: int) -> None:
         self.settings.overlay_position = [x, y]
-        self._settings_changed()
+        self.settings_changed()
 
     def _make_typist(self) -> Any:
         """The typing queue for the "apps" target, or None (with a message) when no backend

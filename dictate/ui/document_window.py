@@ -139,14 +139,14 @@ class DocumentWindow(QMainWindow):
         self.undo_action.setEnabled(self.editor.can_undo())
         self.redo_action.setEnabled(self.editor.can_redo())
         self.modified = True
-        self._update_title()
+        self.update_title()
 
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
         name = self.path.name if self.path else "Untitled"
         self.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")
 
     @contextlib.contextmanager
-    def _document_dialog(self) -> Iterator[None]:
+    def document_dialog(self) -> Iterator[None]:
         """While a dialog decides what becomes of the document (save or discard it, open
         another), dictation may not start: see :meth:`start_dictation`."""
         self._document_dialogs += 1
@@ -155,10 +155,10 @@ class DocumentWindow(QMainWindow):
         finally:
             self._document_dialogs -= 1
 
-    def _confirm_discard(self) -> bool:
+    def confirm_discard(self) -> bool:
         if not self.modified or not self.editor.text:
             return True
-        with self._document_dialog():
+        with self.document_dialog():
             answer = ask_save_first(self)
             if answer == QMessageBox.StandardButton.Save:
                 return self.save()
@@ -177,7 +177,7 @@ class DocumentWindow(QMainWindow):
         return True
 
     def new_document(self) -> None:
-        if self._refuse_while_dictating("New") or not self._confirm_discard():
+        if self._refuse_while_dictating("New") or not self.confirm_discard():
             return
         self.load_text("", None)
 
@@ -188,7 +188,7 @@ class DocumentWindow(QMainWindow):
         self.path = path
         self.text_format = form or TextFormat()
         self.modified = False
-        self._update_title()
+        self.update_title()
         self.audio_import.document_replaced()  # its timed transcript was the old document's
         if self._save_error is not None:  # it was about the document just closed
             self._save_error = None
@@ -199,10 +199,10 @@ class DocumentWindow(QMainWindow):
         new one: :mod:`dictate.ui.audio_import`)."""
         if path is not None and self.audio_import.open_if_audio(path):
             return
-        if self._refuse_while_dictating("Open") or not self._confirm_discard():
+        if self._refuse_while_dictating("Open") or not self.confirm_discard():
             return
         if path is None:
-            with self._document_dialog():
+            with self.document_dialog():
                 chosen, _ = QFileDialog.getOpenFileName(
                     self, "Open", start_folder(self.path), OPEN_FILTER
                 )
@@ -239,7 +239,7 @@ class DocumentWindow(QMainWindow):
 
     def save_as(self, path: str | Path | None = None) -> bool:
         if path is None:
-            with self._document_dialog():
+            with self.document_dialog():
                 chosen = choose_save_path(self, self.path)
             if not chosen:
                 return False
@@ -247,7 +247,7 @@ class DocumentWindow(QMainWindow):
         if self._write(Path(path)):
             self.path = Path(path)
             self.editor.buffer.set_path(str(self.path))
-            self._update_title()
+            self.update_title()
             return True
         return False
 
@@ -269,7 +269,7 @@ class DocumentWindow(QMainWindow):
         self._save_error = None
         self._show_write_problem()
         self.modified = False
-        self._update_title()
+        self.update_title()
         # The name only: the status bar's permanent labels leave little room for a path.
         self.statusBar().showMessage(f"Saved {path.name}", 3000)
         return True

@@ -29,7 +29,7 @@ class EditorTarget(EditTarget):
 
     def show_pending(self, text: str, segment: int) -> None:
         window = self._window
-        clear_partial = window._partial_segment <= segment
+        clear_partial = window.partial_segment <= segment
         window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
 
     def line_break(self, paragraph: bool) -> None:

@@ -38,7 +38,7 @@ def choose_export_path(window: MainWindow) -> tuple[str, str] | None:
     dialog.setDefaultSuffix("srt")
     suffixes = {f: s for f, s, _ in EXPORT_FORMATS}
     dialog.filterSelected.connect(lambda f: dialog.setDefaultSuffix(suffixes.get(f, ".srt")[1:]))
-    with window._document_dialog():
+    with window.document_dialog():
         if not dialog.exec() or not dialog.selectedFiles():
             return None
     return dialog.selectedFiles()[0], dialog.selectedNameFilter()

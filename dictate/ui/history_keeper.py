@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from dictate.editing.history import FAILED, OK, OTHER_APP, WINDOW, History
 from dictate.editing.text import fit_to_context
-from dictate.output.typist import NO_FOCUS, Call
+from dictate.output.typist import NO_FOCUS
 
 if TYPE_CHECKING:
     from dictate.ui.dictation_window import DictationWindow
@@ -154,16 +154,7 @@ class HistoryKeeper:
                 10000,
             )
             return
-        queue = window._typist
-        if queue is None:  # not dictating: a queue for this one text
-            queue = window._make_typist()
-            if queue is None:
-                return
-            queue.submit(Call.SENTENCES, [text])
-            queue.close()
-            window._typing_closed = queue
-            return
-        queue.submit(Call.SENTENCES, [text])
+        window.type_into_apps(text)
 
     def settings_changed(self, was_on: bool, parent: Any) -> None:
         """History turned off: offer to delete what it kept."""

@@ -130,7 +130,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self._build_toolbar()
         self._build_menus()
         self._build_status()
-        self._update_title()
+        self.update_title()
 
     # -- construction ----------------------------------------------------------------------
 
@@ -334,13 +334,13 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
 
     def _on_mic_chosen(self, index: int) -> None:
         self.settings.input_device = self.mic_combo.itemData(index)
-        self._settings_changed()
+        self.settings_changed()
         self.editor.setFocus()  # Ctrl+M, arrows, Return: then back to the text
 
     def _on_engine_chosen(self, index: int) -> None:
         self.settings.engine, self.settings.vosk_model = self.engine_combo.itemData(index)
         self.controller.forget_engine()
-        self._settings_changed()
+        self.settings_changed()
         self.editor.setFocus()
 
     def _back_to_text(self) -> None:
@@ -351,7 +351,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self.mic_combo.setFocus()
         self.mic_combo.showPopup()
 
-    def _settings_changed(self) -> None:
+    def settings_changed(self) -> None:
         if self.controller.waiting_settings():  # a run keeps the settings it started with
             self.messages.show_message(
                 "Changed settings apply from the next dictation run: press F9 twice to restart "
@@ -402,38 +402,21 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
         self.editor.set_font_size(self.settings.font_size)
         self.refresh_devices()
         self.refresh_engines()
-        self._settings_changed()
+        self.settings_changed()
 
     def _zoom(self, step: int) -> None:
         self.settings.font_size = max(6, min(72, self.settings.font_size + step))
         self.editor.set_font_size(self.settings.font_size)
-        self._settings_changed()
+        self.settings_changed()
 
     # -- dictation -------------------------------------------------------------------------
 
     def attach_tray(self) -> None:
         """The tray icon (where the desktop has a tray): state, start/stop, target, quit. The
         app does this at start; tests and the self-test do not."""
-        from dictate.ui.tray import create_tray
+        from dictate.ui.tray import attach_tray
 
-        def show() -> None:
-            self.showNormal()
-            self.raise_()
-            self.activateWindow()
-
-        def quit_app() -> None:
-            self.close()
-
-        self.tray = create_tray(self.toggle_dictation, self.set_target, show, quit_app, self)
-        if self.tray is not None:
-            self._update_tray()
-            self.controller.stateChanged.connect(self._update_tray)
-
-    def _update_tray(self, state: str | None = None) -> None:
-        tray = getattr(self, "tray", None)
-        if tray is not None:
-            state = state or str(self.controller.state)
-            tray.set_state(state in ("starting", "listening"), self.settings.target)
+        self.tray = attach_tray(self)
 
     # -- feedback: the overlay's "✓ Committed" and the sounds (Settings: feedback_sounds) ------
 
@@ -468,7 +451,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
             self.settings.engine, self.settings.vosk_model = VOSK.name, dialog.installed_path.name
             self.controller.forget_engine()
         self.refresh_engines()
-        self._settings_changed()
+        self.settings_changed()
 
     # -- closing ---------------------------------------------------------------------------
 
@@ -498,7 +481,7 @@ class MainWindow(GlobalShortcutMixin, DictationWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.finish_dictation()
         self._finish_typing()
-        if not self._confirm_discard():
+        if not self.confirm_discard():
             event.ignore()
             return
         self.editor.buffer.close_journal(clean=True)

@@ -298,6 +298,11 @@ class DictationController(QObject):
         """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
         self.pipelineEvent.emit(event)
 
+    @property
+    def pipeline(self) -> Pipeline | None:
+        """The pipeline loaded for the runs (None until a run or a preload built it)."""
+        return self._pipeline
+
     def behind(self) -> float:
         """Seconds of what was said in the current run without settled words yet (0 when
         idle, or for a run with no live source)."""

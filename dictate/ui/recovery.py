@@ -194,4 +194,4 @@ def open_document_at_start(
 def _load_recovered(window: MainWindow, recovered: Recovered) -> None:
     window.load_text(recovered.full_text, Path(recovered.path) if recovered.path else None)
     window.modified = True
-    window._update_title()
+    window.update_title()

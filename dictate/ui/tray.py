@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QPointF, Qt
 from PySide6.QtGui import QAction, QActionGroup, QBrush, QColor, QIcon, QPainter, QPen, QPixmap
@@ -139,3 +140,26 @@ def listening_icon(base: QIcon) -> QIcon:
     painter.drawEllipse(centre, radius, radius)
     painter.end()
     return QIcon(pixmap)
+
+
+def attach_tray(window: Any) -> DictationTray | None:
+    """``window``'s tray icon (where the desktop has a tray): its state follows the window's
+    controller and its target; start/stop, target and quit act on the window."""
+
+    def show() -> None:
+        window.showNormal()
+        window.raise_()
+        window.activateWindow()
+
+    tray = create_tray(window.toggle_dictation, window.set_target, show, window.close, window)
+    if tray is None:
+        return None
+
+    def update(state: str | None = None) -> None:
+        state = state or str(window.controller.state)
+        tray.set_state(state in ("starting", "listening"), window.settings.target)
+
+    update()
+    window.controller.stateChanged.connect(update)
+    window.targetChanged.connect(lambda _target: update())
+    return tray

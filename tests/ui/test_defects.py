@@ -454,7 +454,7 @@ def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
                 box.reject()
 
     QTimer.singleShot(0, answer)
-    assert window._confirm_discard()  # Discard, chosen by its Alt+D button
+    assert window.confirm_discard()  # Discard, chosen by its Alt+D button
     assert seen == [["", "Alt+D", "Alt+S"]]
 
 
