@@ -53,6 +53,44 @@ class State(TextEnum):
     STOPPING = "stopping"
 
 
+class Trigger(TextEnum):
+    """What happens to a run: asked for (start, stop, settings changed) or reported (the
+    models ready, the start failed, the run finished)."""
+
+    START = "start"
+    READY = "ready"
+    FAILED = "failed"
+    STOP = "stop"
+    FINISHED = "finished"
+    SETTINGS = "settings"
+
+
+TRANSITIONS: dict[tuple[State, Trigger], State] = {
+    (State.IDLE, Trigger.START): State.STARTING,
+    (State.STARTING, Trigger.READY): State.LISTENING,
+    (State.STARTING, Trigger.FAILED): State.IDLE,
+    (State.STARTING, Trigger.STOP): State.STARTING,  # remembered: it stops once listening
+    (State.LISTENING, Trigger.STOP): State.STOPPING,
+    # Ended by itself: a file's end, "stop dictating", a fatal error.
+    (State.LISTENING, Trigger.FINISHED): State.IDLE,
+    (State.STOPPING, Trigger.STOP): State.STOPPING,
+    (State.STOPPING, Trigger.FINISHED): State.IDLE,
+    # Settings > OK: a run keeps the settings it started with; the next run takes the new ones
+    # (the engine is loaded again if it changed). The state never changes.
+    (State.IDLE, Trigger.SETTINGS): State.IDLE,
+    (State.STARTING, Trigger.SETTINGS): State.STARTING,
+    (State.LISTENING, Trigger.SETTINGS): State.LISTENING,
+    (State.STOPPING, Trigger.SETTINGS): State.STOPPING,
+}
+"""Every move of a run's state, in one place: (state, what happened) -> the next state. What
+the table does not hold is ignored where it happens (a second Start, a late Finished)."""
+
+
+def next_state(state: State, trigger: Trigger) -> State | None:
+    """The state after ``trigger`` in ``state``; None where the table says nothing happens."""
+    return TRANSITIONS.get((state, trigger))
+
+
 def run_options(s: Settings) -> tuple[Any, Any, float | None]:
     """The segmenter's and the text stage's options, and the commit delay, of settings
     ``s``: the same for the pipeline, a file's parallel run and the audio recognised again
@@ -118,8 +156,18 @@ class DictationController(QObject):
         """Called with each run's source on the starting thread, returns the source to read
         (the window's kept audio wraps it: dictate/ui/audio_keeper.py); None: as it is."""
 
-    def _set_state(self, state: State) -> None:
+    def _move(self, trigger: Trigger) -> bool:
+        """Take the :data:`TRANSITIONS` move for ``trigger``; False where there is none."""
         assert threading.current_thread() is threading.main_thread(), "GUI thread only"
+        state = next_state(self.state, trigger)
+        if state is None:
+            log.debug("%s ignored while %s", trigger, self.state)
+            return False
+        if state != self.state:
+            self._set_state(state)
+        return True
+
+    def _set_state(self, state: State) -> None:
         self.state = state
         self.stateChanged.emit(state.value)
 
@@ -130,10 +178,9 @@ class DictationController(QObject):
         for a file, may return a run to use instead of the pipeline (the parallel decode,
         :class:`~dictate.file_decode.ParallelRun`: ``start``, ``stop``, ``wait``, ``running``,
         its events to ``on_event``), or None for the pipeline."""
-        if self.state != State.IDLE:
+        if not self._move(Trigger.START):
             return
         self._stop_early = False
-        self._set_state(State.STARTING)
         snapshot = self.run_settings = dataclasses.replace(self.settings)
         threading.Thread(
             target=self._start,
@@ -279,20 +326,19 @@ class DictationController(QObject):
             self._startFailed.emit(exc)
 
     def _on_run_started(self) -> None:
-        if self.state != State.STARTING:
+        if not self._move(Trigger.READY):
             return
-        self._set_state(State.LISTENING)
         if self._stop_early:  # Stop was pressed while it was still starting
             self.stop()
 
     def _on_start_failed(self, exc: BaseException) -> None:
-        self._set_state(State.IDLE)
+        self._move(Trigger.FAILED)
         self.failed.emit(exc)
 
     def _on_pipeline_event(self, event: Event) -> None:
         if isinstance(event, Finished):
             self._rescan = event.reason == "error"
-            self._set_state(State.IDLE)
+            self._move(Trigger.FINISHED)
 
     def _on_event(self, event: Event) -> None:
         """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
@@ -326,10 +372,11 @@ class DictationController(QObject):
         """Stop listening; the rest of the run (draining, flushing) arrives as events."""
         if self.state == State.STARTING:
             self._stop_early = True
+            self._move(Trigger.STOP)
             return
         run = self._run
         if self.state == State.LISTENING and run is not None and run.running:
-            self._set_state(State.STOPPING)
+            self._move(Trigger.STOP)
             run.stop()
 
     def release(self, timeout: float = 5.0) -> None:
@@ -371,4 +418,5 @@ class DictationController(QObject):
 
     def forget_engine(self) -> None:
         """Rebuild next time (a setting changed); the recogniser is reloaded if it changed."""
+        self._move(Trigger.SETTINGS)
         self._cache.pop("key", None)

@@ -72,3 +72,20 @@ def test_a_run_that_hears_only_digital_silence_says_so_and_goes_on(
     assert not window.silence.said and not window.messages.isVisible()
     window.stop_dictation()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+
+
+def test_settings_ok_while_listening_leaves_the_run_listening_and_the_next_run_hears(
+    window: Any, qtbot: Any, pulse_server: PulseServer
+) -> None:
+    controller = window.controller
+    window.start_dictation()
+    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    _answer_settings(True)
+    window.open_settings()
+    assert controller.state == "listening"
+    assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
+    qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
+    window.stop_dictation()
+    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    _dictate_the_sample(window, qtbot, pulse_server)  # the speech played to its end, flushed
+    assert window.editor.text.lower().count("thank you very much") == 2, window.editor.text
