@@ -54,7 +54,7 @@ class SilenceWatch:
         self._said = True
         device = self._window.settings.input_device or "the system default microphone"
         log.warning("digital silence from %s for %.0f s", device, SILENT_S)
-        self._window.messages.show_message(
+        self._window.messages.add_message(  # below a problem shown already, not over it
             f"The microphone ({device}) gives only digital silence: not a sound, not even "
             f"noise, for {SILENT_S:.0f} s. It may be muted, held by another program, or the "
             "wrong one: check it, or pick another microphone in the toolbar or in Settings."
