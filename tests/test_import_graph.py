@@ -1,8 +1,10 @@
 """The shape of ``dictate``'s imports, read from the source with ``ast`` (nothing is imported).
 
 Imports inside functions count (a lazy import still ties two modules together); imports under
-``if TYPE_CHECKING:`` do not. ``from dictate.x import y`` is an import of ``dictate.x.y`` when
-``y`` is a submodule, else of the package ``dictate.x`` (its ``__init__``). Rules:
+``if TYPE_CHECKING:`` count for cycles only (a module that imports another back for a type is
+tied to it all the same: issue 38), not for the layers. ``from dictate.x import y`` is an
+import of ``dictate.x.y`` when ``y`` is a submodule, else of the package ``dictate.x`` (its
+``__init__``). Rules:
 
 1. No cycles between modules. The implicit import of parent packages is not counted, so a
    package's ``__init__`` may import its own submodules.
@@ -89,8 +91,9 @@ def find_modules(root: Path) -> dict[str, Path]:
 
 
 @functools.cache
-def find_imports(root: Path) -> list[Import]:
-    """Every import of a ``dictate`` module by another, at any depth, but not for type checking."""
+def find_imports(root: Path, type_checking_too: bool = False) -> list[Import]:
+    """Every import of a ``dictate`` module by another, at any depth; those for type checking
+    only with ``type_checking_too``."""
     modules = find_modules(root)
     found = []
     for source, path in modules.items():
@@ -104,7 +107,9 @@ def find_imports(root: Path) -> list[Import]:
         }
         package = source.split(".")[: None if path.name == "__init__.py" else -1]
         for node in ast.walk(tree):
-            if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in type_checking:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if id(node) in type_checking and not type_checking_too:
                 continue
             where = f"{path.relative_to(root).as_posix()}:{node.lineno}"
             if isinstance(node, ast.Import):
@@ -122,7 +127,7 @@ def find_imports(root: Path) -> list[Import]:
 
 def cycles(root: Path) -> list[str]:
     edges: dict[tuple[str, str], Import] = {}
-    for imp in find_imports(root):
+    for imp in find_imports(root, type_checking_too=True):
         edges.setdefault((imp.source, imp.target), imp)
     sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
     for source, target in edges:
@@ -177,11 +182,23 @@ def test_the_import_graph_keeps_its_shape() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_an_import_for_type_checking_only_closes_a_cycle_too(tmp_path: Path) -> None:
+    for name, text in {
+        "__init__.py": "",
+        "window.py": "import dictate.part",
+        "part.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import dictate.window",
+    }.items():
+        (tmp_path / "dictate" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "dictate" / name).write_text(text)
+    [cycle] = cycles(tmp_path)
+    assert "dictate/part.py:3: dictate.part imports dictate.window" in cycle
+
+
 def test_each_rule_reports_what_breaks_it(tmp_path: Path) -> None:
     for name, text in {
         "__init__.py": "__version__ = '1'",
         "low.py": "from dictate import __version__\ndef f():\n    import dictate.high",
-        "high.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import dictate.low",
+        "high.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import dictate.pkg.up",
         "a.py": "def f():\n    from dictate.pkg import b",  # b is a module: imports dictate.pkg.b
         "pkg/__init__.py": "from dictate.pkg.b import X",  # its own submodule: not a cycle
         "pkg/b.py": "from dictate.a import f\nX = 1",

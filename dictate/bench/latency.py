@@ -41,13 +41,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dictate.bench.latency_report import (
     FINAL_MARGIN_MS,
     PARTIAL_TARGET_MS,
+    Run,
+    Stamped,
     partial_to_shown,
     sentences_of,
     summary,
@@ -95,28 +96,6 @@ class MicrophonePaced:
 
 
 # -- one run through the window ------------------------------------------------------------------
-
-
-@dataclass
-class Stamped:
-    """An event, when the pipeline emitted it and when the window had applied it."""
-
-    event: Any
-    emitted: float
-    applied: float
-
-
-@dataclass
-class Run:
-    target: str
-    t0: float
-    records: list[Stamped]
-    lateness: list[float]
-    engine: str
-    provider: str
-    text: str
-    received: list[tuple[float, str]] = field(default_factory=list)
-    typing_backend: str = ""
 
 
 def _run_window(

@@ -6,10 +6,33 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from dictate.bench.latency import Run, Stamped
+
+@dataclass
+class Stamped:
+    """An event, when the pipeline emitted it and when the window had applied it."""
+
+    event: Any
+    emitted: float
+    applied: float
+
+
+@dataclass
+class Run:
+    """One run of a recording into the window, as the report reads it."""
+
+    target: str
+    t0: float
+    records: list[Stamped]
+    lateness: list[float]
+    engine: str
+    provider: str
+    text: str
+    received: list[tuple[float, str]] = field(default_factory=list)
+    typing_backend: str = ""
+
 
 PARTIAL_TARGET_MS = 150.0
 """Partial words shown at most this long after the recogniser reported them."""

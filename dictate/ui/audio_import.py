@@ -41,7 +41,7 @@ from dictate.ui.document_window import start_folder
 from dictate.ui.parallel_import import parallel_run_factory, window_workers
 
 if TYPE_CHECKING:
-    from dictate.ui.main_window import MainWindow
+    from dictate.ui.window_api import Window
 
 log = logging.getLogger("dictate.ui")
 
@@ -142,8 +142,8 @@ class AudioProgress(QWidget):
 class AudioImport(QObject):
     """Audio files into ``window``'s document (see the module's docstring)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: Window) -> None:
+        super().__init__(window.widget())
         self.window = window
         self.source: ProgressSource | None = None
         """The file being transcribed; None when none is."""
@@ -174,12 +174,12 @@ class AudioImport(QObject):
             "Export the timed transcript (SRT, VTT, Markdown, JSON) of the audio file "
             "transcribed into this document (Ctrl+E)"
         )
-        for widget in (window.editor.viewport(), window):
+        for widget in (window.editor.viewport(), window.widget()):
             widget.setAcceptDrops(True)
             widget.installEventFilter(self)
 
     def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(text, self.window.widget())
         action.setShortcut(QKeySequence(shortcut))
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         action.setToolTip(f"{text.replace('&', '').rstrip('…')} ({keys})")
@@ -213,7 +213,7 @@ class AudioImport(QObject):
         window = self.window
         with window.document_dialog():
             chosen, _ = QFileDialog.getOpenFileName(
-                window,
+                window.widget(),
                 "Transcribe audio file",
                 start_folder(window.path),
                 f"{AUDIO_FILTER};;All files (*)",
@@ -296,7 +296,7 @@ class AudioImport(QObject):
         from dictate.ui.dialogs.audio_target import ask_audio_target
 
         with window.document_dialog():
-            answer = ask_audio_target(window, name)
+            answer = ask_audio_target(window.widget(), name)
         if answer is None:
             return None
         choice, remember = answer

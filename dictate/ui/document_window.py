@@ -141,6 +141,10 @@ class DocumentWindow(QMainWindow):
         self.modified = True
         self.update_title()
 
+    def widget(self) -> QMainWindow:
+        """The window as a widget: the parent of a part's dialogs and actions."""
+        return self
+
     def update_title(self) -> None:
         name = self.path.name if self.path else "Untitled"
         self.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")

@@ -11,7 +11,7 @@ from dictate.editing.apply import EditTarget
 from dictate.output.typist import TypingTarget
 
 if TYPE_CHECKING:
-    from dictate.ui.dictation_window import DictationWindow
+    from dictate.ui.window_api import Window
 
 
 def _not_found(words: str) -> str:
@@ -21,7 +21,7 @@ def _not_found(words: str) -> str:
 class EditorTarget(EditTarget):
     """Pipeline events as edits of the window's editor."""
 
-    def __init__(self, window: DictationWindow) -> None:
+    def __init__(self, window: Window) -> None:
         self._window = window
 
     def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
@@ -136,7 +136,7 @@ class WindowTypingTarget(TypingTarget):
     can I say" and sleep act in the window; the corrections that need a view of the text say
     in the overlay that they work in the window only."""
 
-    def __init__(self, window: DictationWindow, queue: Any) -> None:
+    def __init__(self, window: Window, queue: Any) -> None:
         super().__init__(queue.submit)
         self._window = window
         self._editor = EditorTarget(window)

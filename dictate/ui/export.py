@@ -13,7 +13,7 @@ from dictate.fileio import atomic_write
 from dictate.ui.document_window import start_folder
 
 if TYPE_CHECKING:
-    from dictate.ui.main_window import MainWindow
+    from dictate.ui.window_api import Window
 
 #: (file dialog filter, suffix, the transcript's method that writes it)
 EXPORT_FORMATS = (
@@ -25,11 +25,11 @@ EXPORT_FORMATS = (
 )
 
 
-def choose_export_path(window: MainWindow) -> tuple[str, str] | None:
+def choose_export_path(window: Window) -> tuple[str, str] | None:
     """The save dialog with the formats as its filters: (path, chosen filter); None: cancelled.
     A name typed without a suffix gets the chosen format's."""
     dialog = QFileDialog(
-        window,
+        window.widget(),
         "Export transcript",
         start_folder(window.path),
         ";;".join(f for f, _, _ in EXPORT_FORMATS),
@@ -45,7 +45,7 @@ def choose_export_path(window: MainWindow) -> tuple[str, str] | None:
 
 
 def export_transcript(
-    window: MainWindow, transcript: Any, path: str | Path | None = None, form: str | None = None
+    window: Window, transcript: Any, path: str | Path | None = None, form: str | None = None
 ) -> bool:
     """Write ``transcript`` in the format ``form`` (a suffix such as ".srt"), else the file's
     suffix, else the chosen filter's; False (said in the window) if nothing was written."""

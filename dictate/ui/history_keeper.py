@@ -18,7 +18,7 @@ from dictate.editing.text import fit_to_context
 from dictate.output.typist import NO_FOCUS
 
 if TYPE_CHECKING:
-    from dictate.ui.dictation_window import DictationWindow
+    from dictate.ui.window_api import Window
 
 log = logging.getLogger("dictate.ui")
 
@@ -41,7 +41,7 @@ def typing_advice(exc: BaseException) -> str:
 class HistoryKeeper:
     """The history of ``window``: records what it is told, shows it, types it again."""
 
-    def __init__(self, window: DictationWindow) -> None:
+    def __init__(self, window: Window) -> None:
         self._window = window
         self._store: History | None = None
         self._failed_once = False
@@ -118,7 +118,7 @@ class HistoryKeeper:
         from dictate.ui.dialogs.history import HistoryDialog
 
         if self.dialog is None:
-            self.dialog = HistoryDialog(self.store, self.type_again, self._window)
+            self.dialog = HistoryDialog(self.store, self.type_again, self._window.widget())
         self.dialog.reload()
         self.dialog.show()
         self.dialog.raise_()
