@@ -87,6 +87,11 @@ def _inside_sentence(adjusted: str, after: str) -> str:
     return body + adjusted[len(adjusted.rstrip(" ")) :]
 
 
+def _starts_with_mark(text: str) -> bool:
+    """Whether ``text`` begins with a closing mark (not an empty text: "" is in every str)."""
+    return bool(text) and text[0] in CLOSING_MARKS
+
+
 def remaining_pending(old_pending: str, finalized: str) -> str:
     """The pending words left once ``finalized`` (the first words of the old pending words,
     perhaps punctuated differently) has been taken from them; "" if they do not match."""
@@ -337,7 +342,7 @@ class DictationBuffer:
             not self._dictated
             or self._dictated[-1][1] != pos
             or not takes_mark(self.text[:pos])
-            or self.text[pos:].lstrip(" ")[:1] in CLOSING_MARKS
+            or _starts_with_mark(self.text[pos:].lstrip(" "))
         ):
             # A mark for the words a pause committed, but the dictation point has left them
             # (moved, the user typed after them, they were taken back), they end in a mark

@@ -128,7 +128,7 @@ def go(buffer: DictationBuffer, where: str) -> bool:
     if where == "end":
         buffer.voice_move(len(buffer.text), inside=False)
     elif where == "start":
-        buffer.voice_move(0)
+        buffer.voice_move(0, inside=bool(buffer.text))  # an empty text has no sentence yet
     elif where == "back":
         if buffer.back is None:
             return False

@@ -161,3 +161,25 @@ def test_a_word_said_over_a_selection_then_its_mark_after_a_pause_doubles_no_mar
     buffer.finalize(["afternoon"], "")
     buffer.finalize([".", "We left."], "", continues=True)
     assert "We left" in buffer.text and ". ." not in buffer.text, buffer.text
+
+
+def test_a_mark_after_words_a_pause_committed_at_the_end_of_the_text_attaches() -> None:
+    """The stray-mark rule must not take a mark at the end of the text for one that follows
+    (an empty text is no mark: CI caught that the first version dropped every such mark)."""
+    for mark, expected in ((".", "We left."), (",", "We left,"), ("?", "We left?")):
+        buffer = DictationBuffer()
+        buffer.finalize(["We left"], "")
+        buffer.finalize([mark], "", continues=True)
+        assert buffer.text == expected, mark
+
+
+def test_go_to_start_of_an_empty_text_is_not_inside_a_sentence() -> None:
+    """Found by the state machine in CI: "go to start" of an empty text, a word typed, then a
+    sentence finalized before it lost its full stop, as inside a sentence that goes on."""
+    from dictate.editing import voice_edits
+
+    buffer = DictationBuffer()
+    assert voice_edits.go(buffer, "start")
+    buffer.replace(0, 0, "a")
+    buffer.finalize(["Word here."], "")
+    assert buffer.text == "Word here. a"

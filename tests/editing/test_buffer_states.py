@@ -282,7 +282,8 @@ class BufferMachine(RuleBasedStateMachine):
         before = self.buffer.text
         self.buffer.finalize([mark], self.buffer.pending, continues=True)
         follows = text[at:].lstrip(" ")[:1]
-        if span is None or span[1] != at or not takes_mark(text[:at]) or follows in CLOSING_MARKS:
+        mark_follows = bool(follows) and follows in CLOSING_MARKS
+        if span is None or span[1] != at or not takes_mark(text[:at]) or mark_follows:
             assert self.buffer.text == before
             return
         adjusted = fit_to_context(mark, text[:at], text[at:])
