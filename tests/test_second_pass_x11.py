@@ -69,7 +69,10 @@ def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_fin
         _, said, greyed = settled[0]
         # What was greyed is what the first pass heard; Whisper's words took its place.
         assert "wisdom" in said.split() and "wisdom" not in greyed.split(), settled[0]
-        assert set(words(said)) & set(words(greyed)), "the greyed words were of another phrase"
+        # On a loaded machine the window catching up may show no greyed words for a segment
+        # before Whisper settles it (partial words are skipped to catch up: issue 37).
+        if greyed:
+            assert set(words(said)) & set(words(greyed)), "greyed words of another phrase"
         text = app.document().text
         assert "wisdom" in words(text) and "ways" not in words(text), text
         # Word for word when run alone; a loaded machine may cut the audio differently.
