@@ -140,7 +140,7 @@ def child_run(
 
     app = QApplication([])
     window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(journal), False)
-    window.load_text(initial, None)
+    window.document.load_text(initial, None)
     window.resize(640, 400)
     window.show()
     editor = window.editor
@@ -188,14 +188,14 @@ def child_run(
                 QPoint(step["x"], step["y"]),
             )
         elif kind == "partial":
-            window.handle_event(Partial(0.0, step["segment"], step["words"]))
+            window.events.dispatch(Partial(0.0, step["segment"], step["words"]))
         elif kind == "pending":
-            window.handle_event(Pending(0.0, step["segment"], step["text"]))
+            window.events.dispatch(Pending(0.0, step["segment"], step["text"]))
         elif kind == "final":
-            window.handle_event(
+            window.events.dispatch(
                 Finalized(0.0, step["segment"], step["sentences"], True, step["pending"])
             )
-            window.handle_event(Pending(0.0, step["segment"], step["pending"]))
+            window.events.dispatch(Pending(0.0, step["segment"], step["pending"]))
         index += 1
         print(json.dumps({"step": index, "shown": _shown(window)}), flush=True)
 
@@ -203,7 +203,7 @@ def child_run(
     timer.timeout.connect(tick)
     timer.start(interval_ms)
     app.exec()
-    window.modified = False
+    window.document.modified = False
     window.close()
     return 0
 
@@ -238,7 +238,7 @@ def child_recover(journal: Path) -> int:
         ),
         flush=True,
     )
-    window.modified = False
+    window.document.modified = False
     window.close()
     del app
     return 0

@@ -76,7 +76,7 @@ def child_run(journal: Path, audio: Path) -> int:
     app = QApplication([])
     settings = Settings(engine="sphinx", first_run_done=True, keep_audio=True)
     window = MainWindow(settings, Journal(journal), False)
-    window.load_text("", None)  # a new document, as the app opens one (the journal begins)
+    window.document.load_text("", None)  # a new document, as the app opens one (the journal begins)
     window.controller.preload_now()  # loaded before the audio starts, as after the app's preload
 
     sources: list[Any] = []
@@ -99,7 +99,7 @@ def child_run(journal: Path, audio: Path) -> int:
     print(json.dumps({"ready": True}), flush=True)
     window.controller.start(source)
     app.exec()
-    window.modified = False
+    window.document.modified = False
     window.close()
     return 0
 
@@ -151,7 +151,7 @@ def child_recover(journal: Path) -> int:
         ),
         flush=True,
     )
-    window.modified = False
+    window.document.modified = False
     window.close()
     del app
     return 0

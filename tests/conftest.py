@@ -156,10 +156,10 @@ def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-d
     win = MainWindow(
         Settings(engine=SPHINX.name, second_pass=OFF), Journal(tmp_path / "j.jsonl"), False
     )
-    win.load_text("", None)
+    win.document.load_text("", None)
     win.show()
     yield win
-    win.modified = False  # closing must not stop at the "save first?" question
+    win.document.modified = False  # closing must not stop at the "save first?" question
     win.close()
     win.deleteLater()
 

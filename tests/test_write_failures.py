@@ -61,15 +61,15 @@ def make_window(qtbot) -> Iterator[Any]:  # type: ignore[no-untyped-def]
 
     def make(journal: Journal) -> MainWindow:
         win = MainWindow(Settings(engine="sphinx"), journal, False)
-        win.load_text("", None)
+        win.document.load_text("", None)
         win.show()
         windows.append(win)
         return win
 
     yield make
     for win in windows:
-        win.modified = False
-        win._retry_timer.stop()
+        win.document.modified = False
+        win.document.retry_timer.stop()
         win.editor.buffer.journal = None  # the disk may be gone already
         win.close()
         win.deleteLater()
@@ -79,7 +79,7 @@ def test_a_full_disk_keeps_every_word_and_says_so(tmp_path: Path, make_window: A
     with small_tmpfs(tmp_path / "disk") as disk:
         window = make_window(Journal(disk / "journal.jsonl"))
         editor = window.editor
-        window.handle_event(Finalized(0.1, 1, ["Before the disk filled."], pending=""))
+        window.events.dispatch(Finalized(0.1, 1, ["Before the disk filled."], pending=""))
         filler = fill(disk)
 
         # The journal's last page may still have room: dictate until the kernel refuses.
@@ -87,8 +87,8 @@ def test_a_full_disk_keeps_every_word_and_says_so(tmp_path: Path, make_window: A
         for n in range(1, 60):
             sentence = f"Sentence {n} while the disk is full " + "and it goes on " * 20 + "end."
             sentences.append(sentence)
-            window.handle_event(Pending(0.2, n, "still pending"))
-            window.handle_event(Finalized(0.3, n, [sentence], pending="and"))
+            window.events.dispatch(Pending(0.2, n, "still pending"))
+            window.events.dispatch(Finalized(0.3, n, [sentence], pending="and"))
             if editor.buffer.journal_error is not None:
                 break
         QTest.keyClicks(editor, " Typed too.")
@@ -99,19 +99,19 @@ def test_a_full_disk_keeps_every_word_and_says_so(tmp_path: Path, make_window: A
         message = window.write_problem.label.text()
         assert "Autosave failed" in message and str(disk / "journal.jsonl") in message
         assert "free some space" in message and "Save As" in message
-        assert window._retry_timer.isActive()
+        assert window.document.retry_timer.isActive()
 
-        assert not window.save_as(disk / "document.txt")  # saving fails too, and says so
+        assert not window.document.save_as(disk / "document.txt")  # saving fails too, and says so
         assert "Could not save" in window.write_problem.label.text()
-        assert not window.retry_journal()  # still full
+        assert not window.document.retry_journal()  # still full
 
         assert sorted(p.name for p in disk.iterdir()) == ["filler", "journal.jsonl"]
         filler.unlink()
-        assert window.retry_journal()
+        assert window.document.retry_journal()
         assert editor.buffer.journal_error is None
         got = replay(disk / "journal.jsonl")
         assert got is not None and got.text == editor.text and got.pending == "and"
-        assert window.save_as(disk / "document.txt")
+        assert window.document.save_as(disk / "document.txt")
         assert window.write_problem.isHidden()
         assert (disk / "document.txt").read_text(encoding="utf-8") == editor.text + "\n"
 
@@ -139,9 +139,9 @@ def test_an_io_error_keeps_the_sentence_and_the_timer_repairs_the_journal(
 ) -> None:
     journal = FailingJournal(tmp_path / "j.jsonl")
     window = make_window(journal)
-    window._retry_timer.setInterval(20)
+    window.document.retry_timer.setInterval(20)
     journal.failing = True
-    window.handle_event(Finalized(0.1, 1, ["Kept in memory."], pending=""))
+    window.events.dispatch(Finalized(0.1, 1, ["Kept in memory."], pending=""))
     assert window.editor.text == "Kept in memory."
     assert "Input/output error" in window.write_problem.label.text()
     labels = [b.text() for b in window.write_problem.buttons]
@@ -149,7 +149,7 @@ def test_an_io_error_keeps_the_sentence_and_the_timer_repairs_the_journal(
     assert not window.write_problem.close_button.isVisible()  # persistent: no Dismiss
     journal.failing = False
     qtbot.waitUntil(lambda: window.editor.buffer.journal_error is None, timeout=2000)
-    assert window.write_problem.isHidden() and not window._retry_timer.isActive()
+    assert window.write_problem.isHidden() and not window.document.retry_timer.isActive()
     got = replay(tmp_path / "j.jsonl")
     assert got is not None and got.text == "Kept in memory."
 
@@ -197,7 +197,7 @@ def test_settings_that_cannot_be_written_say_so_and_keep_applying(
     tmp_path: Path, make_window: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window = make_window(Journal(tmp_path / "j.jsonl"))
-    window._save_settings = True
+    window.save_settings_on_change = True
 
     def full(*args: Any, **kwargs: Any) -> None:  # fault injection: the disk is full
         raise OSError(errno.ENOSPC, "No space left on device (injected)")
@@ -219,13 +219,13 @@ def test_new_document_after_a_failure_clears_the_message_once_the_journal_works(
     journal = FailingJournal(tmp_path / "j.jsonl")
     window = make_window(journal)
     journal.failing = True
-    window.handle_event(Finalized(0.1, 1, ["Kept."], pending=""))
-    assert window._retry_timer.isActive() and not window.write_problem.isHidden()
-    window.load_text("", None)  # still failing: the message stays
-    assert not window.write_problem.isHidden() and window._retry_timer.isActive()
+    window.events.dispatch(Finalized(0.1, 1, ["Kept."], pending=""))
+    assert window.document.retry_timer.isActive() and not window.write_problem.isHidden()
+    window.document.load_text("", None)  # still failing: the message stays
+    assert not window.write_problem.isHidden() and window.document.retry_timer.isActive()
     journal.failing = False
-    window.load_text("Fresh.", None)
-    assert window.write_problem.isHidden() and not window._retry_timer.isActive()
+    window.document.load_text("Fresh.", None)
+    assert window.write_problem.isHidden() and not window.document.retry_timer.isActive()
     got = replay(tmp_path / "j.jsonl")
     assert got is not None and got.text == "Fresh."
 
@@ -235,10 +235,10 @@ def test_a_save_failure_message_goes_with_its_document(tmp_path: Path, make_wind
     Your text is still here" above the new, empty document."""
     window = make_window(Journal(tmp_path / "j.jsonl"))
     QTest.keyClicks(window.editor, "Some text.")
-    assert not window._write(tmp_path / "no-such-folder" / "notes.txt")
+    assert not window.document._write(tmp_path / "no-such-folder" / "notes.txt")
     assert not window.write_problem.isHidden()
     assert "Could not save" in window.write_problem.label.text()
-    window.load_text("", None)  # what New does once the user chose to discard
+    window.document.load_text("", None)  # what New does once the user chose to discard
     assert window.write_problem.isHidden()
 
 
@@ -279,15 +279,15 @@ def test_ctrl_s_over_a_read_only_file_keeps_it_and_the_text(
     doc = tmp_path / "notes.txt"
     doc.write_text("Old text.\n")
     os.chmod(doc, 0o444)
-    window.load_text("Old text.", doc)
+    window.document.load_text("Old text.", doc)
     QTest.keyClicks(window.editor, " New words.")
-    assert not window.save()
+    assert not window.document.save()
     assert doc.read_text() == "Old text.\n"
     message = window.write_problem.label.text()
     assert "Could not save" in message and "Save As" in message and "free some space" not in message
-    assert window.editor.text == "Old text. New words." and window.modified
+    assert window.editor.text == "Old text. New words." and window.document.modified
     copy = tmp_path / "notes-copy.txt"
-    assert window.save_as(copy)
+    assert window.document.save_as(copy)
     assert copy.read_text() == "Old text. New words.\n" and window.write_problem.isHidden()
 
 

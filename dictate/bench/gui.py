@@ -42,7 +42,7 @@ def bench_gui(
                 first_run_done=True,
             )
             window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
-            window.load_text("", None)
+            window.document.load_text("", None)
             window.show()
             window.controller.preload_now()  # loading is startup's cost, not dictation's
             events: list[Event] = []
@@ -62,13 +62,13 @@ def bench_gui(
             timer.timeout.connect(tick)
             timer.start()
             # 30 ms blocks at real-time speed, as the microphone delivers them.
-            window.start_dictation(lambda: FileSource(audio, block_ms=30, realtime=True))
+            window.dictation.start(lambda: FileSource(audio, block_ms=30, realtime=True))
             deadline = time.monotonic() + 600
             while not any(isinstance(e, Finished) for e in events) and time.monotonic() < deadline:
                 QCoreApplication.processEvents()
                 time.sleep(0.001)
             timer.stop()
-            window.modified = False
+            window.document.modified = False
             window.close()
             gaps.sort()
             results.append(

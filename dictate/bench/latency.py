@@ -129,7 +129,7 @@ def _run_window(
             second_pass=second_pass,  # off by default: as measured before the second pass
         )
         window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
-        window.load_text("", None)
+        window.document.load_text("", None)
         window.show()
         try:
             controller = window.controller
@@ -167,7 +167,7 @@ def _run_window(
                 loop.quit()
 
             controller.failed.connect(failed)
-            QTimer.singleShot(0, lambda: window.start_dictation(lambda: source))
+            QTimer.singleShot(0, lambda: window.dictation.start(lambda: source))
             guard = QTimer()
             guard.setSingleShot(True)
             guard.timeout.connect(loop.quit)
@@ -183,7 +183,7 @@ def _run_window(
                 raise DictateError("the run did not finish in time")
             backend = ""
             if target == "apps":
-                typist = window.closed_typist  # the run's typing queue, closed at Finished
+                typist = window.typing.closed_typist  # the run's typing queue, closed at Finished
                 if typist is None:
                     raise DictateError("the window had no typing backend (or typing failed)")
                 backend = typist.typist.backend.name
@@ -202,7 +202,7 @@ def _run_window(
             )
             return run
         finally:
-            window.modified = False
+            window.document.modified = False
             window.close()  # a run still going is stopped and flushed first
             window.deleteLater()
 

@@ -131,7 +131,7 @@ class WindowAnnouncements(QObject):
             self.say("Stopped.")
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, Finalized) and not self._window.asleep:
+        if isinstance(event, Finalized) and not self._window.event_view.asleep:
             self.say(event.text)
         elif isinstance(event, Error) and event.fatal:
             self.say(as_sentence(event.message))

@@ -230,11 +230,11 @@ def apply_command(window: MainWindow, command: str) -> None:
     ``--command`` the app was started with."""
     log.info("remote command: %s", command)
     if command == "toggle":
-        window.toggle_dictation()
+        window.dictation.toggle()
     elif command == "start":
-        window.start_dictation()
+        window.dictation.start()
     elif command == "stop":
-        window.stop_dictation()
+        window.dictation.stop()
     elif command == "show":
         if window.isMinimized():
             window.showNormal()
@@ -257,7 +257,7 @@ def refusal(window: MainWindow, command: str) -> str | None:
     """Why the window refuses ``command`` now (the answer the command's sender gets), or None.
     Only what is known at once: a microphone that fails is reported later, in the window."""
     starts = command == "start" or (command == "toggle" and window.controller.state == "idle")
-    return window.start_refused() if starts else None
+    return window.dictation.start_refused() if starts else None
 
 
 class RemoteCommands:
@@ -360,7 +360,7 @@ def run_app(command: str | None = None) -> int:
             window.messages.add_message(claim.problem)
         window.show()
         window.attach_tray()
-        window.start_global_hotkey()
+        window.shortcut.start()
         if not window.settings.first_run_done and not _accurate_without_download(window.settings):
             window.offer_model()
         server.refusal = partial(refusal, window)

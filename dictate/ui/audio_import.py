@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from dictate.audio.capture import AudioBlock, FileSource
 from dictate.errors import DictateError
 from dictate.events import Error, Event, Finished
-from dictate.ui.document_window import start_folder
+from dictate.ui.document import start_folder
 from dictate.ui.parallel_import import parallel_run_factory, window_workers
 
 if TYPE_CHECKING:
@@ -211,11 +211,11 @@ class AudioImport(QObject):
         if self._refused():
             return
         window = self.window
-        with window.document_dialog():
+        with window.document.document_dialog():
             chosen, _ = QFileDialog.getOpenFileName(
                 window.widget(),
                 "Transcribe audio file",
-                start_folder(window.path),
+                start_folder(window.document.path),
                 f"{AUDIO_FILTER};;All files (*)",
             )
         if chosen:
@@ -231,7 +231,7 @@ class AudioImport(QObject):
             )
             return True
         if window.controller.state != "idle":
-            from dictate.ui.document_window import DICTATION_STOPPED
+            from dictate.ui.document import DICTATION_STOPPED
 
             window.messages.show_message(
                 "An audio file cannot be transcribed while you dictate: stop dictation first (F9), "
@@ -239,7 +239,7 @@ class AudioImport(QObject):
                 until=DICTATION_STOPPED,
             )
             return True
-        refused = window.start_refused()
+        refused = window.dictation.start_refused()
         if refused:
             window.messages.show_message(f"The audio file was not transcribed: {refused}.")
             return True
@@ -264,9 +264,9 @@ class AudioImport(QObject):
         if where is None:
             return False
         if where == "new":
-            if not window.confirm_discard():
+            if not window.document.confirm_discard():
                 return False
-            window.load_text("", None)
+            window.document.load_text("", None)
         window.messages.hide()
         self.source, self._cancelled = source, False
         self.transcript = self._transcript_class() if self._transcript_class else None
@@ -275,7 +275,7 @@ class AudioImport(QObject):
         self.show_progress()
         self.progress.show()
         self._timer.start()
-        window.into_this_window()  # a file's text comes here, whatever the target
+        window.typing.into_this_window()  # a file's text comes here, whatever the target
         log.info("transcribing an audio file of %.0f s", source.info.duration)  # never its name
         workers = window_workers()
         window.controller.start(
@@ -295,7 +295,7 @@ class AudioImport(QObject):
             return "cursor"
         from dictate.ui.dialogs.audio_target import ask_audio_target
 
-        with window.document_dialog():
+        with window.document.document_dialog():
             answer = ask_audio_target(window.widget(), name)
         if answer is None:
             return None
@@ -326,7 +326,7 @@ class AudioImport(QObject):
         done = min(source.done_s, total)
         self.progress.bar.setValue(round(1000 * done / total) if total else 0)
         window = self.window
-        window.update_title()  # and how far, as the task bar shows it
+        window.document.update_title()  # and how far, as the task bar shows it
         window.setWindowTitle(f"{self.progress.bar.value() // 10}% {window.windowTitle()}")
         name = source.info.path.name
         if self._cancelled:
@@ -356,8 +356,8 @@ class AudioImport(QObject):
         if not self.busy or state == "idle":
             return
         window = self.window
-        window.dictate_action.setChecked(False)  # the microphone is not on
-        window.dictate_action.setText("&Dictate")
+        window.dictation.dictate_action.setChecked(False)  # the microphone is not on
+        window.dictation.dictate_action.setText("&Dictate")
         name = self.source.info.path.name if self.source else ""
         window.statusBar().showMessage(f"Transcribing {name}…")
 
@@ -381,7 +381,7 @@ class AudioImport(QObject):
         self._timer.stop()
         self.progress.hide()
         self._set_stop_command(True)
-        self.window.update_title()
+        self.window.document.update_title()
         if source is None:
             return
         log.info("transcription ended: %s at %.1f s", event.reason, event.audio_seconds)
@@ -406,7 +406,7 @@ class AudioImport(QObject):
         self._timer.stop()
         self.progress.hide()
         self._set_stop_command(True)
-        self.window.update_title()
+        self.window.document.update_title()
         text = str(error) if isinstance(error, DictateError) else repr(error)
         self.window.messages.show_message(
             f"Could not transcribe {source.info.path.name}: {text}",

@@ -35,7 +35,7 @@ from dictate.events import Command, Event, Finalized, Finished, Pending, Segment
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
-    from dictate.ui.dictation_window import DictationWindow
+    from dictate.ui.window_api import Window
 
 log = logging.getLogger("dictate.ui")
 
@@ -54,7 +54,7 @@ class _Signals(QObject):
 class AudioKeeper:
     """The kept audio of ``window``: see the module docstring."""
 
-    def __init__(self, window: DictationWindow) -> None:
+    def __init__(self, window: Window) -> None:
         self._window = window
         self.folder = audio_folder(window.journal.path)
         self.links = AudioLinks(self.folder).load()
@@ -69,7 +69,7 @@ class AudioKeeper:
         self._signals = _Signals()
         self._signals.played.connect(self._played)
         self._echo_until = 0.0  # monotonic time: the microphone is muted until then
-        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), window)
+        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), window.widget())
         self._escape.activated.connect(self.stop)
         self._escape.setEnabled(False)  # only while playing: Escape is the find bar's too
         controller = window.controller
@@ -93,7 +93,7 @@ class AudioKeeper:
         starting thread."""
         window = self._window
         self._warned, self._not_kept = False, None
-        if not self.on or window.typist is not None or not getattr(source, "realtime", True):
+        if not self.on or window.typing.typist is not None or not getattr(source, "realtime", True):
             return source
         store = self.store()
         try:

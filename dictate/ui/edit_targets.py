@@ -29,7 +29,7 @@ class EditorTarget(EditTarget):
 
     def show_pending(self, text: str, segment: int) -> None:
         window = self._window
-        clear_partial = window.partial_segment <= segment
+        clear_partial = window.event_view.partial_segment <= segment
         window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
 
     def line_break(self, paragraph: bool) -> None:
@@ -105,18 +105,18 @@ class EditorTarget(EditTarget):
         if reselect and editor.voice(lambda buffer: voice_edits.select(buffer, words)) is None:
             self._say(_not_found(words) if words else "Nothing to correct.")
             return False
-        self._window.offer_corrections()
+        self._window.event_view.offer_corrections()
         return True
 
     def choose(self, number: int) -> None:
-        if not self._window.choose_correction(number):
+        if not self._window.event_view.choose_correction(number):
             self._say(f"There is no alternative {number}: say \u201ccorrect that\u201d first.")
 
     def spell(self) -> None:
         self._say("Spell it: letters, or alpha, bravo\u2026 (\u201ccap\u201d before a capital).")
 
     def asleep(self, sleeping: bool) -> None:
-        self._window.set_asleep(sleeping)
+        self._window.event_view.set_asleep(sleeping)
 
     def play_back(self) -> None:
         keeper = getattr(self._window, "kept_audio", None)  # MainWindow's (the kept audio)
@@ -155,7 +155,7 @@ class WindowTypingTarget(TypingTarget):
 
     def window_only(self, what: str) -> None:
         text = f"\u201c{what}\u201d works in the dictate window only"
-        overlay = self._window.overlay
+        overlay = self._window.feedback.overlay
         if overlay is not None and overlay.isVisible():
             overlay.show_notice(text)
         self._window.statusBar().showMessage(text + ".", 5000)

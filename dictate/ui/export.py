@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QFileDialog
 
 from dictate.fileio import atomic_write
-from dictate.ui.document_window import start_folder
+from dictate.ui.document import start_folder
 
 if TYPE_CHECKING:
     from dictate.ui.window_api import Window
@@ -31,14 +31,14 @@ def choose_export_path(window: Window) -> tuple[str, str] | None:
     dialog = QFileDialog(
         window.widget(),
         "Export transcript",
-        start_folder(window.path),
+        start_folder(window.document.path),
         ";;".join(f for f, _, _ in EXPORT_FORMATS),
     )
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setDefaultSuffix("srt")
     suffixes = {f: s for f, s, _ in EXPORT_FORMATS}
     dialog.filterSelected.connect(lambda f: dialog.setDefaultSuffix(suffixes.get(f, ".srt")[1:]))
-    with window.document_dialog():
+    with window.document.document_dialog():
         if not dialog.exec() or not dialog.selectedFiles():
             return None
     return dialog.selectedFiles()[0], dialog.selectedNameFilter()

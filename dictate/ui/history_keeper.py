@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from dictate.editing.history import FAILED, OK, OTHER_APP, WINDOW, History
 from dictate.editing.text import fit_to_context
-from dictate.output.typist import NO_FOCUS
+from dictate.ui.app_typing import typing_advice
 
 if TYPE_CHECKING:
     from dictate.ui.window_api import Window
@@ -24,18 +24,6 @@ log = logging.getLogger("dictate.ui")
 
 TYPE_AGAIN_DELAY_MS = 3000
 """Time to click into the application "Type again" types into."""
-
-
-def typing_advice(exc: BaseException) -> str:
-    """What the user can do about a failed typing, by its cause."""
-    said = str(exc)
-    if NO_FOCUS in said:
-        return "Click into the window to type into, then dictate again (F9)."
-    if any(words in said for words in ("not installed", "not found", "No such file")):
-        return "Install it, or choose another typing method in Settings (Ctrl+,)."
-    if any(words in said for words in ("refused", "denied", "not allowed", "permission")):
-        return "Allow dictate to type there, or choose another typing method in Settings (Ctrl+,)."
-    return "Check the window you dictate into, or choose another typing method in Settings."
 
 
 class HistoryKeeper:
@@ -108,7 +96,7 @@ class HistoryKeeper:
 
     def typing_failed(self, exc: BaseException) -> None:
         """Say on the overlay that typing failed and where the words are."""
-        overlay = self._window.overlay
+        overlay = self._window.feedback.overlay
         if overlay is not None and overlay.isVisible():
             overlay.set_state("Typing failed: the words go to the dictate window")
             overlay.show_notice(f"Typing failed ({exc}). {typing_advice(exc)}", 15000)
@@ -154,7 +142,7 @@ class HistoryKeeper:
                 10000,
             )
             return
-        window.type_into_apps(text)
+        window.typing.type_into_apps(text)
 
     def settings_changed(self, was_on: bool, parent: Any) -> None:
         """History turned off: offer to delete what it kept."""

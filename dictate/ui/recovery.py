@@ -159,10 +159,10 @@ def open_document_at_start(
     the text it leaves, and the window says where.
     """
     if recovered is None or (recovered.closed and not recovered.damaged):
-        window.load_text("", None)
+        window.document.load_text("", None)
         return False
     if not recovered.full_text.strip():
-        window.load_text("", None)
+        window.document.load_text("", None)
         if recovered.damaged:
             where = f" It is kept as {kept}." if kept else ""
             window.messages.add_message(
@@ -184,7 +184,7 @@ def open_document_at_start(
             "it is in the window after all: delete it yourself if you do not want it."
         )
         return True
-    window.load_text("", None)
+    window.document.load_text("", None)
     window.messages.add_message(
         f"The text you did not recover is kept in {copy} for {KEEP_COPIES_DAYS} days."
     )
@@ -192,6 +192,6 @@ def open_document_at_start(
 
 
 def _load_recovered(window: MainWindow, recovered: Recovered) -> None:
-    window.load_text(recovered.full_text, Path(recovered.path) if recovered.path else None)
-    window.modified = True
-    window.update_title()
+    window.document.load_text(recovered.full_text, Path(recovered.path) if recovered.path else None)
+    window.document.modified = True
+    window.document.update_title()

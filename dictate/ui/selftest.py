@@ -55,11 +55,11 @@ def self_test(
     with tempfile.TemporaryDirectory(prefix="dictate-self-test-") as tmp:
         journal = Journal(Path(tmp) / "journal.jsonl")
         window = MainWindow(settings, journal, save_settings_on_change=False)
-        window.load_text("", None)
+        window.document.load_text("", None)
         window.show()
         events: list[Event] = []
         window.events.subscribe("observer", events.append)
-        window.start_dictation(lambda: FileSource(sample))
+        window.dictation.start(lambda: FileSource(sample))
         deadline = time.monotonic() + timeout
         while not any(isinstance(e, Finished) for e in events):
             if time.monotonic() > deadline:
@@ -72,7 +72,7 @@ def self_test(
         expected = final_text(events)
         shown = window.editor.text
         journaled = replay(journal.path)
-        window.modified = False  # nothing to save: close without asking
+        window.document.modified = False  # nothing to save: close without asking
         window.close()
     problems = []
     if errors:

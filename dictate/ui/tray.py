@@ -151,7 +151,8 @@ def attach_tray(window: Any) -> DictationTray | None:
         window.raise_()
         window.activateWindow()
 
-    tray = create_tray(window.toggle_dictation, window.set_target, show, window.close, window)
+    dictation = window.dictation
+    tray = create_tray(dictation.toggle, dictation.set_target, show, window.close, window)
     if tray is None:
         return None
 
@@ -161,5 +162,10 @@ def attach_tray(window: Any) -> DictationTray | None:
 
     update()
     window.controller.stateChanged.connect(update)
-    window.targetChanged.connect(lambda _target: update())
+    window.dictation.targetChanged.connect(lambda _target: update())
+    window.event_view.asleepChanged.connect(
+        lambda asleep: tray.setToolTip(
+            "dictate: Asleep: say \u201cwake up\u201d to dictate again" if asleep else "dictate"
+        )
+    )
     return tray

@@ -8,31 +8,39 @@ import-graph test, type-checking imports included). Nothing here imports a windo
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QStatusBar, QWidget
 
 from dictate.config import Settings
+from dictate.editing.journal import Journal
+from dictate.ui.app_typing import AppTyping
+from dictate.ui.dictation_run import DictationRun
 from dictate.ui.dispatcher import EventDispatcher
+from dictate.ui.document import Document
 from dictate.ui.editor import DictationEditor
+from dictate.ui.event_view import EventView
+from dictate.ui.feedback import Feedback
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 
 
 class Window(Protocol):
-    """The main window as its parts see it."""
+    """The main window as its parts see it: the widgets and parts it holds, and Qt's own."""
 
     settings: Settings
+    journal: Journal
     editor: DictationEditor
     messages: MessageBar
     controller: DictationController
     events: EventDispatcher
-    dictate_action: QAction
-    path: Path | None
-    overlay: Any
+    document: Document
+    dictation: DictationRun
+    typing: AppTyping
+    event_view: EventView
+    feedback: Feedback
+    kept_audio: Any  # dictate.ui.audio_keeper.AudioKeeper (it is given the window)
 
     # Qt's, of the main window
     def statusBar(self) -> QStatusBar: ...
@@ -43,17 +51,5 @@ class Window(Protocol):
 
     # The window's own
     def widget(self) -> QMainWindow: ...
-    @property
-    def partial_segment(self) -> int: ...
-    def update_title(self) -> None: ...
     def settings_changed(self) -> None: ...
-    def document_dialog(self) -> AbstractContextManager[None]: ...
-    def confirm_discard(self) -> bool: ...
-    def load_text(self, text: str, path: Path | None, form: Any = None) -> None: ...
-    def start_refused(self) -> str | None: ...
-    def into_this_window(self) -> None: ...
-    def type_into_apps(self, text: str) -> None: ...
-    def set_asleep(self, sleeping: bool, say: bool = True) -> None: ...
     def show_voice_commands(self, activate: bool | None = None) -> None: ...
-    def offer_corrections(self) -> None: ...
-    def choose_correction(self, number: int) -> bool: ...

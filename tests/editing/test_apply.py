@@ -149,10 +149,10 @@ def _events(steps: list[tuple[Any, ...]]) -> list[Event]:
 @given(steps=st.lists(_event, max_size=12))
 def test_the_window_and_the_command_line_make_the_same_text(window: Any, steps: list[Any]) -> None:
     """``dictate transcribe`` prints the document the window would show for the same events."""
-    window.load_text("", None)
+    window.document.load_text("", None)
     document = EventDocument()
     for event in _events(steps):
-        window.handle_event(event)
+        window.events.dispatch(event)
         document.apply(event)
         assert window.editor.text == document.text
         assert window.editor.buffer.pending == document.buffer.pending

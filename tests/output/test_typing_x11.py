@@ -240,14 +240,14 @@ from dictate.ui.main_window import MainWindow
 
 app = QApplication(sys.argv[:1])
 window = MainWindow(Settings(engine="sphinx", target="apps"), Journal(Path(sys.argv[1])), False)
-window._typist = window._make_typist()  # what start_dictation does for the "apps" target
-assert window._typist is not None, window.messages.label.text()
-window.handle_event(Finalized(0.1, 1, ["Café first."], pending=""))
-window.handle_event(Command(0.2, 2, "new_line", "new line"))
-window.handle_event(Finalized(0.3, 3, ["Second 😀 line.", "Same line."], pending="greyed"))
-window.handle_event(Finalized(0.4, 4, ["Drop me."], pending=""))
-window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
-window._typist.close(wait=True)  # typing runs on its own thread; let it finish
+window.typing.start_run()  # as the start of dictation does for the "apps" target
+assert window.typing.typist is not None, window.messages.label.text()
+window.events.dispatch(Finalized(0.1, 1, ["Café first."], pending=""))
+window.events.dispatch(Command(0.2, 2, "new_line", "new line"))
+window.events.dispatch(Finalized(0.3, 3, ["Second 😀 line.", "Same line."], pending="greyed"))
+window.events.dispatch(Finalized(0.4, 4, ["Drop me."], pending=""))
+window.events.dispatch(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+window.typing.typist.close(wait=True)  # typing runs on its own thread; let it finish
 print(repr(window.editor.text), flush=True)
 """
 

@@ -34,11 +34,11 @@ def _answer_settings(accept: bool) -> None:
 
 def _dictate_the_sample(window: Any, qtbot: Any, pulse_server: PulseServer) -> None:
     controller = window.controller
-    window.start_dictation()
+    window.dictation.start()
     qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
-    window.stop_dictation()
+    window.dictation.stop()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
 
 
@@ -57,7 +57,7 @@ def test_a_run_that_hears_only_digital_silence_says_so_and_goes_on(
     window: Any, qtbot: Any, pulse_server: PulseServer
 ) -> None:
     controller = window.controller
-    window.start_dictation()
+    window.dictation.start()
     qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
     # Nothing is played: the sink's monitor gives zeros.
     qtbot.waitUntil(lambda: window.silence.said, timeout=120_000)
@@ -65,12 +65,12 @@ def test_a_run_that_hears_only_digital_silence_says_so_and_goes_on(
     assert window.messages.isVisible()
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
-    window.stop_dictation()
+    window.dictation.stop()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
     # The next run has a notice of its own: none until it too hears only silence.
-    window.start_dictation()
+    window.dictation.start()
     assert not window.silence.said and not window.messages.isVisible()
-    window.stop_dictation()
+    window.dictation.stop()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
 
 
@@ -78,14 +78,14 @@ def test_settings_ok_while_listening_leaves_the_run_listening_and_the_next_run_h
     window: Any, qtbot: Any, pulse_server: PulseServer
 ) -> None:
     controller = window.controller
-    window.start_dictation()
+    window.dictation.start()
     qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
     _answer_settings(True)
     window.open_settings()
     assert controller.state == "listening"
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
-    window.stop_dictation()
+    window.dictation.stop()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
     _dictate_the_sample(window, qtbot, pulse_server)  # the speech played to its end, flushed
     assert window.editor.text.lower().count("thank you very much") == 2, window.editor.text

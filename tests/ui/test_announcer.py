@@ -102,9 +102,9 @@ def test_the_window_announces_sentences_and_states(
     event(Finalized(0.3, 1, ["Hello there."], pending=""))
     event(Finalized(0.4, 2, ["How are you?"], pending=""))
     qtbot.waitUntil(lambda: len(heard) == 2, timeout=2000)
-    window.set_asleep(True)
+    window.event_view.set_asleep(True)
     qtbot.waitUntil(lambda: len(heard) == 3, timeout=2000)
-    window.set_asleep(False)
+    window.event_view.set_asleep(False)
     qtbot.waitUntil(lambda: len(heard) == 4, timeout=2000)
     event(Finished(0.5, "stopped", 1.0, 0))
     state("stopping")
@@ -139,7 +139,7 @@ def test_a_lost_microphone_and_failed_typing_are_announced(
     window.controller.pipelineEvent.emit(Error(0.1, "the microphone was unplugged", fatal=True))
     qtbot.waitUntil(lambda: len(heard) == 1, timeout=2000)
     backend = Recorder(fail=True)
-    window._typist = window.typing_queue(Typist(backend))
+    window.typing.start_run(Typist(backend))
     window.controller.pipelineEvent.emit(Finalized(0.3, 1, ["Hello there."], pending=""))
     qtbot.waitUntil(lambda: len(heard) == 2, timeout=5000)
     assert messages(heard) == [
@@ -238,7 +238,7 @@ folder = Path(sys.argv[1])
 app = QApplication(sys.argv[:1])
 window = MainWindow(Settings(engine="sphinx", first_run_done=True), Journal(folder / "j.jsonl"),
                     save_settings_on_change=False)
-window.load_text("", None)
+window.document.load_text("", None)
 window.show()
 window.controller.preload_now()
 deadline = time.monotonic() + 20
@@ -249,7 +249,7 @@ while not (folder / "go").exists() and time.monotonic() < deadline:
         time.sleep(0.01)
 events = []
 window.events.subscribe("observer", events.append)
-window.start_dictation(lambda: FileSource(asset_path("sample_en.wav")))
+window.dictation.start(lambda: FileSource(asset_path("sample_en.wav")))
 deadline = time.monotonic() + 60
 while window.controller.state != "idle" or not any(isinstance(e, Finished) for e in events):
     if time.monotonic() > deadline:
@@ -261,7 +261,7 @@ while time.monotonic() < end:
     QCoreApplication.processEvents()
     time.sleep(0.01)
 print(window.editor.text, flush=True)
-window.modified = False
+window.document.modified = False
 window.close()
 """
 

@@ -35,16 +35,16 @@ CRASHING_SESSION = textwrap.dedent(
 
     app = QApplication([])
     window = MainWindow(Settings(engine="sphinx"), Journal(Path(sys.argv[1])), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     window.show()
-    window.handle_event(Finalized(0.1, 1, ["Dictated before the crash."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Dictated before the crash."]))
     window.editor.setFocus()
     QTest.keyClicks(window.editor, " Typed too, with ")
     for char in "ünïcode.":  # QTest.keyClicks takes ASCII only
         for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             event = QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, char)
             QApplication.sendEvent(window.editor, event)
-    window.handle_event(Pending(0.2, 2, "and words still pending"))
+    window.events.dispatch(Pending(0.2, 2, "and words still pending"))
     print(repr(window.editor.text), flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
     """
@@ -78,8 +78,8 @@ def test_kill_9_then_recover_exactly(tmp_path: Path, qtbot) -> None:  # type: ig
 
     assert open_document_at_start(window, recovered, ask)
     assert asked and window.editor.text == recovered.full_text
-    assert window.modified
-    window.modified = False
+    assert window.document.modified
+    window.document.modified = False
     window.close()
     # A normal close marks the journal: nothing to offer next time.
     after = replay(journal_path)
@@ -96,14 +96,14 @@ def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much
 
     path = tmp_path / "journal.jsonl"
     window = MainWindow(Settings(engine="sphinx"), Journal(path), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     for n in range(1, 6):
-        window.handle_event(Finalized(0.1, n, [f"Sentence number {n}."], pending=""))
+        window.events.dispatch(Finalized(0.1, n, [f"Sentence number {n}."], pending=""))
     lines = path.read_bytes().split(b"\n")
     lines[4] = lines[4].replace(b"number", b"numbex")  # random damage in the 3rd sentence
     path.write_bytes(b"\n".join(lines))
     window.editor.buffer.journal = None  # the crashed session: it writes nothing more
-    window.modified = False
+    window.document.modified = False
     window.close()
 
     recovered = replay(path)
@@ -122,7 +122,7 @@ def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much
     again = replay(path)  # the journal is whole again, the copy of the damaged one kept
     assert again is not None and not again.damaged and again.text == fresh.editor.text
     assert kept.exists()
-    fresh.modified = False
+    fresh.document.modified = False
     fresh.close()
 
 
@@ -344,13 +344,13 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
         asked.append("save?")
         return QMessageBox.StandardButton.Discard
 
-    monkeypatch.setattr("dictate.ui.document_window.ask_save_first", discard)
+    monkeypatch.setattr("dictate.ui.document.ask_save_first", discard)
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     window.show()
     events: list[object] = []
     window.events.subscribe("observer", events.append)
-    window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+    window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
     qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=30_000)
     window.close()  # mid-dictation: the rest of what was heard is flushed first
     assert any(isinstance(e, Finished) for e in events)
@@ -369,17 +369,17 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     from dictate.paths import asset_path
 
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     events: list[object] = []
     window.events.subscribe("observer", events.append)
-    window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
-    window.toggle_dictation()  # F9 again at once, while the engine is still loading
+    window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+    window.dictation.toggle()  # F9 again at once, while the engine is still loading
     qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=30_000)
     finished = [e for e in events if isinstance(e, Finished)]
     assert finished[0].reason == "stopped" and finished[0].audio_seconds < 5
     qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=5_000)
-    qtbot.waitUntil(lambda: not window.dictate_action.isChecked(), timeout=5_000)
-    window.modified = False
+    qtbot.waitUntil(lambda: not window.dictation.dictate_action.isChecked(), timeout=5_000)
+    window.document.modified = False
     window.close()
 
 
@@ -392,21 +392,21 @@ def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) ->
     from dictate.paths import asset_path
 
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     finished: list[object] = []
     window.events.subscribe("observer", finished.append, Finished)
     states: list[str] = []
     window.controller.stateChanged.connect(states.append)
     for run in range(6):
-        window.start_dictation(lambda: FileSource(asset_path("sample_en.wav")))  # not real time
+        window.dictation.start(lambda: FileSource(asset_path("sample_en.wav")))  # not real time
         if run % 3 == 0:
-            window.stop_dictation()  # still starting
+            window.dictation.stop()  # still starting
         elif run % 3 == 1:
             qtbot.waitUntil(lambda: window.controller.state != "starting", timeout=60_000)
-            window.stop_dictation()  # listening, or already finishing on its own
+            window.dictation.stop()  # listening, or already finishing on its own
         qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60_000)
         qtbot.waitUntil(lambda n=run: len(finished) == n + 1, timeout=10_000)
-    assert not window.dictate_action.isChecked()
+    assert not window.dictation.dictate_action.isChecked()
     assert states[-1] == "idle" and "stopping" in states
-    window.modified = False
+    window.document.modified = False
     window.close()

@@ -117,7 +117,7 @@ def test_a_bad_audio_file_gets_one_clear_message(
 ) -> None:
     bad = tmp_path / "broken.wav"
     bad.write_bytes(content)
-    window.open_document(bad)
+    window.document.open(bad)
     message = window.messages.label.text()
     assert message.startswith("Could not transcribe the audio file:") and str(bad) in message
     assert "not UTF-8" not in message and not started and not window.audio_import.busy
@@ -130,7 +130,7 @@ def test_asked_once_then_the_remembered_choice_and_settings_change_it(
     window: MainWindow, started: list[Any], tone: Path
 ) -> None:
     window.editor.set_text("Notes from before.")
-    window.modified = False
+    window.document.modified = False
     seen = answer_dialog("new", remember=True)
     assert window.audio_import.transcribe(tone)
     assert seen and "Remember my choice" in seen[0]
@@ -140,7 +140,7 @@ def test_asked_once_then_the_remembered_choice_and_settings_change_it(
     window.controller.pipelineEvent.emit(Finished(1.0, "end_of_audio", 3.0, 0))
     assert not window.audio_import.busy and not window.audio_import.progress.isVisibleTo(window)
     window.editor.set_text("Second document.")
-    window.modified = False
+    window.document.modified = False
     assert window.audio_import.transcribe(tone)  # no question: a dialog would block here
     assert window.editor.text == "" and len(started) == 2
     window.controller.pipelineEvent.emit(Finished(1.0, "end_of_audio", 3.0, 0))
@@ -176,7 +176,7 @@ def test_progress_says_how_far_and_the_time_left(
     assert progress.label.text().startswith("Transcribing tone.flac: 0:01 of 0:03, about ")
     assert "s left" in progress.label.text()
     assert progress.bar.value() == 333
-    assert not window.dictate_action.isChecked()  # the microphone is not on
+    assert not window.dictation.dictate_action.isChecked()  # the microphone is not on
     assert window.statusBar().currentMessage() == "Transcribing tone.flac…"
 
 
@@ -186,12 +186,12 @@ def test_no_dictation_while_transcribing_and_no_file_while_dictating(
     window.audio_import.transcribe(tone)
     stopped: list[bool] = []
     monkeypatch.setattr(window.controller, "stop", lambda: stopped.append(True))
-    window.toggle_dictation()  # F9
+    window.dictation.toggle()  # F9
     assert window.messages.label.text() == NOT_WHILE_TRANSCRIBING and not stopped
     window.messages.hide()
-    window.start_dictation()  # `dictate start`, the global shortcut
+    window.dictation.start()  # `dictate start`, the global shortcut
     assert window.messages.label.text() == NOT_WHILE_TRANSCRIBING and len(started) == 1
-    window.new_document()
+    window.document.new()
     assert "cancel the transcription first" in window.messages.label.text()
     window.audio_import.progress.cancel.click()
     assert stopped == [True] and "Cancelling tone.flac" in window.audio_import.progress.label.text()
@@ -213,8 +213,8 @@ def test_cancel_keeps_the_finalized_text_and_commits_the_pending_words(
     window.editor.moveCursor(QTextCursor.MoveOperation.End)
     window.settings.audio_file_target = "cursor"  # remembered: not asked
     window.audio_import.transcribe(tone)
-    window.handle_event(Finalized(0.5, 1, ["Hello there."], pending="how are"))
-    window.handle_event(Pending(0.6, 1, "how are"))
+    window.events.dispatch(Finalized(0.5, 1, ["Hello there."], pending="how are"))
+    window.events.dispatch(Pending(0.6, 1, "how are"))
     window.audio_import.cancel()
     for event in (
         Finalized(0.8, 1, ["How are."], pending=""),
@@ -304,7 +304,7 @@ def test_several_recognisers_give_the_window_the_same_text_as_one(
         assert source.done_s == pytest.approx(source.info.duration, abs=0.01)  # to its end
         texts.append(window.editor.text)
         words.append([w.text for e in events if isinstance(e, Segment) for w in e.words])
-        window.modified = False
+        window.document.modified = False
     assert isinstance(runs[1], ParallelRun) and not isinstance(runs[0], ParallelRun)
     assert texts[0] == texts[1] != "" and words[0] == words[1]
 
@@ -333,6 +333,6 @@ def test_export_writes_the_timed_transcript_of_the_audio_in_this_document(
     assert vtt.read_text(encoding="utf-8").startswith("WEBVTT")
     assert "Hello there." in md.read_text(encoding="utf-8")
     assert not list(tmp_path.glob("*.tmp*"))  # written atomically, nothing left beside
-    window.modified = False  # New without the "save first?" question
-    window.new_document()  # another document: nothing of that audio in it
+    window.document.modified = False  # New without the "save first?" question
+    window.document.new()  # another document: nothing of that audio in it
     assert not window.audio_import.export_action.isEnabled()

@@ -43,45 +43,49 @@ def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
     window: Any, run: dict[str, Any]
 ) -> None:
     controller = window.controller
-    window.dropped_label.setText("12 audio blocks lost: they could not be stored")  # a last run's
+    window.dictation.dropped_label.setText(
+        "12 audio blocks lost: they could not be stored"
+    )  # a last run's
     controller._set_state(State.STARTING)
     controller._set_state(State.LISTENING)
-    assert window.dropped_label.text() == ""  # the notice belongs to its run
-    assert window._progress_timer.isActive()
-    window._show_progress()
+    assert window.dictation.dropped_label.text() == ""  # the notice belongs to its run
+    assert window.dictation.showing_progress
+    window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Listening…"
     run["behind"] = 12.4
-    window._show_progress()
+    window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Catching up: 12 s behind"
     run["lost"] = 3
-    window._show_progress()
-    assert window.dropped_label.text() == "3 audio blocks lost: they could not be stored"
+    window.dictation.show_progress()
+    assert window.dictation.dropped_label.text() == "3 audio blocks lost: they could not be stored"
     controller._set_state(State.STOPPING)
-    window._show_progress()
+    window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Finishing: 12 s left…"
-    assert "12 s of what was said" in window.finishing_bar.toolTip()
-    assert window.finishing_bar.isVisible() and window.finishing_bar.value() == 0
+    assert "12 s of what was said" in window.dictation.finishing_bar.toolTip()
+    assert (
+        window.dictation.finishing_bar.isVisible() and window.dictation.finishing_bar.value() == 0
+    )
     run["behind"] = 3.1
-    window._show_progress()
-    assert window.finishing_bar.value() == 75
+    window.dictation.show_progress()
+    assert window.dictation.finishing_bar.value() == 75
     run["behind"] = 0.0
-    window._show_progress()
+    window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Finishing…"
-    assert not window.finishing_bar.isVisible()
+    assert not window.dictation.finishing_bar.isVisible()
     controller._set_state(State.IDLE)
-    assert not window._progress_timer.isActive()
+    assert not window.dictation.showing_progress
 
 
 def test_a_message_shown_meanwhile_is_not_overwritten_by_the_same_state(
     window: Any, run: dict[str, Any]
 ) -> None:
     window.controller._set_state(State.LISTENING)
-    window._show_progress()
+    window.dictation.show_progress()
     window.statusBar().showMessage("Playing the last sentence (2.0 s)…")
-    window._show_progress()
+    window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Playing the last sentence (2.0 s)…"
     run["behind"] = 5
-    window._show_progress()  # a change of state is news: it is shown
+    window.dictation.show_progress()  # a change of state is news: it is shown
     assert window.statusBar().currentMessage() == "Catching up: 5 s behind"
 
 
@@ -90,11 +94,11 @@ def test_the_latency_is_from_the_end_of_what_was_said(window: Any, run: dict[str
     milliseconds its words took from the second pass to the screen (183 ms was shown once
     while the text was 20 s behind)."""
     run["said_at"] = time.monotonic() - 25.0  # audio time 0 was 25 s ago
-    window.handle_event(Segment(0.0, 1, 3.0, 5.0, "silence", [Word("hello", 3.0, 5.0)]))
-    window.handle_event(Pending(0.1, 1, "Hello"))
-    assert window.punctuation_latency_ms == pytest.approx(20_000, abs=2_000)
-    assert window.latency_label.text().startswith("Latency 2")
-    assert window.latency_label.text().endswith(" s")
+    window.events.dispatch(Segment(0.0, 1, 3.0, 5.0, "silence", [Word("hello", 3.0, 5.0)]))
+    window.events.dispatch(Pending(0.1, 1, "Hello"))
+    assert window.event_view.punctuation_latency_ms == pytest.approx(20_000, abs=2_000)
+    assert window.dictation.latency_label.text().startswith("Latency 2")
+    assert window.dictation.latency_label.text().endswith(" s")
 
 
 def test_kept_audio_that_stops_being_written_is_said_at_once(
@@ -107,14 +111,14 @@ def test_kept_audio_that_stops_being_written_is_said_at_once(
     keeper = window.kept_audio
     keeper.recorder = SessionRecorder(tmp_path, "session")
     window.controller._set_state(State.LISTENING)
-    window._show_progress()
+    window.dictation.show_progress()
     assert not window.messages.isVisible()
     keeper.recorder._fail(OSError(errno.ENOSPC, "No space left on device"))
-    window._show_progress()
+    window.dictation.show_progress()
     assert window.messages.isVisible()
     said = window.messages.label.text()
     assert "not being kept" in said and "No space left on device" in said
     window.messages.hide()
-    window._show_progress()
+    window.dictation.show_progress()
     assert not window.messages.isVisible()  # said once, not twice a second
     keeper.recorder = None

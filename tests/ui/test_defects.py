@@ -61,11 +61,11 @@ def test_moving_the_cursor_while_words_are_greyed_keeps_the_text(
     window: MainWindow, keys: list[tuple[Qt.Key, Qt.KeyboardModifier]]
 ) -> None:
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["First line here."]))
+    window.events.dispatch(Finalized(0.1, 1, ["First line here."]))
     QTest.keyClick(editor, K.Key_Return)
     QTest.keyClicks(editor, "Second line typed")
     text = editor.text
-    window.handle_event(Pending(0.2, 2, "greyed words here"))
+    window.events.dispatch(Pending(0.2, 2, "greyed words here"))
     for key, modifiers in keys:
         QTest.keyClick(editor, key, modifiers)
         assert editor.text == text
@@ -77,9 +77,9 @@ def test_moving_the_cursor_while_words_are_greyed_keeps_the_text(
 
 def test_a_mouse_click_while_words_are_greyed_keeps_the_text(window: MainWindow) -> None:
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["One two three four five six."]))
+    window.events.dispatch(Finalized(0.1, 1, ["One two three four five six."]))
     text = editor.text
-    window.handle_event(Pending(0.2, 2, "seven eight nine"))
+    window.events.dispatch(Pending(0.2, 2, "seven eight nine"))
     QTest.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 5))
     assert editor.text == text and editor.dictation_point < len(text)
     check_consistent(window)
@@ -102,13 +102,13 @@ def test_emoji_do_not_shift_dictation_or_the_journal(window: MainWindow) -> None
     for _ in range(3):
         QTest.keyClick(editor, K.Key_Right)
     assert editor.dictation_point == 3  # code points: after "Hi "
-    window.handle_event(Pending(0.1, 1, "so"))
-    window.handle_event(Finalized(0.2, 1, ["So."]))
+    window.events.dispatch(Pending(0.1, 1, "so"))
+    window.events.dispatch(Finalized(0.2, 1, ["So."]))
     assert editor.text == "Hi so. 😀👍 there"
     check_consistent(window)
-    window.handle_event(Pending(0.3, 2, "more"))
+    window.events.dispatch(Pending(0.3, 2, "more"))
     QTest.keyClick(editor, K.Key_End)
-    window.handle_event(Finalized(0.4, 2, ["More words."]))
+    window.events.dispatch(Finalized(0.4, 2, ["More words."]))
     assert editor.text == "Hi so. 😀👍 there more words."
     check_consistent(window)
 
@@ -117,13 +117,13 @@ def test_a_crash_between_a_sentence_and_its_pending_words_repeats_nothing(
     window: MainWindow,
 ) -> None:
     """The journal after the Finalized event (the Pending one never arrived: kill -9)."""
-    window.handle_event(Pending(0.1, 1, "we went home and then we"))
-    window.handle_event(Finalized(0.2, 2, ["We went home."]))  # no Pending after it
+    window.events.dispatch(Pending(0.1, 1, "we went home and then we"))
+    window.events.dispatch(Finalized(0.2, 2, ["We went home."]))  # no Pending after it
     got = replay(window.journal.path)
     assert got is not None
     assert got.full_text == "We went home. And then we"
-    window.handle_event(Pending(0.3, 2, "and then we ate"))
-    window.handle_event(Finalized(0.4, 3, ["And then we ate."], pending="then"))
+    window.events.dispatch(Pending(0.3, 2, "and then we ate"))
+    window.events.dispatch(Finalized(0.4, 3, ["And then we ate."], pending="then"))
     got = replay(window.journal.path)
     assert got is not None and got.full_text == "We went home. And then we ate. Then"
 
@@ -131,18 +131,16 @@ def test_a_crash_between_a_sentence_and_its_pending_words_repeats_nothing(
 def test_save_as_from_the_menu_and_the_shortcut(
     window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    window.handle_event(Finalized(0.1, 1, ["Saved text."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Saved text."]))
     targets = iter([tmp_path / "menu.txt", tmp_path / "keys.txt"])
-    monkeypatch.setattr(
-        "dictate.ui.document_window.choose_save_path", lambda *a, **k: str(next(targets))
-    )
+    monkeypatch.setattr("dictate.ui.document.choose_save_path", lambda *a, **k: str(next(targets)))
     window.save_as_action.trigger()
     assert (tmp_path / "menu.txt").read_text(encoding="utf-8") == "Saved text.\n"
     window.activateWindow()
     window.editor.setFocus()
     QTest.keyClick(window.editor, K.Key_S, CTRL | Qt.KeyboardModifier.ShiftModifier)
     assert (tmp_path / "keys.txt").read_text(encoding="utf-8") == "Saved text.\n"
-    assert window.path == tmp_path / "keys.txt"
+    assert window.document.path == tmp_path / "keys.txt"
     mode = (tmp_path / "keys.txt").stat().st_mode & 0o777
     assert mode & 0o644 == 0o644  # normal permissions, not a temporary file's 0600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["j.jsonl", "keys.txt", "menu.txt"]
@@ -155,8 +153,8 @@ def test_the_edit_menu_respects_the_greyed_region(window: MainWindow) -> None:
     labels = [a.text().replace("&", "") for a in edit_menu.actions()]
     for wanted in ("Undo", "Redo", "Cut", "Copy", "Paste", "Select All", "Find…"):
         assert wanted in labels
-    window.handle_event(Finalized(0.1, 1, ["Real words."]))
-    window.handle_event(Pending(0.2, 2, "grey words"))
+    window.events.dispatch(Finalized(0.1, 1, ["Real words."]))
+    window.events.dispatch(Pending(0.2, 2, "grey words"))
     window.select_all_action.trigger()
     window.copy_action.trigger()
     assert QGuiApplication.clipboard().text() == "Real words."
@@ -184,8 +182,8 @@ def test_pipeline_events_while_the_context_menu_is_open_keep_the_text(
     """Found in review: the right-click menu runs its own event loop, and pipeline events
     arriving there used to turn the greyed words into text and then fail an assertion."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["Hello there."]))
-    window.handle_event(Pending(0.2, 2, "how are"))
+    window.events.dispatch(Finalized(0.1, 1, ["Hello there."]))
+    window.events.dispatch(Pending(0.2, 2, "how are"))
     QGuiApplication.clipboard().setText("pasted")
     if choice in ("edit-cut", "edit-delete"):
         editor.set_selection(0, len("Hello"))
@@ -194,11 +192,11 @@ def test_pipeline_events_while_the_context_menu_is_open_keep_the_text(
     def while_the_menu_is_open() -> None:
         menu = QApplication.activePopupWidget()
         opened.append(menu)
-        window.handle_event(Pending(0.3, 3, "how are you"))
+        window.events.dispatch(Pending(0.3, 3, "how are you"))
         assert isinstance(menu, QMenu)
         if choice is not None:
             next(a for a in menu.actions() if a.objectName() == choice).trigger()
-        window.handle_event(Pending(0.4, 4, "how are you doing"))
+        window.events.dispatch(Pending(0.4, 4, "how are you doing"))
         menu.close()
 
     QTimer.singleShot(0, while_the_menu_is_open)
@@ -216,7 +214,7 @@ def test_pipeline_events_while_the_context_menu_is_open_keep_the_text(
     assert editor.text.replace(" pasted", "pasted") == expected
     assert editor.pending_text == "how are you doing"
     check_consistent(window)
-    window.handle_event(Finalized(0.5, 5, ["How are you doing?"]))
+    window.events.dispatch(Finalized(0.5, 5, ["How are you doing?"]))
     # Once, and the greyed words are gone (after "pasted" it is not a sentence start).
     assert editor.text.lower().count("how are you doing?") == 1 and not editor.pending_text
     check_consistent(window)
@@ -228,8 +226,8 @@ def test_a_click_that_only_collapses_a_selection_moves_the_dictation_point(
     """Found in review: a click at the end of a selection changes no cursor position, only
     the selection, and the dictation point used to stay where it had been."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["One two three four five six."]))
-    window.handle_event(Pending(0.2, 2, "seven eight"))
+    window.events.dispatch(Finalized(0.1, 1, ["One two three four five six."]))
+    window.events.dispatch(Pending(0.2, 2, "seven eight"))
     assert editor.dictation_point == len(editor.text)
     QTest.keyClick(editor, K.Key_Home, CTRL)
     QTest.keyClick(editor, K.Key_Right, CTRL | Qt.KeyboardModifier.ShiftModifier)  # "One "
@@ -252,7 +250,7 @@ def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Pat
     cannot be controlled); a timer on the GUI thread must run while closing waits."""
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     qtbot.addWidget(window)
-    window.load_text("", None)
+    window.document.load_text("", None)
     controller = window.controller
     held, release, done = threading.Event(), threading.Event(), threading.Event()
 
@@ -273,7 +271,7 @@ def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Pat
         release.set()
 
     QTimer.singleShot(50, tick)
-    window.finish_dictation(timeout=1.0)
+    window.dictation.finish(timeout=1.0)
     release.set()
     loader.join(5)
     assert fired_while_loading == [True]
@@ -285,14 +283,14 @@ def test_opening_a_huge_file_says_so_and_keeps_the_document(qtbot, tmp_path: Pat
     generic internal-error dialog. The file here is sparse: 3 GB long, no disk used."""
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp_path / "j.jsonl"), False)
     qtbot.addWidget(window)
-    window.load_text("My notes.", None)
+    window.document.load_text("My notes.", None)
     huge = tmp_path / "huge.txt"
     with huge.open("wb") as fh:
         fh.truncate(3 * 2**30)
-    window.open_document(huge)
+    window.document.open(huge)
     message = window.messages.label.text()
     assert "Could not open" in message and "3,072 MB" in message and "another editor" in message
-    assert window.editor.text == "My notes." and window.path is None
+    assert window.editor.text == "My notes." and window.document.path is None
 
 
 def point_on_screen(editor, shown: int) -> QPoint:  # type: ignore[no-untyped-def]
@@ -309,9 +307,9 @@ def test_a_click_inside_a_word_keeps_the_word_whole(window: MainWindow) -> None:
     greyed showed them inside the word, and the next sentence went in there ("c can we eat
     a? afé"). The cursor stays where the user clicked; dictation goes after the word."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["I had a café au lait."]))
+    window.events.dispatch(Finalized(0.1, 1, ["I had a café au lait."]))
     text = editor.text
-    window.handle_event(Pending(0.2, 2, "and then some"))
+    window.events.dispatch(Pending(0.2, 2, "and then some"))
     inside = text.index("café") + 3
     QTest.mouseClick(
         editor.viewport(), Qt.MouseButton.LeftButton, pos=point_on_screen(editor, inside)
@@ -320,7 +318,7 @@ def test_a_click_inside_a_word_keeps_the_word_whole(window: MainWindow) -> None:
     assert editor.dictation_point == inside + 1  # after "café"
     assert "café and then some" in editor.toPlainText()
     check_consistent(window)
-    window.handle_event(Finalized(0.3, 2, ["And then some."]))
+    window.events.dispatch(Finalized(0.3, 2, ["And then some."]))
     assert editor.text == "I had a café and then some. au lait."
     check_consistent(window)
 
@@ -333,9 +331,9 @@ def test_a_double_click_selects_the_word_clicked_while_words_are_greyed(
     words at once, the text reflowed under the mouse, and the second click selected another
     word ("Ze" of "Zebra"). The greyed words now move after the double-click interval."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["Zebra crossing here today."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Zebra crossing here today."]))
     editor.move_cursor(0)
-    window.handle_event(Pending(0.2, 2, "many greyed words in front of it"))
+    window.events.dispatch(Pending(0.2, 2, "many greyed words in front of it"))
     shown = editor.buffer.display()
     where = point_on_screen(editor, shown.index("here") + 2)
     # While the user speaks, partial words arrive between the two clicks: they must not move
@@ -344,14 +342,14 @@ def test_a_double_click_selects_the_word_clicked_while_words_are_greyed(
     for kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, None,
                  QEvent.Type.MouseButtonDblClick, QEvent.Type.MouseButtonRelease):  # fmt: skip
         if kind is None:  # between the two clicks
-            window.handle_event(Partial(0.25, 3, ["still", "talking"]))
+            window.events.dispatch(Partial(0.25, 3, ["still", "talking"]))
             continue
         global_pos = QPointF(editor.viewport().mapToGlobal(where))
         event = QMouseEvent(kind, QPointF(where), global_pos, left, left, none)
         QApplication.sendEvent(editor.viewport(), event)
     assert editor.selected_text() == "here"
     assert editor.dictation_point == 0  # a selection leaves the dictation point alone
-    window.handle_event(Pending(0.3, 3, "many greyed words in front of it"))  # partial gone
+    window.events.dispatch(Pending(0.3, 3, "many greyed words in front of it"))  # partial gone
     assert editor.selected_text() == "here"
     check_consistent(window)
     # A single click moves it once no double-click can follow (or when dictation needs it).
@@ -370,9 +368,9 @@ def test_a_keyboard_selection_from_the_dictation_point_leaves_the_greyed_words_o
     """Found by trying the app under Xvfb: Ctrl+Shift+Right at the dictation point drew the
     greyed words as selected, though copy and delete left them alone."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["The first sentence."]))
+    window.events.dispatch(Finalized(0.1, 1, ["The first sentence."]))
     editor.move_cursor(0)
-    window.handle_event(Pending(0.2, 2, "greyed words"))
+    window.events.dispatch(Pending(0.2, 2, "greyed words"))
     QTest.keyClick(editor, K.Key_Right, CTRL | Qt.KeyboardModifier.ShiftModifier)
     anchor, position = editor.selection()
     assert anchor == 0 and position > 0
@@ -396,8 +394,8 @@ def test_dictation_cannot_start_behind_the_save_question(
     is recorded instead of loading a recogniser."""
     started: list[object] = []
     monkeypatch.setattr(window.controller, "start", lambda *args: started.append(args))
-    window.handle_event(Finalized(0.1, 1, ["Some dictated text."]))
-    window.path = tmp_path / "notes.txt"
+    window.events.dispatch(Finalized(0.1, 1, ["Some dictated text."]))
+    window.document.path = tmp_path / "notes.txt"
 
     def question(*args: object) -> QMessageBox.StandardButton:
         # What the sender of `dictate start` or `toggle` is answered, then the command.
@@ -410,8 +408,8 @@ def test_dictation_cannot_start_behind_the_save_question(
         apply_command(window, "start")  # arrives while the question is open
         return QMessageBox.StandardButton.Save
 
-    monkeypatch.setattr("dictate.ui.document_window.ask_save_first", question)
-    assert window.modified
+    monkeypatch.setattr("dictate.ui.document.ask_save_first", question)
+    assert window.document.modified
     window.close()
     assert started == []
     assert "did not start: answer the open dialog" in window.messages.label.text()
@@ -425,7 +423,7 @@ def test_cut_and_copy_are_offered_only_with_a_selection(window: MainWindow) -> N
     """Found by trying the app under Xvfb: the Edit menu offered Cut and Copy with nothing
     selected (the right-click menu greys them out)."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["Some words."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Some words."]))
     assert not window.cut_action.isEnabled() and not window.copy_action.isEnabled()
     QTest.keyClick(editor, K.Key_Left, Qt.KeyboardModifier.ShiftModifier)
     assert window.cut_action.isEnabled() and window.copy_action.isEnabled()
@@ -439,7 +437,7 @@ def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
     """Found by trying the app under Xvfb: Save, Discard and Cancel had no Alt+letter keys,
     unlike every other button of the app. The real dialog, answered with its Alt+D button
     (the offscreen platform does not route Alt+letter presses to a dialog)."""
-    window.handle_event(Finalized(0.1, 1, ["Unsaved words."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Unsaved words."]))
     seen: list[list[str]] = []
 
     def answer() -> None:
@@ -454,7 +452,7 @@ def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
                 box.reject()
 
     QTimer.singleShot(0, answer)
-    assert window.confirm_discard()  # Discard, chosen by its Alt+D button
+    assert window.document.confirm_discard()  # Discard, chosen by its Alt+D button
     assert seen == [["", "Alt+D", "Alt+S"]]
 
 
@@ -462,7 +460,7 @@ def test_save_as_adds_the_extension_of_the_chosen_type(window: MainWindow, tmp_p
     """Found by trying the app under Xvfb: "doc1" typed with the Text filter was saved as
     "doc1", which Open (*.txt) then did not list. The real (widget) dialog, filled in by the
     test."""
-    window.handle_event(Finalized(0.1, 1, ["Saved text."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Saved text."]))
 
     def fill() -> None:
         dialog = next(
@@ -479,37 +477,37 @@ def test_save_as_adds_the_extension_of_the_chosen_type(window: MainWindow, tmp_p
                 dialog.reject()
 
     QTimer.singleShot(0, fill)
-    assert window.save_as()
+    assert window.document.save_as()
     assert (tmp_path / "doc1.txt").read_text(encoding="utf-8") == "Saved text.\n"
-    assert window.path == tmp_path / "doc1.txt"
+    assert window.document.path == tmp_path / "doc1.txt"
 
 
 def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
     """Found by trying the app under Xvfb: New and Open did nothing while dictating, silently.
     The controller's state is set as a run would (no recogniser is loaded)."""
-    window.handle_event(Finalized(0.1, 1, ["Kept text."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Kept text."]))
     window.controller.run_settings = dataclasses.replace(window.settings)
     window.controller._set_state(State.LISTENING)
     try:
-        window.new_document()
+        window.document.new()
         assert "stop dictation first" in window.messages.label.text()
         window.messages.hide()
-        window.open_document()
+        window.document.open()
         assert "stop dictation first" in window.messages.label.text()
         assert window.editor.text == "Kept text."
         window.controller._set_state(State.IDLE)  # it is no longer true: it goes
         assert window.messages.isHidden()
         window.controller._set_state(State.LISTENING)
-        window._on_mic_chosen(window.mic_combo.currentIndex())  # the run's own: no note
+        window.toolbar.choose_mic(window.toolbar.mic_combo.currentIndex())  # the run's own: no note
         assert window.messages.isHidden()
         run = window.controller.run_settings
         assert run is not None
         run.input_device = "the microphone the run started with"
-        window._on_mic_chosen(window.mic_combo.currentIndex())
+        window.toolbar.choose_mic(window.toolbar.mic_combo.currentIndex())
         assert "apply from the next dictation run" in window.messages.label.text()
         run.input_device = window.settings.input_device
         window.messages.hide()
-        window.set_target("apps")  # the same note for every setting a run keeps
+        window.dictation.set_target("apps")  # the same note for every setting a run keeps
         assert "apply from the next dictation run" in window.messages.label.text()
         assert window.editor.hasFocus() or QApplication.focusWidget() is None
     finally:
@@ -521,10 +519,10 @@ def test_a_file_that_is_not_utf8_is_refused_with_what_to_do(
 ) -> None:
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("Café crème".encode("latin-1"))
-    window.open_document(latin1)
+    window.document.open(latin1)
     message = window.messages.label.text()
     assert "not UTF-8 text" in message and "0xe9" in message and "iconv" in message
-    assert window.path is None
+    assert window.document.path is None
 
 
 @pytest.mark.qt_log_ignore(  # the offscreen platform cannot do these for a popup list
@@ -542,9 +540,9 @@ def test_escape_from_the_microphone_list_gives_the_keys_back_to_the_text(
     qtbot.waitUntil(window.editor.hasFocus)
     remembered = window.settings.input_device
     window.focus_mic_action.trigger()
-    assert window.mic_combo.view().isVisible()
-    QTest.keyClick(window.mic_combo.view(), K.Key_Escape)
-    qtbot.waitUntil(lambda: not window.mic_combo.view().isVisible())
+    assert window.toolbar.mic_combo.view().isVisible()
+    QTest.keyClick(window.toolbar.mic_combo.view(), K.Key_Escape)
+    qtbot.waitUntil(lambda: not window.toolbar.mic_combo.view().isVisible())
     # The window's focus goes back to the text (offscreen, no window manager re-activates the
     # window after the popup, so hasFocus() stays false here).
     qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
@@ -556,9 +554,9 @@ def test_escape_from_the_microphone_list_gives_the_keys_back_to_the_text(
     assert window.editor.text == "d typed"
     assert window.settings.input_device == remembered
     # The same for the engine list, opened by a click.
-    window.engine_combo.setFocus()
-    window.engine_combo.showPopup()
-    QTest.keyClick(window.engine_combo.view(), K.Key_Escape)
+    window.toolbar.engine_combo.setFocus()
+    window.toolbar.engine_combo.showPopup()
+    QTest.keyClick(window.toolbar.engine_combo.view(), K.Key_Escape)
     qtbot.waitUntil(lambda: window.focusWidget() is window.editor)
 
 
@@ -569,21 +567,21 @@ def test_saving_keeps_the_files_line_breaks_and_byte_order_mark(
     dictated into and saved came back with LF line breaks and without its mark."""
     windows = tmp_path / "windows.txt"
     windows.write_bytes(b"\xef\xbb\xbfFirst line.\r\nSecond line.\r\n")
-    window.open_document(windows)
+    window.document.open(windows)
     assert window.editor.text == "First line.\nSecond line.\n"  # no \r, no U+FEFF in the text
     window.editor.move_cursor(len(window.editor.text))
-    window.handle_event(Finalized(0.1, 1, ["Dictated."]))
-    assert window.save()
+    window.events.dispatch(Finalized(0.1, 1, ["Dictated."]))
+    assert window.document.save()
     assert windows.read_bytes() == b"\xef\xbb\xbfFirst line.\r\nSecond line.\r\nDictated.\r\n"
     unix = tmp_path / "unix.txt"
     unix.write_bytes(b"One.\nTwo.\n")
-    window.open_document(unix)
-    assert window.save_as(tmp_path / "copy.txt")
+    window.document.open(unix)
+    assert window.document.save_as(tmp_path / "copy.txt")
     assert (tmp_path / "copy.txt").read_bytes() == b"One.\nTwo.\n"
-    window.open_document(windows)
-    window.new_document()  # a new document is written the plain way
-    window.handle_event(Finalized(0.1, 1, ["New."]))
-    assert window.save_as(tmp_path / "new.txt")
+    window.document.open(windows)
+    window.document.new()  # a new document is written the plain way
+    window.events.dispatch(Finalized(0.1, 1, ["New."]))
+    assert window.document.save_as(tmp_path / "new.txt")
     assert (tmp_path / "new.txt").read_bytes() == b"New.\n"
 
 
@@ -612,13 +610,13 @@ def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> 
     from dictate.ui.pipeline_runner import Loaded
 
     window.messages.add_message("Some settings in settings.json were not valid: silence_ms.")
-    window._on_loaded(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    window.controller.loaded.emit(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
     text = window.messages.label.text()
     assert "Some settings in settings.json were not valid" in text
     assert "bundled PocketSphinx engine" in text
     assert [b.text() for b in window.messages.buttons] == ["&Get a model…"]
     window.messages.hide()  # dismissed; a settings change loads the engine again: not again
-    window._on_loaded(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    window.controller.loaded.emit(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
     assert window.messages.isHidden()
 
 
@@ -660,8 +658,8 @@ def test_the_running_app_takes_a_microphone_chosen_on_the_command_line(
     save_settings(chosen)  # what `dictate devices --use` writes
     apply_command(window, "reload")
     assert window.settings.input_device == "pulse:usb_headset.mono"
-    window._save_settings = True  # as the app does (the fixture's window does not save)
-    window.set_target("apps")  # the next change here keeps it
+    window.save_settings_on_change = True  # as the app does (the fixture's window does not save)
+    window.dictation.set_target("apps")  # the next change here keeps it
     assert load_settings().input_device == "pulse:usb_headset.mono"
     apply_command(window, "reload")  # nothing changed: nothing happens
     assert window.settings.target == "apps"
@@ -675,13 +673,13 @@ def test_a_sentence_finalized_while_a_word_is_typed_does_not_split_it(
     after the sentence ("abcdefghijklmnopqr it falls right egg.stuvwxyz"). It now goes before
     the word, and the keys typed next continue the word."""
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["First part."]))
+    window.events.dispatch(Finalized(0.1, 1, ["First part."]))
     editor.setFocus()
     QTest.keyClicks(editor, " abcdefghijklmnopqr")
-    window.handle_event(Finalized(0.2, 2, ["It falls right here."]))
+    window.events.dispatch(Finalized(0.2, 2, ["It falls right here."]))
     QTest.keyClicks(editor, "stuvwxyz")
     assert editor.text == "First part. It falls right here. abcdefghijklmnopqrstuvwxyz"
     QTest.keyClicks(editor, " done ")  # a finished word: the next sentence comes after it
-    window.handle_event(Finalized(0.3, 3, ["After."]))
+    window.events.dispatch(Finalized(0.3, 3, ["After."]))
     assert editor.text.endswith("abcdefghijklmnopqrstuvwxyz done after.")
     check_consistent(window)

@@ -53,7 +53,7 @@ def _main_window(tmp: Path) -> QWidget:
     from dictate.ui.main_window import MainWindow
 
     window = MainWindow(Settings(engine="sphinx"), Journal(tmp / "j.jsonl"), False)
-    window.load_text("", None)
+    window.document.load_text("", None)
     return window
 
 
@@ -71,6 +71,6 @@ def test_it_fits_a_1024_by_768_screen(qtbot: Any, tmp_path: Path, make: Callable
     widget.show()
     qtbot.waitExposed(widget)
     assert widget.width() <= WIDTH and widget.height() <= HEIGHT
-    if hasattr(widget, "modified"):
-        widget.modified = False  # the main window: closing must not ask to save
+    if hasattr(widget, "document"):
+        widget.document.modified = False  # the main window: closing must not ask to save
     widget.close()

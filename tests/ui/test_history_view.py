@@ -45,8 +45,8 @@ def test_no_entry_without_a_word(window: Any) -> None:
 
 def test_typed_sentences_are_kept_with_where_they_went(window: Any, qtbot: Any) -> None:
     backend = Recorder()
-    window._typist = window.typing_queue(Typist(backend))
-    window.handle_event(Finalized(0.1, 1, ["Typed elsewhere."], pending=""))
+    window.typing.start_run(Typist(backend))
+    window.events.dispatch(Finalized(0.1, 1, ["Typed elsewhere."], pending=""))
     qtbot.waitUntil(lambda: len(window.history.store().entries()) == 1)
     # The recorder cannot say its window's title: "other application".
     assert texts(window.history.store()) == [("Typed elsewhere.", OTHER_APP, OK)]
@@ -57,22 +57,22 @@ def test_a_failed_typing_is_told_and_its_words_are_kept_as_failed(window: Any, q
     """A backend that fails (as one whose tool is missing does) never counts as typed: the
     window and the overlay say what failed and what to do; the words are in the window and in
     the history, marked failed."""
-    window._typist = window.typing_queue(Typist(Recorder(fail=True)))
-    window._show_overlay()
-    window.handle_event(Finalized(0.1, 1, ["Never lost."], pending=""))
-    window.handle_event(Finalized(0.2, 2, ["Queued too."], pending=""))
-    qtbot.waitUntil(lambda: window._typist is None)
+    window.typing.start_run(Typist(Recorder(fail=True)))
+    window.feedback.show_overlay(window.typing.typist.typist.backend.name)
+    window.events.dispatch(Finalized(0.1, 1, ["Never lost."], pending=""))
+    window.events.dispatch(Finalized(0.2, 2, ["Queued too."], pending=""))
+    qtbot.waitUntil(lambda: window.typing.typist is None)
     message = window.messages.label.text()
     assert "failed (xdotool could not type: no display)" in message
     assert "View > History" in message and "choose another typing method" in message
-    assert "Typing failed" in window.overlay.notice_shown()
-    assert "dictate window" in window.overlay.state()
+    assert "Typing failed" in window.feedback.overlay.notice_shown()
+    assert "dictate window" in window.feedback.overlay.state()
     assert window.editor.text == "Never lost. Queued too."
     assert texts(window.history.store()) == [
         ("Never lost.", OTHER_APP, FAILED),
         ("Queued too.", OTHER_APP, FAILED),
     ]
-    window.handle_event(Finalized(0.3, 3, ["Here now."], pending=""))
+    window.events.dispatch(Finalized(0.3, 3, ["Here now."], pending=""))
     assert texts(window.history.store())[-1] == ("Here now.", WINDOW, OK)
 
 
@@ -89,11 +89,11 @@ def test_the_advice_fits_the_failure() -> None:
 def test_with_the_history_off_nothing_is_written_and_turning_it_off_offers_to_delete(
     window: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    window.handle_event(Finalized(0.1, 1, ["Kept."], pending=""))
+    window.events.dispatch(Finalized(0.1, 1, ["Kept."], pending=""))
     store = window.history.store()
     assert store.path.exists()
     window.settings.history = False
-    window.handle_event(Finalized(0.2, 2, ["Not kept."], pending=""))
+    window.events.dispatch(Finalized(0.2, 2, ["Not kept."], pending=""))
     assert texts(store) == [("Kept.", WINDOW, OK)]
     asked: list[str] = []
 
@@ -204,7 +204,7 @@ def test_view_history_opens_the_dialog_and_type_again_puts_the_text_at_the_curso
 ) -> None:
     window.editor.set_text("Before. After.")
     window.editor.move_cursor(len("Before."))
-    window.handle_event(Finalized(0.1, 1, ["Again."], pending=""))
+    window.events.dispatch(Finalized(0.1, 1, ["Again."], pending=""))
     window.editor.move_cursor(len("Before."))
     window.history_action.trigger()
     shown = window.history.dialog
@@ -221,7 +221,7 @@ def test_type_again_types_through_the_typist_when_dictating_into_other_applicati
 ) -> None:
     backend = Recorder()
     window.settings.target = "apps"
-    window._typist = window.typing_queue(Typist(backend))
+    window.typing.start_run(Typist(backend))
     monkeypatch.setattr(history_keeper, "TYPE_AGAIN_DELAY_MS", 0)
     said = window.history.type_again("Once more.")
     assert "Click into the window to type into" in said
@@ -252,15 +252,15 @@ def test_a_wayland_typing_failure_is_told_in_the_window_and_the_overlay_and_kept
     fake = FakeCompositor(tmp_path, ("wl_compositor", "wl_seat", "xdg_wm_base"))
     try:
         monkeypatch.setenv("WAYLAND_DISPLAY", str(fake.path))
-        window._typist = window.typing_queue(Typist(WtypeBackend()))
-        window._show_overlay()
-        window.handle_event(Finalized(0.1, 1, ["Said on Wayland."], pending=""))
-        qtbot.waitUntil(lambda: window._typist is None, timeout=10000)
+        window.typing.start_run(Typist(WtypeBackend()))
+        window.feedback.show_overlay(window.typing.typist.typist.backend.name)
+        window.events.dispatch(Finalized(0.1, 1, ["Said on Wayland."], pending=""))
+        qtbot.waitUntil(lambda: window.typing.typist is None, timeout=10000)
     finally:
         fake.close()
     message = window.messages.label.text()
     assert "does not support the virtual keyboard protocol" in message, message
     assert "View > History" in message
-    assert "Typing failed" in window.overlay.notice_shown()
+    assert "Typing failed" in window.feedback.overlay.notice_shown()
     assert window.editor.text == "Said on Wayland."
     assert texts(window.history.store()) == [("Said on Wayland.", OTHER_APP, FAILED)]

@@ -40,8 +40,8 @@ def test_typed_into_the_receiver_is_kept_with_its_title(
 ) -> None:
     receiver = Receiver(xserver, tmp_path)
     try:
-        window._typist = window.typing_queue(Typist(XdotoolBackend()))
-        window.handle_event(Finalized(0.1, 1, ["Hello there."], pending=""))
+        window.typing.start_run(Typist(XdotoolBackend()))
+        window.events.dispatch(Finalized(0.1, 1, ["Hello there."], pending=""))
         assert receiver.wait_for("Hello there.") == "Hello there."
         qtbot.waitUntil(lambda: len(entries(window)) == 1, timeout=10_000)
         assert entries(window) == [("Hello there.", "dictate-test-receiver", OK)]
@@ -52,9 +52,9 @@ def test_typed_into_the_receiver_is_kept_with_its_title(
 def test_with_no_window_focused_the_typing_fails_and_the_words_are_kept(
     xserver: XServer, window: Any, qtbot: Any
 ) -> None:
-    window._typist = window.typing_queue(Typist(XdotoolBackend()))
-    window.handle_event(Finalized(0.1, 1, ["Nobody listens."], pending=""))
-    qtbot.waitUntil(lambda: window._typist is None, timeout=10_000)
+    window.typing.start_run(Typist(XdotoolBackend()))
+    window.events.dispatch(Finalized(0.1, 1, ["Nobody listens."], pending=""))
+    qtbot.waitUntil(lambda: window.typing.typist is None, timeout=10_000)
     message = window.messages.label.text()
     assert "no window has the keyboard focus" in message and "Click into the window" in message
     assert window.editor.text == "Nobody listens."

@@ -619,17 +619,26 @@ def test_the_answer_is_out_before_the_command_is_carried_out(
     assert seen == [True]
 
 
-class FakeWindow:
-    """What apply_command calls on the window, recorded."""
+class Recorded:
+    """Records the calls of its methods (any name) in ``calls``."""
 
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.minimized = False
+    def __init__(self, calls: list[str], prefix: str = "") -> None:
+        self.calls = calls
+        self.prefix = prefix
 
     def __getattr__(self, name: str) -> Callable[[], None]:
         if name.startswith("_"):
             raise AttributeError(name)
-        return lambda: self.calls.append(name)
+        return lambda: self.calls.append(self.prefix + name)
+
+
+class FakeWindow(Recorded):
+    """What apply_command calls on the window (and its dictation part), recorded."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.dictation = Recorded(self.calls, "dictation.")
+        self.minimized = False
 
     def isMinimized(self) -> bool:
         return self.minimized
@@ -641,7 +650,13 @@ def test_apply_command_calls_the_window(qtbot: QtBot, caplog: pytest.LogCaptureF
     caplog.set_level("INFO", logger="dictate.ui")
     for command in ("toggle", "start", "stop", "show", "quit"):
         apply_command(window, command)
-    assert fake.calls == ["toggle_dictation", "start_dictation", "stop_dictation", "show", "close"]
+    assert fake.calls == [
+        "dictation.toggle",
+        "dictation.start",
+        "dictation.stop",
+        "show",
+        "close",
+    ]
     fake.minimized = True
     fake.calls.clear()
     apply_command(window, "show")
@@ -652,16 +667,21 @@ def test_apply_command_calls_the_window(qtbot: QtBot, caplog: pytest.LogCaptureF
 def test_remote_commands_wait_for_the_window_then_go_in_order(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QWidget
 
+    class Dictation:
+        def __init__(self, calls: list[str]) -> None:
+            self.calls = calls
+
+        def toggle(self) -> None:
+            self.calls.append("toggle")
+
+        def stop(self) -> None:
+            self.calls.append("stop")
+
     class Window(QWidget):
         def __init__(self) -> None:
             super().__init__()
             self.calls: list[str] = []
-
-        def toggle_dictation(self) -> None:
-            self.calls.append("toggle")
-
-        def stop_dictation(self) -> None:
-            self.calls.append("stop")
+            self.dictation = Dictation(self.calls)
 
     window = Window()
     qtbot.addWidget(window)

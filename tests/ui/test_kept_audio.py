@@ -286,7 +286,7 @@ def test_after_a_crash_the_audio_never_shown_is_recognised_again_and_offered(
 
     restarted = MainWindow(Settings(engine="sphinx"), Journal(window.journal.path), False)
     qtbot.addWidget(restarted)
-    restarted.load_text("We met at 9.", None)
+    restarted.document.load_text("We met at 9.", None)
     assert offer_unshown_audio(restarted, recognise) == "and then we left"
     # The audio after the shown sentence's segment, up to the last flush (1 s) less the
     # encoder's block.
@@ -303,7 +303,7 @@ def test_after_a_crash_the_audio_never_shown_is_recognised_again_and_offered(
     # Offered once: the session is marked ended.
     assert offer_unshown_audio(restarted, recognise) == "" and len(heard) == 1
     source.recorder.close()
-    restarted.modified = False
+    restarted.document.modified = False
     restarted.close()
 
 
@@ -331,7 +331,7 @@ def test_after_a_crash_the_window_is_usable_while_the_tail_is_recognised(
 
     restarted = MainWindow(Settings(engine="sphinx"), Journal(window.journal.path), False)
     qtbot.addWidget(restarted)
-    restarted.load_text("We met at 9.", None)
+    restarted.document.load_text("We met at 9.", None)
     thread = recover_in_background(restarted, recognise)
     assert thread is not None and thread.is_alive()  # returned at once, still recognising
     qtbot.waitUntil(lambda: "50%" in restarted.statusBar().currentMessage())
@@ -345,7 +345,7 @@ def test_after_a_crash_the_window_is_usable_while_the_tail_is_recognised(
     assert restarted.kept_audio.links.sessions[crashed].ended  # offered once
     assert restarted.statusBar().currentMessage() == ""
     source.recorder.close()
-    restarted.modified = False
+    restarted.document.modified = False
     restarted.close()
 
 

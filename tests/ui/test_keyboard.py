@@ -17,7 +17,7 @@ def test_tab_moves_focus_and_ctrl_tab_types_a_tab(window: MainWindow) -> None:
     window.activateWindow()
     editor.setFocus()
     QTest.keyClicks(editor, "ab")
-    window.handle_event(Pending(0.1, 1, "greyed"))
+    window.events.dispatch(Pending(0.1, 1, "greyed"))
     QTest.keyClick(editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert editor.text == "ab\t" and editor.pending_text == "greyed"
     assert editor.shown_text() == editor.buffer.display()
@@ -28,7 +28,7 @@ def test_tab_moves_focus_and_ctrl_tab_types_a_tab(window: MainWindow) -> None:
 
 
 def test_message_actions_have_mnemonics(window: MainWindow) -> None:
-    window.handle_event(Error(0.1, "microphone 'USB' stopped delivering audio", True))
+    window.events.dispatch(Error(0.1, "microphone 'USB' stopped delivering audio", True))
     buttons = [*window.messages.buttons, window.messages.close_button]
     assert all("&" in b.text() for b in buttons)
     keys = [b.text()[b.text().index("&") + 1].lower() for b in buttons]

@@ -35,7 +35,7 @@ def test_words_said_while_the_models_load_are_recognised(
     monkeypatch.setattr(controller, "_ready_pipeline", slow_ready)
     opened: list[bool] = []
     controller.micOpened.connect(lambda: opened.append(True))
-    window.start_dictation()
+    window.dictation.start()
     qtbot.waitUntil(lambda: bool(opened), timeout=60_000)
     assert controller.state == "starting"  # still loading
     assert "recogniser is loading" in window.statusBar().currentMessage()
@@ -43,5 +43,5 @@ def test_words_said_while_the_models_load_are_recognised(
     loaded.set()
     qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
-    window.stop_dictation()
+    window.dictation.stop()
     qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)

@@ -41,7 +41,7 @@ def save_as_folder(window: MainWindow) -> str:
         dialog.reject()
 
     QTimer.singleShot(0, look)
-    assert not window.save_as()
+    assert not window.document.save_as()
     return seen[0]
 
 
@@ -56,7 +56,7 @@ def open_folder(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> str:
         return "", ""
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake_open))
-    window.open_document()
+    window.document.open()
     return seen[0]
 
 
@@ -84,8 +84,8 @@ def test_with_a_document_they_start_in_its_folder(
     notes = checkout.parent / "notes"
     notes.mkdir()
     (notes / "letter.txt").write_text("Dear Sam.\n", encoding="utf-8")
-    window.open_document(notes / "letter.txt")
-    assert window.path == notes / "letter.txt"
+    window.document.open(notes / "letter.txt")
+    assert window.document.path == notes / "letter.txt"
     assert save_as_folder(window) == str(notes)
     assert open_folder(window, monkeypatch) == str(notes)
 

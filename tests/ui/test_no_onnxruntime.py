@@ -39,7 +39,7 @@ def test_the_window_opens_and_says_so(no_onnxruntime: None, qtbot: Any) -> None:
     qtbot.addWidget(window)
     assert not window.messages.isHidden()
     assert "ONNX Runtime is not installed" in window.messages.label.text()
-    window.modified = False
+    window.document.modified = False
 
 
 def test_the_installed_runtime_is_found() -> None:

@@ -109,9 +109,9 @@ def test_committed_uses_the_palette_selection_colours(overlay: DictationOverlay)
 
 
 def dictating_into_apps(window: Any, backend: Recorder) -> DictationOverlay:
-    window._typist = window.typing_queue(Typist(backend))
-    window._show_overlay()
-    overlay: DictationOverlay = window.overlay
+    window.typing.start_run(Typist(backend))
+    window.feedback.show_overlay(window.typing.typist.typist.backend.name)
+    overlay: DictationOverlay = window.feedback.overlay
     assert overlay.isVisible()
     return overlay
 
@@ -121,39 +121,39 @@ def test_a_committed_sentence_typed_shows_committed_then_it_goes(
 ) -> None:
     backend = Recorder()
     overlay = dictating_into_apps(window, backend)
-    window.handle_event(Pending(0.1, 1, "We left"))
+    window.events.dispatch(Pending(0.1, 1, "We left"))
     assert overlay.committed_shown() == ""
-    window.handle_event(Finalized(0.2, 1, ["We left"], pending="", committed=True))
+    window.events.dispatch(Finalized(0.2, 1, ["We left"], pending="", committed=True))
     # Once the typing thread has typed it, not before.
     qtbot.waitUntil(lambda: overlay.committed_shown() == "Committed")
     assert backend.text == "We left"
     assert overlay.shown_words() == ("", "")
     qtbot.waitUntil(lambda: overlay.committed_shown() == "", timeout=3 * short_committed)
     assert overlay.isVisible()  # only the indicator went
-    window.handle_event(Finished(0.3, "stopped", 1.0, 0))
+    window.events.dispatch(Finished(0.3, "stopped", 1.0, 0))
     assert not overlay.isVisible()
 
 
 def test_nothing_typed_says_nothing(window: Any, qtbot: Any) -> None:
     """A failure to type, or a piece that types nothing, is never "committed"."""
     overlay = dictating_into_apps(window, Recorder(fail=True))
-    window.handle_event(Finalized(0.2, 1, ["Kept here."], pending="", committed=True))
-    qtbot.waitUntil(lambda: window._typist is None)  # failed: the text is in the window
+    window.events.dispatch(Finalized(0.2, 1, ["Kept here."], pending="", committed=True))
+    qtbot.waitUntil(lambda: window.typing.typist is None)  # failed: the text is in the window
     assert overlay.committed_shown() == ""
     assert window.editor.text == "Kept here."
-    window.handle_event(Finished(0.3, "stopped", 1.0, 0))
+    window.events.dispatch(Finished(0.3, "stopped", 1.0, 0))
 
     backend = Recorder()
     overlay = dictating_into_apps(window, backend)
-    window.handle_event(Finalized(0.2, 1, [""], pending="", committed=True))
-    window.handle_event(Finalized(0.3, 2, ["Typed."], pending=""))
+    window.events.dispatch(Finalized(0.2, 1, [""], pending="", committed=True))
+    window.events.dispatch(Finalized(0.3, 2, ["Typed."], pending=""))
     qtbot.waitUntil(lambda: backend.text == "Typed.")
     qtbot.waitUntil(lambda: overlay.committed_shown() == "Committed")  # the second one
 
 
 def test_the_clipboard_says_so(window: Any, qtbot: Any) -> None:
     overlay = dictating_into_apps(window, Clipboard())
-    window.handle_event(Finalized(0.2, 1, ["Pasted."], pending="", committed=True))
+    window.events.dispatch(Finalized(0.2, 1, ["Pasted."], pending="", committed=True))
     qtbot.waitUntil(lambda: overlay.committed_shown() == "On the clipboard")
 
 
@@ -161,8 +161,8 @@ def test_after_stop_the_hidden_overlay_is_left_alone(window: Any, qtbot: Any) ->
     """The last words are typed after Finished has hidden the overlay: it is not shown again."""
     backend = Recorder()
     overlay = dictating_into_apps(window, backend)
-    window.handle_event(Finalized(0.2, 1, ["Last words."], pending=""))
-    window.handle_event(Finished(0.3, "stopped", 1.0, 0))
+    window.events.dispatch(Finalized(0.2, 1, ["Last words."], pending=""))
+    window.events.dispatch(Finished(0.3, "stopped", 1.0, 0))
     qtbot.waitUntil(lambda: backend.text == "Last words.")
     qtbot.wait(50)
     assert not overlay.isVisible() and overlay.committed_shown() == ""
@@ -170,23 +170,23 @@ def test_after_stop_the_hidden_overlay_is_left_alone(window: Any, qtbot: Any) ->
 
 def test_live_punctuation_shows_on_the_overlay(window: Any) -> None:
     overlay = dictating_into_apps(window, Recorder())
-    window.handle_event(Pending(0.1, 1, "so we went"))
-    window.handle_event(Partial(0.2, 2, ["home", "then", "what"]))
+    window.events.dispatch(Pending(0.1, 1, "so we went"))
+    window.events.dispatch(Partial(0.2, 2, ["home", "then", "what"]))
     assert overlay.shown_words() == ("so we went", "home then what")
     # The words being spoken, punctuated together with the pending words.
     live = Live(0.3, 2, pending="So we went home.", partial="Then what", words=["then", "what"])
-    window.handle_event(live)
+    window.events.dispatch(live)
     assert overlay.shown_words() == ("So we went home.", "Then what")
     # Later raw words of the same segment keep the punctuated start.
-    window.handle_event(Partial(0.4, 2, ["then", "what", "happened"]))
+    window.events.dispatch(Partial(0.4, 2, ["then", "what", "happened"]))
     assert overlay.shown_words() == ("So we went home.", "Then what happened")
     # Words that changed since: as recognised.
-    window.handle_event(Partial(0.5, 2, ["than", "what", "happened"]))
+    window.events.dispatch(Partial(0.5, 2, ["than", "what", "happened"]))
     assert overlay.shown_words() == ("So we went home.", "than what happened")
     # The segment is punctuated for good: the Pending event replaces it all.
-    window.handle_event(Pending(0.6, 2, "So we went home. Then what happened"))
+    window.events.dispatch(Pending(0.6, 2, "So we went home. Then what happened"))
     assert overlay.shown_words() == ("So we went home. Then what happened", "")
     # A Live event of a segment already pending is stale: ignored, as in the window.
-    window.handle_event(Live(0.7, 2, pending="stale", partial="stale", words=["stale"]))
+    window.events.dispatch(Live(0.7, 2, pending="stale", partial="stale", words=["stale"]))
     assert overlay.shown_words() == ("So we went home. Then what happened", "")
     assert window.editor.text == "" and window.editor.pending_text == ""

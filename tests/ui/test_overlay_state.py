@@ -24,13 +24,15 @@ def test_after_stop_the_overlay_says_finishing_not_listening(
 ) -> None:
     window.settings.target = "apps"
     window.settings.show_overlay = True
-    monkeypatch.setattr(window, "_make_typist", lambda: window.typing_queue(Typist(Recorder())))
+    monkeypatch.setattr(
+        window.typing, "make_typist", lambda: window.typing.queue_for(Typist(Recorder()))
+    )
     controller = window.controller
-    window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+    window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
     qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
-    overlay = window.overlay
+    overlay = window.feedback.overlay
     assert overlay.isVisible() and overlay.state().startswith("Listening")
-    window.stop_dictation()
+    window.dictation.stop()
     assert controller.state == "stopping"
     assert overlay.state() == "Finishing…"
     qtbot.wait(700)  # the progress timer's turn: it must not say "Listening" again

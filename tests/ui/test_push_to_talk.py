@@ -41,7 +41,7 @@ def wire(window: Any, monkeypatch: pytest.MonkeyPatch, reports_release: bool) ->
     monkeypatch.setattr(window.controller, "stop", stop)
     shortcut = Shortcut(reports_release)
     monkeypatch.setattr("dictate.ui.hotkey.GlobalHotkey", lambda *args: shortcut)
-    window.start_global_hotkey()
+    window.shortcut.start()
     window._test_shortcut = shortcut
     return calls
 

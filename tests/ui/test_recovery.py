@@ -41,7 +41,7 @@ def _window(path: Path) -> MainWindow:
 
 
 def _close(window: MainWindow) -> None:
-    window.modified = False
+    window.document.modified = False
     window.close()
 
 
@@ -160,7 +160,7 @@ def test_the_data_folder_removed_while_running_is_made_again_with_all_the_text(
 
     path = tmp_path / "data" / "journal" / "document.jsonl"
     window = _window(path)
-    window.load_text("Before. ", None)
+    window.document.load_text("Before. ", None)
     shutil.rmtree(tmp_path / "data")
     QTest.keyClicks(window.editor, "After")
     qtbot.waitUntil(  # type: ignore[attr-defined]
@@ -197,14 +197,14 @@ def test_a_read_only_data_folder_says_so_and_not_to_free_space(
         (fs / "journal").mkdir()
         subprocess.run(["mount", "-o", "remount,ro", str(fs)], check=True)
         window = _window(fs / "journal" / "document.jsonl")
-        window.load_text("Text. ", None)
+        window.document.load_text("Text. ", None)
         QTest.keyClicks(window.editor, "More")
         assert not window.write_problem.isHidden()
         shown = window.write_problem.label.text()
         assert "Read-only file system" in shown
         assert "may not be written" in shown and "free some space" not in shown
         assert window.editor.text == "Text. More"  # kept in memory
-        window._retry_timer.stop()
+        window.document.retry_timer.stop()
         _close(window)
 
 
@@ -227,7 +227,7 @@ def test_a_crash_on_a_full_disk_recovers_in_memory_and_says_where_to_save(
         assert not window.write_problem.isHidden()
         shown = window.write_problem.label.text()
         assert "free some space" in shown and "Save As" in shown
-        window._retry_timer.stop()
+        window.document.retry_timer.stop()
         _close(window)
 
 

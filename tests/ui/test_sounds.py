@@ -324,7 +324,7 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def run_with_sounds(window: Any, qtbot: Any) -> Recorder:
     """Start (listening, then audio), type a committed sentence, stop."""
     backend = Recorder()
-    window._typist = window.typing_queue(Typist(backend))
+    window.typing.start_run(Typist(backend))
     events = window.controller.pipelineEvent
     window.controller.stateChanged.emit("listening")
     events.emit(Level(0.1, -30.0))
@@ -341,7 +341,7 @@ def test_the_window_plays_nothing_when_sounds_are_off(
 ) -> None:
     assert window.settings.feedback_sounds is False  # the default
     run_with_sounds(window, qtbot)
-    assert played == [] and window._sounds is None  # sounddevice not even touched
+    assert played == [] and window.feedback.sounds is None  # sounddevice not even touched
 
 
 def test_the_window_plays_start_committed_and_stop(
@@ -355,7 +355,7 @@ def test_the_window_plays_start_committed_and_stop(
     played.clear()
     window.controller.stateChanged.emit("starting")
     window.controller.stateChanged.emit("idle")
-    window.handle_event(Level(0.1, -30.0))
+    window.events.dispatch(Level(0.1, -30.0))
     assert played == []
 
 
@@ -379,5 +379,5 @@ def test_the_window_really_plays_them_with_no_device(
     monkeypatch.setattr("dictate.audio.devices.sounddevice_module", lambda: sd)
     window.settings.feedback_sounds = True
     run_with_sounds(window, qtbot)
-    assert window._sounds.wait(5)
-    assert window._sounds.failures == 3 and window._sounds.played == []
+    assert window.feedback.sounds.wait(5)
+    assert window.feedback.sounds.failures == 3 and window.feedback.sounds.played == []

@@ -52,7 +52,7 @@ def test_bad_settings_open_the_window_with_one_notice(qtbot) -> None:  # type: i
     assert not window.messages.isHidden()
     text = window.messages.label.text()
     assert "font_size ('big')" in text and "font_family (5)" in text
-    window.modified = False
+    window.document.modified = False
 
 
 def test_an_unreadable_settings_file_is_reported_and_kept(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -69,7 +69,7 @@ def test_an_unreadable_settings_file_is_reported_and_kept(qtbot) -> None:  # typ
     assert str(path) + ".unreadable" in window.messages.label.text()
     save_settings(window.settings, path)  # what the next change of a setting does
     assert Path(str(path) + ".unreadable").read_text(encoding="utf-8") == mine
-    window.modified = False
+    window.document.modified = False
 
 
 @pytest.mark.parametrize("damage", ["data dir is a file", "journal is a directory"])
@@ -97,10 +97,10 @@ def test_an_unusable_data_directory_keeps_the_text_and_says_so(
     QTest.keyClicks(window.editor, "Still typing.")
     QTest.keyClick(window.editor, Qt.Key.Key_Return)
     assert window.editor.text == "Still typing.\n"
-    assert window.save_as(tmp_path / "elsewhere.txt")
+    assert window.document.save_as(tmp_path / "elsewhere.txt")
     assert (tmp_path / "elsewhere.txt").read_text(encoding="utf-8") == "Still typing.\n"
-    window.modified = False
-    window._retry_timer.stop()
+    window.document.modified = False
+    window.document.retry_timer.stop()
 
 
 def test_a_desktop_launch_logs_to_a_file_and_shows_one_dialog_per_run(tmp_path: Path) -> None:

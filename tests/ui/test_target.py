@@ -16,15 +16,15 @@ from dictate.output.typist import Typist
 
 def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) -> None:
     backend = Recorder()
-    window._typist = window.typing_queue(Typist(backend))
-    window.handle_event(Finalized(0.1, 1, ["We met at 9:30 a.m."], pending="And then"))
-    window.handle_event(Pending(0.1, 1, "And then"))
+    window.typing.start_run(Typist(backend))
+    window.events.dispatch(Finalized(0.1, 1, ["We met at 9:30 a.m."], pending="And then"))
+    window.events.dispatch(Pending(0.1, 1, "And then"))
     # Words not final yet are shown on the overlay only, never in this document or its journal.
     assert window.editor.text == "" and window.editor.pending_text == ""
-    window.handle_event(Command(0.2, 2, "new_paragraph", "new paragraph"))
-    window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending=""))
-    window.handle_event(Finalized(0.4, 4, ["Oops."], pending=""))
-    window.handle_event(Command(0.5, 5, "scratch", "scratch that", "sentence"))
+    window.events.dispatch(Command(0.2, 2, "new_paragraph", "new paragraph"))
+    window.events.dispatch(Finalized(0.3, 3, ["It cost $25."], pending=""))
+    window.events.dispatch(Finalized(0.4, 4, ["Oops."], pending=""))
+    window.events.dispatch(Command(0.5, 5, "scratch", "scratch that", "sentence"))
     # Typed on the typing thread, in order; the scratch result comes back to this one.
     qtbot.waitUntil(lambda: "Scratched" in window.statusBar().currentMessage())
     assert backend.text == "We met at 9:30 a.m.\n\nIt cost $25."
@@ -32,14 +32,14 @@ def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) 
 
 
 def test_a_typing_failure_keeps_the_text_in_the_window_in_order(window: Any, qtbot: Any) -> None:
-    window._typist = window.typing_queue(Typist(Recorder(fail=True)))
+    window.typing.start_run(Typist(Recorder(fail=True)))
     # Queued before the window learns of the failure: they come here too, in order.
-    window.handle_event(Finalized(0.1, 1, ["Never lost."], pending=""))
-    window.handle_event(Command(0.2, 2, "new_line", "new line"))
-    window.handle_event(Finalized(0.3, 3, ["Queued too."], pending=""))
-    qtbot.waitUntil(lambda: window._typist is None)
+    window.events.dispatch(Finalized(0.1, 1, ["Never lost."], pending=""))
+    window.events.dispatch(Command(0.2, 2, "new_line", "new line"))
+    window.events.dispatch(Finalized(0.3, 3, ["Queued too."], pending=""))
+    qtbot.waitUntil(lambda: window.typing.typist is None)
     assert "kept in this window" in window.messages.label.text()
-    window.handle_event(Finalized(0.4, 4, ["Still here."], pending=""))
+    window.events.dispatch(Finalized(0.4, 4, ["Still here."], pending=""))
     assert window.editor.text == "Never lost.\nQueued too. Still here."
 
 
@@ -49,28 +49,28 @@ def test_no_backend_says_what_to_install_and_dictation_comes_here(
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    window.set_target("apps")
-    assert window.target_action.isChecked()
-    assert window._make_typist() is None
+    window.dictation.set_target("apps")
+    assert window.dictation.target_action.isChecked()
+    assert window.typing.make_typist() is None
     assert "no graphical session" in window.messages.label.text()
     assert "this window instead" in window.messages.label.text()
-    window.set_target("window")
-    assert not window.target_action.isChecked() and window.settings.target == "window"
+    window.dictation.set_target("window")
+    assert not window.dictation.target_action.isChecked() and window.settings.target == "window"
 
 
 def test_the_status_bar_says_where_dictated_text_goes(window: Any) -> None:
     """The menu's tick was the only sign of the target: the window looked the same."""
     from dictate.config import save_settings
 
-    assert window.target_label.text() == "Text goes to: this window"
-    window.target_action.trigger()  # the menu item (Ctrl+Shift+T)
-    assert window.target_label.text() == "Text goes to: other applications"
-    window.set_target("window")
-    assert window.target_label.text() == "Text goes to: this window"
+    assert window.dictation.target_label.text() == "Text goes to: this window"
+    window.dictation.target_action.trigger()  # the menu item (Ctrl+Shift+T)
+    assert window.dictation.target_label.text() == "Text goes to: other applications"
+    window.dictation.set_target("window")
+    assert window.dictation.target_label.text() == "Text goes to: this window"
     saved = dataclasses.replace(window.settings, target="apps")
     save_settings(saved)  # another process (dictate devices --use, a second window) saved it
     window.reload_settings()
-    assert window.target_label.text() == "Text goes to: other applications"
+    assert window.dictation.target_label.text() == "Text goes to: other applications"
 
 
 def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_place(
@@ -78,18 +78,18 @@ def test_the_overlay_shows_level_partial_and_pending_words_and_remembers_its_pla
 ) -> None:
     from dictate.events import Finished, Level, Partial, Pending
 
-    window._typist = window.typing_queue(Typist(Recorder()))
-    window._show_overlay()
-    overlay = window.overlay
+    window.typing.start_run(Typist(Recorder()))
+    window.feedback.show_overlay(window.typing.typist.typist.backend.name)
+    overlay = window.feedback.overlay
     assert overlay.isVisible() and "recorder" in overlay.state()
-    window.handle_event(Level(0.1, -20.0))
-    window.handle_event(Pending(0.2, 1, "Words not final"))
-    window.handle_event(Partial(0.3, 2, ["still", "speaking"]))
+    window.events.dispatch(Level(0.1, -20.0))
+    window.events.dispatch(Pending(0.2, 1, "Words not final"))
+    window.events.dispatch(Partial(0.3, 2, ["still", "speaking"]))
     assert "Words not final" in overlay.shown_words() and "still speaking" in overlay.shown_words()
     assert window.editor.text == ""
     overlay.moved.emit(120, 80)
     assert window.settings.overlay_position == [120, 80]
-    window.handle_event(Finished(0.4, "stopped", 1.0, 0))
+    window.events.dispatch(Finished(0.4, "stopped", 1.0, 0))
     assert not overlay.isVisible()
 
 
@@ -103,7 +103,7 @@ def test_the_tray_follows_the_state_and_sets_the_target(window: Any, monkeypatch
     window.attach_tray()
     tray = window.tray
     assert "idle" in tray.toolTip() and "this window" in tray.toolTip()
-    window.set_target("apps")
+    window.dictation.set_target("apps")
     assert "other applications" in tray.toolTip()
     window.controller.stateChanged.emit("listening")
     assert "listening" in tray.toolTip()
@@ -133,10 +133,10 @@ def test_quitting_types_the_last_sentences_before_the_app_ends(window: Any) -> N
 
     log: list[str] = []
     backend = SlowRecorder(log, "a")
-    window._typist = window.typing_queue(Typist(backend))
+    window.typing.start_run(Typist(backend))
     for n, sentence in enumerate(["One two three.", "Four five six.", "Seven eight."], 1):
-        window.handle_event(Finalized(0.1 * n, n, [sentence], pending=""))
-    window.handle_event(Finished(0.5, "stopped", 1.0, 0))
+        window.events.dispatch(Finalized(0.1 * n, n, [sentence], pending=""))
+    window.events.dispatch(Finished(0.5, "stopped", 1.0, 0))
     assert window.close()
     assert backend.text == "One two three. Four five six. Seven eight."
     assert window.editor.text == ""
@@ -148,12 +148,12 @@ def test_a_new_run_types_only_after_the_last_one_finished_typing(window: Any, qt
     from dictate.events import Finished
 
     log: list[str] = []
-    window._typist = window.typing_queue(Typist(SlowRecorder(log, "a")))
-    window.handle_event(Finalized(0.1, 1, ["One two three four five."], pending=""))
-    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
-    window._typist = window.typing_queue(Typist(SlowRecorder(log, "b")))  # the next run
-    window.handle_event(Finalized(0.3, 1, ["Alpha beta gamma."], pending=""))
-    window.handle_event(Finished(0.4, "stopped", 1.0, 0))
+    window.typing.start_run(Typist(SlowRecorder(log, "a")))
+    window.events.dispatch(Finalized(0.1, 1, ["One two three four five."], pending=""))
+    window.events.dispatch(Finished(0.2, "stopped", 1.0, 0))
+    window.typing.start_run(Typist(SlowRecorder(log, "b")))  # the next run
+    window.events.dispatch(Finalized(0.3, 1, ["Alpha beta gamma."], pending=""))
+    window.events.dispatch(Finished(0.4, "stopped", 1.0, 0))
     qtbot.waitUntil(lambda: len(log) == 8, timeout=10_000)
     assert log == [f"a:{w}" for w in "One two three four five.".split()] + [
         f"b:{w}" for w in "Alpha beta gamma.".split()
@@ -161,10 +161,10 @@ def test_a_new_run_types_only_after_the_last_one_finished_typing(window: Any, qt
 
 
 def test_start_while_dictating_keeps_the_typing_queue(window: Any, monkeypatch: Any) -> None:
-    window._typist = queue = window.typing_queue(Typist(Recorder()))
+    queue = window.typing.start_run(Typist(Recorder()))
     monkeypatch.setattr(window.controller, "state", "listening")
-    window.start_dictation()  # `dictate start` a second time
-    assert window._typist is queue
+    window.dictation.start()  # `dictate start` a second time
+    assert window.typing.typist is queue
     monkeypatch.undo()  # idle again, so closing the window does not wait for a run
 
 
@@ -172,22 +172,22 @@ def test_a_failed_start_hides_the_overlay(window: Any) -> None:
     """Found in review: the overlay went on saying "Listening" after the start failed."""
     from dictate.errors import AudioError
 
-    window._typist = window.typing_queue(Typist(Recorder()))
-    window._show_overlay()
-    assert window.overlay.isVisible()
-    window._on_start_failed(AudioError("no microphone found"))
-    assert not window.overlay.isVisible() and window._typist is None
+    window.typing.start_run(Typist(Recorder()))
+    window.feedback.show_overlay(window.typing.typist.typist.backend.name)
+    assert window.feedback.overlay.isVisible()
+    window.controller.failed.emit(AudioError("no microphone found"))
+    assert not window.feedback.overlay.isVisible() and window.typing.typist is None
     assert "No microphone" in window.messages.label.text()
 
 
 def test_a_typing_failure_after_the_run_is_brought_in_once(window: Any, qtbot: Any) -> None:
     from dictate.events import Finished
 
-    window._typist = window.typing_queue(Typist(Recorder(fail=True)))
-    window.handle_event(Finalized(0.1, 1, ["Only once."], pending=""))
-    window.handle_event(Finished(0.2, "stopped", 1.0, 0))
+    window.typing.start_run(Typist(Recorder(fail=True)))
+    window.events.dispatch(Finalized(0.1, 1, ["Only once."], pending=""))
+    window.events.dispatch(Finished(0.2, "stopped", 1.0, 0))
     qtbot.waitUntil(lambda: "Only once." in window.editor.text)
-    window._finish_typing()  # what closing the window does
+    window.typing.finish()  # what closing the window does
     assert window.editor.text == "Only once."
 
 
@@ -202,8 +202,8 @@ def test_a_second_run_continues_the_text_it_typed_before(
     monkeypatch.setattr("dictate.output.chooser.choose_backend", lambda *a, **k: backend)
     window.settings.target = "apps"
     for number, sentence in enumerate(["It is.", "What now?"], start=1):
-        window._typist = window._make_typist()
-        window.handle_event(Finalized(0.1 * number, number, [sentence], pending=""))
-        window.handle_event(Finished(0.1 * number + 0.05, "stopped", 1.0, 0))
-        assert window._typist is None
+        window.typing.start_run()
+        window.events.dispatch(Finalized(0.1 * number, number, [sentence], pending=""))
+        window.events.dispatch(Finished(0.1 * number + 0.05, "stopped", 1.0, 0))
+        assert window.typing.typist is None
     qtbot.waitUntil(lambda: backend.text == "It is. What now?", timeout=5_000)

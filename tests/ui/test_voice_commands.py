@@ -13,12 +13,12 @@ from dictate.events import Command, Finalized, Partial, Pending
 def test_a_paragraph_break_between_sentences_is_in_the_editor_and_the_journal(
     window: Any,
 ) -> None:
-    window.handle_event(Finalized(0.1, 1, ["We went home."], pending=""))
-    window.handle_event(Pending(0.1, 1, ""))
-    window.handle_event(Command(0.2, 2, "new_paragraph", "new paragraph"))
-    window.handle_event(Finalized(0.3, 3, ["It cost $25."], pending="", spoken=["It cost..."]))
-    window.handle_event(Command(0.4, 4, "new_line", "new line"))
-    window.handle_event(Pending(0.5, 5, "And then"))
+    window.events.dispatch(Finalized(0.1, 1, ["We went home."], pending=""))
+    window.events.dispatch(Pending(0.1, 1, ""))
+    window.events.dispatch(Command(0.2, 2, "new_paragraph", "new paragraph"))
+    window.events.dispatch(Finalized(0.3, 3, ["It cost $25."], pending="", spoken=["It cost..."]))
+    window.events.dispatch(Command(0.4, 4, "new_line", "new line"))
+    window.events.dispatch(Pending(0.5, 5, "And then"))
     assert window.editor.text == "We went home.\n\nIt cost $25.\n"
     recovered = replay(window.journal.path)
     assert recovered is not None
@@ -26,21 +26,21 @@ def test_a_paragraph_break_between_sentences_is_in_the_editor_and_the_journal(
 
 
 def test_scratch_removes_what_the_pipeline_says_even_with_words_in_flight(window: Any) -> None:
-    window.handle_event(Finalized(0.1, 1, ["First one.", "Second one."], pending="and more"))
-    window.handle_event(Pending(0.1, 1, "and more"))
-    window.handle_event(Partial(0.2, 2, ["scratch", "that"]))
+    window.events.dispatch(Finalized(0.1, 1, ["First one.", "Second one."], pending="and more"))
+    window.events.dispatch(Pending(0.1, 1, "and more"))
+    window.events.dispatch(Partial(0.2, 2, ["scratch", "that"]))
     # The punctuator dropped its pending words: only they go.
-    window.handle_event(Command(0.3, 2, "scratch", "scratch that", "pending"))
-    window.handle_event(Pending(0.3, 2, ""))
+    window.events.dispatch(Command(0.3, 2, "scratch", "scratch that", "pending"))
+    window.events.dispatch(Pending(0.3, 2, ""))
     assert window.editor.text == "First one. Second one."
     assert "and more" not in window.editor.toPlainText()
     # Nothing was pending: the last sentence goes, though the next segment's partial words
     # are already on screen.
-    window.handle_event(Partial(0.4, 3, ["scratch"]))
-    window.handle_event(Command(0.5, 3, "scratch", "scratch that", "sentence"))
+    window.events.dispatch(Partial(0.4, 3, ["scratch"]))
+    window.events.dispatch(Command(0.5, 3, "scratch", "scratch that", "sentence"))
     assert window.editor.text == "First one."
     assert "Ctrl+Z" in window.statusBar().currentMessage()
-    window.handle_event(Command(0.6, 4, "undo", "undo that"))
+    window.events.dispatch(Command(0.6, 4, "undo", "undo that"))
     assert window.editor.text == "First one. Second one."
     recovered = replay(window.journal.path)
     assert recovered is not None and recovered.text == "First one. Second one."
@@ -169,16 +169,16 @@ def _journal_matches(window: Any) -> None:
 
 
 def test_select_shows_the_words_selected_and_words_said_replace_them(window: Any) -> None:
-    window.handle_event(Finalized(0.1, 1, ["The cat sat on the mat."], pending=""))
-    window.handle_event(Pending(0.1, 1, ""))
-    window.handle_event(Command(0.2, 2, "select", "select cat", "cat"))
+    window.events.dispatch(Finalized(0.1, 1, ["The cat sat on the mat."], pending=""))
+    window.events.dispatch(Pending(0.1, 1, ""))
+    window.events.dispatch(Command(0.2, 2, "select", "select cat", "cat"))
     editor = window.editor
     assert editor.selection() == (4, 7) and editor.textCursor().selectedText() == "cat"
     # The words said next are greyed after the selection until final; the text is unchanged.
-    window.handle_event(Pending(0.3, 3, "dog"))
+    window.events.dispatch(Pending(0.3, 3, "dog"))
     assert editor.text == "The cat sat on the mat." and "dog" in editor.toPlainText()
-    window.handle_event(Finalized(0.4, 3, ["Dog."], pending=""))
-    window.handle_event(Pending(0.4, 3, ""))
+    window.events.dispatch(Finalized(0.4, 3, ["Dog."], pending=""))
+    window.events.dispatch(Pending(0.4, 3, ""))
     assert editor.text == "The dog sat on the mat."
     assert not editor.textCursor().hasSelection()
     _journal_matches(window)
@@ -187,55 +187,57 @@ def test_select_shows_the_words_selected_and_words_said_replace_them(window: Any
 
 
 def test_delete_that_and_cap_that_act_on_the_selection(window: Any) -> None:
-    window.handle_event(Finalized(0.1, 1, ["We met in paris last year."], pending=""))
-    window.handle_event(Command(0.2, 2, "select", "select paris", "paris"))
-    window.handle_event(Command(0.3, 3, "recase", "cap that", "cap"))
+    window.events.dispatch(Finalized(0.1, 1, ["We met in paris last year."], pending=""))
+    window.events.dispatch(Command(0.2, 2, "select", "select paris", "paris"))
+    window.events.dispatch(Command(0.3, 3, "recase", "cap that", "cap"))
     assert window.editor.text == "We met in Paris last year."
     assert window.editor.textCursor().selectedText() == "Paris"  # still selected
-    window.handle_event(Command(0.4, 4, "select", "select last year", "last year"))
-    window.handle_event(Command(0.5, 5, "scratch", "delete that", "sentence"))
+    window.events.dispatch(Command(0.4, 4, "select", "select last year", "last year"))
+    window.events.dispatch(Command(0.5, 5, "scratch", "delete that", "sentence"))
     assert window.editor.text == "We met in Paris."
     _journal_matches(window)
     # Words that are not in the text: the phrase was dictation after all, and is kept.
-    window.handle_event(Command(0.6, 6, "select", "select london", "london"))
+    window.events.dispatch(Command(0.6, 6, "select", "select london", "london"))
     assert "not in the text" in window.statusBar().currentMessage()
     assert window.editor.text == "We met in Paris select london."  # at the dictation point
 
 
 def test_insert_before_go_back_and_delete_last_word(window: Any) -> None:
-    window.handle_event(Finalized(0.1, 1, ["The cat sat."], pending=""))
-    window.handle_event(Command(0.2, 2, "insert_before", "insert before cat", "cat"))
-    window.handle_event(Finalized(0.3, 3, ["Black."], pending=""))
+    window.events.dispatch(Finalized(0.1, 1, ["The cat sat."], pending=""))
+    window.events.dispatch(Command(0.2, 2, "insert_before", "insert before cat", "cat"))
+    window.events.dispatch(Finalized(0.3, 3, ["Black."], pending=""))
     assert window.editor.text == "The black cat sat."
-    window.handle_event(Command(0.4, 4, "go", "go back", "back"))
-    window.handle_event(Finalized(0.5, 5, ["It purred."], pending=""))
+    window.events.dispatch(Command(0.4, 4, "go", "go back", "back"))
+    window.events.dispatch(Finalized(0.5, 5, ["It purred."], pending=""))
     assert window.editor.text == "The black cat sat. It purred."
-    window.handle_event(Command(0.6, 6, "delete_last", "delete last word", "word"))
+    window.events.dispatch(Command(0.6, 6, "delete_last", "delete last word", "word"))
     assert window.editor.text == "The black cat sat. It"
-    window.handle_event(Command(0.7, 7, "key", "press tab", "tab"))
-    window.handle_event(Command(0.8, 8, "go", "go to start", "start"))
-    window.handle_event(Finalized(0.9, 9, ["Today."], pending=""))
+    window.events.dispatch(Command(0.7, 7, "key", "press tab", "tab"))
+    window.events.dispatch(Command(0.8, 8, "go", "go to start", "start"))
+    window.events.dispatch(Finalized(0.9, 9, ["Today."], pending=""))
     assert window.editor.text == "Today. The black cat sat. It\t"
     _journal_matches(window)
 
 
 def test_asleep_the_window_says_so_and_shows_no_words_heard(window: Any) -> None:
-    window.handle_event(Command(0.1, 1, "sleep", "go to sleep"))
+    window.events.dispatch(Command(0.1, 1, "sleep", "go to sleep"))
     assert "wake up" in window.statusBar().currentMessage()
-    window.handle_event(Partial(0.2, 2, ["words", "not", "for", "dictation"]))
+    window.events.dispatch(Partial(0.2, 2, ["words", "not", "for", "dictation"]))
     assert "dictation" not in window.editor.toPlainText()
-    window.handle_event(Command(0.3, 3, "wake", "wake up"))
-    window.handle_event(Partial(0.4, 4, ["listening", "again"]))
+    window.events.dispatch(Command(0.3, 3, "wake", "wake up"))
+    window.events.dispatch(Partial(0.4, 4, ["listening", "again"]))
     assert "listening again" in window.editor.toPlainText().lower()
 
 
 def test_what_can_i_say_opens_the_list_without_stopping_dictation(window: Any) -> None:
     from dictate.ui.dialogs import VoiceCommandsDialog
 
-    window.handle_event(Command(0.1, 1, "help", "what can I say"))
+    window.events.dispatch(Command(0.1, 1, "help", "what can I say"))
     dialogs = window.findChildren(VoiceCommandsDialog)
     assert len(dialogs) == 1 and dialogs[0].isVisible() and not dialogs[0].isModal()
-    assert window.start_refused() is None  # a modal dialog would keep dictation from starting
+    assert (
+        window.dictation.start_refused() is None
+    )  # a modal dialog would keep dictation from starting
 
 
 def test_correct_that_lists_what_else_was_heard_and_choose_puts_it_in(window: Any) -> None:
@@ -243,12 +245,14 @@ def test_correct_that_lists_what_else_was_heard_and_choose_puts_it_in(window: An
     from dictate.events import Segment
 
     said = [Word(w, i / 2, i / 2 + 0.4) for i, w in enumerate("we met in paris".split())]
-    window.handle_event(
+    window.events.dispatch(
         Segment(0.1, 1, 0.0, 2.0, "pause", said, None, [["we", "met", "in", "peru"]])
     )
-    window.handle_event(Finalized(0.2, 1, ["We met in Paris."], pending=""))
-    window.handle_event(Command(0.3, 2, "correct", "correct paris", "paris"))
-    options = window._corrections
+    window.events.dispatch(Finalized(0.2, 1, ["We met in Paris."], pending=""))
+    window.events.dispatch(Command(0.3, 2, "correct", "correct paris", "paris"))
+    from dictate.ui.correction_list import CorrectionList
+
+    options = window.editor.viewport().findChild(CorrectionList)
     assert options.isVisible() and not options.hasFocus()
     assert [options.item(i).text() for i in range(options.count())] == [
         "1  peru",
@@ -256,20 +260,20 @@ def test_correct_that_lists_what_else_was_heard_and_choose_puts_it_in(window: An
         "3  PARIS",
     ]
     assert window.editor.textCursor().selectedText() == "Paris"
-    window.handle_event(Command(0.4, 3, "choose", "choose one", "1"))
+    window.events.dispatch(Command(0.4, 3, "choose", "choose one", "1"))
     assert window.editor.text == "We met in Peru." and not options.isVisible()
     _journal_matches(window)
     # "correct that" with the selection still there; a click picks as "choose" does.
-    window.handle_event(Command(0.5, 4, "correct", "correct that", ""))
+    window.events.dispatch(Command(0.5, 4, "correct", "correct that", ""))
     options.chosen.emit(2)
     assert window.editor.text == "We met in PERU."
-    window.handle_event(Command(0.6, 5, "choose", "choose nine", "9"))
+    window.events.dispatch(Command(0.6, 5, "choose", "choose nine", "9"))
     assert "no alternative 9" in window.statusBar().currentMessage()
 
 
 def test_spell_that_writes_the_letters_as_one_word(window: Any) -> None:
-    window.handle_event(Finalized(0.1, 1, ["My name is"], pending="", committed=True))
-    window.handle_event(Command(0.2, 2, "spell", "spell that"))
+    window.events.dispatch(Finalized(0.1, 1, ["My name is"], pending="", committed=True))
+    window.events.dispatch(Command(0.2, 2, "spell", "spell that"))
     assert "Spell it" in window.statusBar().currentMessage()
-    window.handle_event(Finalized(0.3, 3, ["Mary"], False, "", None, True))
+    window.events.dispatch(Finalized(0.3, 3, ["Mary"], False, "", None, True))
     assert window.editor.text == "My name is Mary"

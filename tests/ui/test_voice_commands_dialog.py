@@ -28,7 +28,7 @@ def test_help_menu_opens_the_list_without_a_modal_dialog(window: MainWindow) -> 
     (dialog,) = _dialogs(window)
     assert dialog.isVisible() and not dialog.isModal()
     assert QApplication.activeModalWidget() is None
-    assert window.start_refused() is None  # dictation may start with the list open
+    assert window.dictation.start_refused() is None  # dictation may start with the list open
     texts = dialog.row_texts()
     assert len(texts) == len(command_rows())
     commands = {command for command, _, _ in texts}
@@ -36,7 +36,7 @@ def test_help_menu_opens_the_list_without_a_modal_dialog(window: MainWindow) -> 
     assert "select WORDS" in commands and "what can I say" in commands
     assert all(does and example for _, does, example in texts)
     assert dialog.table.accessibleName() and dialog.filter_box.accessibleName()
-    assert window.dictate_action in dialog.actions()  # F9 works with the list in front
+    assert window.dictation.dictate_action in dialog.actions()  # F9 works with the list in front
 
 
 def test_a_second_call_raises_the_same_dialog(window: MainWindow) -> None:

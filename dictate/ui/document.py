@@ -1,8 +1,8 @@
-"""The document side of the main window: New, Open, Save and Save As, the title, and the
+"""The document, a part of the main window: New, Open, Save and Save As, the title, and the
 one message that stays while the text or its autosave journal cannot be written.
 
-:class:`DocumentWindow` is the base of :class:`~dictate.ui.main_window.MainWindow`, which
-builds the editor, the message bars and the actions these methods use.
+:class:`Document` is given what it works on (the window for its title and dialogs, the editor,
+the journal, the message bars, the dictation controller); the window builds it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QStandardPaths, QTimer
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import QObject, QStandardPaths, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QWidget
 
 from dictate.editing.journal import Journal
@@ -115,55 +115,80 @@ def _autosave_advice(exc: OSError) -> str:
     return "save your text elsewhere with Save As."
 
 
-class DocumentWindow(QMainWindow):
-    """The document's file and its autosave, for :class:`~dictate.ui.main_window.MainWindow`."""
+JOURNAL_RETRY_MS = 5000
+"""How often a failing autosave journal is tried again."""
 
-    # Made by MainWindow.__init__:
-    editor: DictationEditor
-    journal: Journal
-    controller: DictationController
-    messages: MessageBar
-    write_problem: MessageBar
-    undo_action: QAction
-    redo_action: QAction
-    path: Path | None
-    text_format: TextFormat
-    modified: bool
-    _save_error: str | None
-    _journal_vanished: bool
-    _retry_timer: QTimer
-    _document_dialogs: int
-    audio_import: Any  # dictate.ui.audio_import.AudioImport
+
+class Document(QObject):
+    """The document in the window: its file, its format, whether it changed, its autosave.
+
+    Args:
+        window: The main window (its title, the parent of the file dialogs, its status bar).
+        editor: The editor holding the text.
+        journal: The autosave journal of the editor's buffer.
+        messages: The window's message bar.
+        write_problem: The bar that stays while the text or the journal cannot be written.
+        controller: The dictation run (New and Open wait for it to stop).
+    """
+
+    def __init__(
+        self,
+        window: QMainWindow,
+        editor: DictationEditor,
+        journal: Journal,
+        messages: MessageBar,
+        write_problem: MessageBar,
+        controller: DictationController,
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self.editor = editor
+        self.journal = journal
+        self.messages = messages
+        self.write_problem = write_problem
+        self.controller = controller
+        self.audio_import: Any = None  # dictate.ui.audio_import.AudioImport, set by the window
+        self.path: Path | None = None
+        self.text_format = TextFormat()  # the line breaks and byte-order mark Save keeps
+        self.modified = False
+        self._dialogs = 0  # >0 while a dialog decides the document's fate
+        self._save_error: str | None = None
+        self._journal_vanished = False
+        self.retry_timer = QTimer(self)
+        """Tries the failing autosave journal again, every :data:`JOURNAL_RETRY_MS`."""
+        self.retry_timer.setInterval(JOURNAL_RETRY_MS)
+        self.retry_timer.timeout.connect(self.retry_journal)
+        editor.journalStateChanged.connect(self._on_journal_state)
+        editor.textEdited.connect(self._on_text_edited)
 
     def _on_text_edited(self) -> None:
-        self.undo_action.setEnabled(self.editor.can_undo())
-        self.redo_action.setEnabled(self.editor.can_redo())
         self.modified = True
         self.update_title()
 
-    def widget(self) -> QMainWindow:
-        """The window as a widget: the parent of a part's dialogs and actions."""
-        return self
+    @property
+    def dialog_open(self) -> bool:
+        """A dialog decides what becomes of the document (see :meth:`document_dialog`)."""
+        return self._dialogs > 0
 
     def update_title(self) -> None:
         name = self.path.name if self.path else "Untitled"
-        self.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")
+        self._window.setWindowTitle(f"{'*' if self.modified else ''}{name} - dictate")
 
     @contextlib.contextmanager
     def document_dialog(self) -> Iterator[None]:
         """While a dialog decides what becomes of the document (save or discard it, open
-        another), dictation may not start: see :meth:`start_dictation`."""
-        self._document_dialogs += 1
+        another), dictation may not start (:attr:`dialog_open`)."""
+        self._dialogs += 1
         try:
             yield
         finally:
-            self._document_dialogs -= 1
+            self._dialogs -= 1
 
     def confirm_discard(self) -> bool:
         if not self.modified or not self.editor.text:
             return True
         with self.document_dialog():
-            answer = ask_save_first(self)
+            answer = ask_save_first(self._window)
             if answer == QMessageBox.StandardButton.Save:
                 return self.save()
             return answer == QMessageBox.StandardButton.Discard
@@ -180,7 +205,7 @@ class DocumentWindow(QMainWindow):
         )
         return True
 
-    def new_document(self) -> None:
+    def new(self) -> None:
         if self._refuse_while_dictating("New") or not self.confirm_discard():
             return
         self.load_text("", None)
@@ -198,7 +223,7 @@ class DocumentWindow(QMainWindow):
             self._save_error = None
             self._show_write_problem()
 
-    def open_document(self, path: str | Path | None = None) -> None:
+    def open(self, path: str | Path | None = None) -> None:
         """Open a text file; an audio file is transcribed instead (into this document or a
         new one: :mod:`dictate.ui.audio_import`)."""
         if path is not None and self.audio_import.open_if_audio(path):
@@ -208,7 +233,7 @@ class DocumentWindow(QMainWindow):
         if path is None:
             with self.document_dialog():
                 chosen, _ = QFileDialog.getOpenFileName(
-                    self, "Open", start_folder(self.path), OPEN_FILTER
+                    self._window, "Open", start_folder(self.path), OPEN_FILTER
                 )
             if not chosen or self.audio_import.open_if_audio(chosen):
                 return
@@ -244,7 +269,7 @@ class DocumentWindow(QMainWindow):
     def save_as(self, path: str | Path | None = None) -> bool:
         if path is None:
             with self.document_dialog():
-                chosen = choose_save_path(self, self.path)
+                chosen = choose_save_path(self._window, self.path)
             if not chosen:
                 return False
             path = chosen
@@ -275,13 +300,13 @@ class DocumentWindow(QMainWindow):
         self.modified = False
         self.update_title()
         # The name only: the status bar's permanent labels leave little room for a path.
-        self.statusBar().showMessage(f"Saved {path.name}", 3000)
+        self._window.statusBar().showMessage(f"Saved {path.name}", 3000)
         return True
 
     def _on_journal_state(self, error: OSError | None) -> None:
         if error is None:
-            self._retry_timer.stop()
-            self.statusBar().showMessage("Autosave works again.", 5000)
+            self.retry_timer.stop()
+            self._window.statusBar().showMessage("Autosave works again.", 5000)
             if self._journal_vanished:
                 self._journal_vanished = False
                 self.messages.add_message(
@@ -290,7 +315,7 @@ class DocumentWindow(QMainWindow):
                 )
         else:
             log.error("cannot write the journal %s: %s", self.journal.path, error)
-            self._retry_timer.start()
+            self.retry_timer.start()
             if error.errno in (errno.ENOENT, errno.ESTALE):
                 # The file was deleted or replaced: made again at once (after the change being
                 # made is applied: the rewrite holds it), not in a few seconds.
