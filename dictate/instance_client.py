@@ -213,7 +213,7 @@ def _send(address: str, line: bytes, timeout: float) -> str | None:
 
 def address_file() -> Path:
     """Where the app that holds the data folder writes the address it listens on
-    (:class:`dictate.ui.instance_server.DataFolderClaim`)."""
+    (:class:`dictate.ui.data_folder_claim.DataFolderClaim`)."""
     return user_data_dir() / "instance.address"
 
 

@@ -71,7 +71,7 @@ def _clipboard_released_at_exit() -> Iterator[None]:
         from PySide6.QtWidgets import QApplication
 
         if QApplication.instance() is not None:
-            from dictate.ui.editor import release_clipboard
+            from dictate.ui.clipboard import release_clipboard
 
             release_clipboard()
 

@@ -201,7 +201,7 @@ def test_a_second_app_on_a_held_data_folder_says_why_and_exits_1(address: str) -
     """An app holds the data folder but answers nowhere this launch can find (hung, or its
     address file lost): the launch refuses to open a second window on the same journal."""
     hold = (
-        "from dictate.ui.instance_server import DataFolderClaim; import time\n"
+        "from dictate.ui.data_folder_claim import DataFolderClaim; import time\n"
         "claim = DataFolderClaim()\n"
         "print(claim.claim('/nowhere/dictate.sock'), flush=True); time.sleep(120)"
     )

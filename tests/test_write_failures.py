@@ -203,7 +203,7 @@ def test_settings_that_cannot_be_written_say_so_and_keep_applying(
         raise OSError(errno.ENOSPC, "No space left on device (injected)")
 
     monkeypatch.setattr("dictate.ui.main_window.save_settings", full)
-    window._zoom(1)
+    window.bigger_action.trigger()  # View > Larger text: the font size is saved
     assert "Could not save the settings" in window.messages.label.text()
     assert window.settings.font_size == Settings().font_size + 1
     monkeypatch.undo()
@@ -235,7 +235,7 @@ def test_a_save_failure_message_goes_with_its_document(tmp_path: Path, make_wind
     Your text is still here" above the new, empty document."""
     window = make_window(Journal(tmp_path / "j.jsonl"))
     QTest.keyClicks(window.editor, "Some text.")
-    assert not window.document._write(tmp_path / "no-such-folder" / "notes.txt")
+    assert not window.document.save_as(tmp_path / "no-such-folder" / "notes.txt")
     assert not window.write_problem.isHidden()
     assert "Could not save" in window.write_problem.label.text()
     window.document.load_text("", None)  # what New does once the user chose to discard

@@ -129,7 +129,7 @@ def bench_editor(chars: int, keys: int, runs: int) -> dict[str, Any]:
             editor.show()
             editor.set_text(text)
             editor.move_cursor(len(text) // 2)
-            editor.set_dictation(pending="words still pending here")
+            editor.edits.set_dictation(pending="words still pending here")
             for i in range(keys):
                 key, typed = plan[i % len(plan)]
                 event = QKeyEvent(QEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier, typed)
@@ -139,9 +139,9 @@ def bench_editor(chars: int, keys: int, runs: int) -> dict[str, Any]:
             for i in range(keys):
                 start = time.perf_counter()
                 if i % 4 == 3:
-                    editor.insert_final([f"Sentence {i}."], "next words")
+                    editor.edits.insert_final([f"Sentence {i}."], "next words")
                 else:
-                    editor.set_dictation(pending=f"next words {i}")
+                    editor.edits.set_dictation(pending=f"next words {i}")
                 event_ms.append(1000 * (time.perf_counter() - start))
             editor.close()
             editor.deleteLater()

@@ -5,10 +5,11 @@ transcript.
 
 A file runs through the same controller and pipeline as dictation
 (:class:`~dictate.ui.pipeline_runner.DictationController`, off the GUI thread), with a
-:class:`ProgressSource` instead of the microphone, so its events reach the document exactly as
-dictated ones do, and the window stays usable. With PocketSphinx on a machine of several cores
-it runs with one recogniser per core instead (:mod:`dictate.ui.parallel_import`), with the same
-words and events, only sooner. One run at a time: while a file is transcribed
+:class:`~dictate.ui.audio_progress.ProgressSource` instead of the microphone, so its events
+reach the document exactly as dictated ones do, and the window stays usable. With PocketSphinx
+on a machine of several cores it runs with one recogniser per core instead
+(:mod:`dictate.ui.parallel_import`), with the same words and events, only sooner. One run at a
+time: while a file is transcribed
 the microphone cannot dictate, and while dictating no file can be transcribed; both are said.
 Cancel stops reading the file; what was heard is still recognised, punctuated and committed
 (the pipeline's Stop), so every word finalized so far stays, and the pending words become text.
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,16 +27,19 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QBoxLayout,
     QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QWidget,
 )
 
-from dictate.audio.capture import AudioBlock, FileSource
 from dictate.errors import DictateError
 from dictate.events import Error, Event, Finished
+from dictate.ui.audio_progress import (
+    AUDIO_FILTER,
+    AudioProgress,
+    ProgressSource,
+    clock,
+    is_audio_file,
+    said_left,
+    time_left,
+)
 from dictate.ui.document import start_folder
 from dictate.ui.parallel_import import parallel_run_factory, window_workers
 
@@ -45,98 +48,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dictate.ui")
 
-AUDIO_SUFFIXES = frozenset(
-    {".wav", ".wave", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aif", ".aiff", ".au"}
-)
-AUDIO_FILTER = "Audio (*.wav *.flac *.ogg *.oga *.opus *.mp3 *.aif *.aiff *.au)"
 PROGRESS_MS = 250
 NOT_WHILE_TRANSCRIBING = (
     "An audio file is being transcribed: dictation from the microphone is not possible until it "
     "ends. Cancel the transcription (in the bar above the text) to dictate now; what was "
     "transcribed so far is kept."
 )
-
-
-def _magic_is_audio(head: bytes) -> bool:
-    """Whether a file's first bytes are those of an audio container (a WAV named .txt)."""
-    return (
-        (head[:4] == b"RIFF" and head[8:12] in (b"WAVE", b"RF64"))
-        or head[:4] in (b"fLaC", b"OggS", b"RF64", b".snd")
-        or (head[:4] == b"FORM" and head[8:12] in (b"AIFF", b"AIFC"))
-        or head[:3] == b"ID3"
-        # An MPEG layer III frame (a UTF-16 text's byte-order mark FF FE is not one).
-        or (len(head) > 1 and head[0] == 0xFF and head[1] in (0xFB, 0xFA, 0xF3, 0xF2, 0xE3, 0xE2))
-    )
-
-
-def is_audio_file(path: str | Path) -> bool:
-    """An audio file by its name, or by its first bytes whatever its name."""
-    path = Path(path)
-    if path.suffix.lower() in AUDIO_SUFFIXES:
-        return True
-    try:
-        with path.open("rb") as file:
-            return path.is_file() and _magic_is_audio(file.read(12))
-    except OSError:
-        return False
-
-
-def clock(seconds: float) -> str:
-    """``1:02:03`` or ``2:03``."""
-    whole = int(max(0.0, seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def time_left(done: float, total: float, elapsed: float) -> float | None:
-    """Seconds left at the speed so far (audio seconds done per second); None: not known yet."""
-    if done <= 0 or elapsed < 1.0:
-        return None
-    return max(0.0, total - done) * elapsed / done
-
-
-def said_left(seconds: float) -> str:
-    if seconds < 60:
-        return f"about {max(5, round(seconds / 5) * 5)} s left"
-    if seconds < 3600:
-        return f"about {round(seconds / 60)} min left"
-    return f"about {seconds / 3600:.1f} h left"
-
-
-class ProgressSource(FileSource):
-    """A :class:`FileSource` that says how far it has read (:attr:`done_s`, audio seconds; read
-    from the GUI thread while the pipeline's audio thread writes it) and since when."""
-
-    done_s = 0.0
-    started: float | None = None
-
-    def blocks(self) -> Iterator[AudioBlock]:
-        self.started = time.monotonic()
-        for block in super().blocks():
-            self.done_s = block.end
-            yield block
-
-
-class AudioProgress(QWidget):
-    """The bar above the text while a file is transcribed: what, how far, time left, Cancel."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.label = QLabel()
-        self.bar = QProgressBar()
-        self.bar.setRange(0, 1000)
-        self.bar.setTextVisible(True)
-        self.bar.setFormat("%p%")
-        self.bar.setAccessibleName("Transcription progress")
-        self.cancel = QPushButton("&Cancel transcription")
-        self.cancel.setToolTip("Stop here: the text transcribed so far is kept")
-        layout.addWidget(self.label, 2)
-        layout.addWidget(self.bar, 1)
-        layout.addWidget(self.cancel)
-        self.hide()
 
 
 class AudioImport(QObject):

@@ -273,4 +273,4 @@ def add_at_cursor(window: MainWindow, text: str) -> None:
         fitted = fit_to_context(text, buffer.text[:at], buffer.text[at:])
         return buffer.voice_edit(at, at, fitted)
 
-    window.editor.voice(insert)
+    window.editor.edits.voice(insert)

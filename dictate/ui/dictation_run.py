@@ -127,6 +127,11 @@ class DictationRun(QObject):
         (:meth:`show_progress`): while listening and finishing."""
         return self._progress_timer.isActive()
 
+    def engines_loaded(self) -> str:
+        """The engines of the last run, described (Help > About); "not loaded" before one."""
+        label = self.engine_label
+        return label.toolTip() or label.text().removeprefix("Engine: ")
+
     def place_labels(self) -> None:
         """Put the run's labels and bar in the window's status bar."""
         bar = self._window.statusBar()

@@ -25,23 +25,23 @@ class EditorTarget(EditTarget):
         self._window = window
 
     def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
-        self._window.editor.insert_final(sentences, pending, continues)
+        self._window.editor.edits.insert_final(sentences, pending, continues)
 
     def show_pending(self, text: str, segment: int) -> None:
         window = self._window
         clear_partial = window.event_view.partial_segment <= segment
-        window.editor.set_dictation(pending=text, partial="" if clear_partial else None)
+        window.editor.edits.set_dictation(pending=text, partial="" if clear_partial else None)
 
     def line_break(self, paragraph: bool) -> None:
-        self._window.editor.insert_break(paragraph=paragraph)
+        self._window.editor.edits.insert_break(paragraph=paragraph)
 
     def scratch(self, target: str) -> None:
         editor = self._window.editor
         selected = editor.buffer.selection is not None
-        if target != "pending" and selected and editor.voice(voice_edits.delete_selection):
+        if target != "pending" and selected and editor.edits.voice(voice_edits.delete_selection):
             self._say("Deleted the selection (Ctrl+Z brings it back).")
             return
-        removed = editor.scratch(target)
+        removed = editor.edits.scratch(target)
         said = {
             "pending": "Scratched the words not yet final.",
             "sentence": "Scratched the last sentence (Ctrl+Z brings it back).",
@@ -49,13 +49,13 @@ class EditorTarget(EditTarget):
         self._say(said.get(removed, "Nothing to scratch."))
 
     def undo(self) -> None:
-        self._window.editor.undo_edit()
+        self._window.editor.edits.undo()
 
     def stop(self) -> None:
         self._say("Stopped dictating (voice command).")
 
     def select(self, words: str) -> bool:
-        span = self._window.editor.voice(lambda buffer: voice_edits.select(buffer, words))
+        span = self._window.editor.edits.voice(lambda buffer: voice_edits.select(buffer, words))
         if span is None:
             self._say(_not_found(words) if words else "Nothing to select.")
         else:
@@ -63,12 +63,12 @@ class EditorTarget(EditTarget):
         return span is not None
 
     def recase(self, style: str) -> None:
-        span = self._window.editor.voice(lambda buffer: voice_edits.recase(buffer, style))
+        span = self._window.editor.edits.voice(lambda buffer: voice_edits.recase(buffer, style))
         if span is None:
             self._say("Nothing to change: select some words first.")
 
     def insert_at(self, words: str, after: bool) -> bool:
-        found = self._window.editor.voice(
+        found = self._window.editor.edits.voice(
             lambda buffer: voice_edits.insert_at(buffer, words, after)
         )
         where = "after" if after else "before"
@@ -80,21 +80,23 @@ class EditorTarget(EditTarget):
         return found
 
     def go(self, where: str) -> None:
-        if not self._window.editor.voice(lambda buffer: voice_edits.go(buffer, where)):
+        if not self._window.editor.edits.voice(lambda buffer: voice_edits.go(buffer, where)):
             self._say("Nowhere to go back to.")
 
     def delete_last(self, unit: str) -> None:
-        removed = self._window.editor.voice(lambda buffer: voice_edits.delete_last(buffer, unit))
+        removed = self._window.editor.edits.voice(
+            lambda buffer: voice_edits.delete_last(buffer, unit)
+        )
         self._say(f"Deleted the last {unit}." if removed else f"No {unit} to delete.")
 
     def press_key(self, key: str) -> None:
         editor = self._window.editor
         if key == "enter":
-            editor.insert_break()
+            editor.edits.insert_break()
         elif key == "tab":
-            editor.voice(lambda buffer: buffer.voice_edit(buffer.point, buffer.point, "\t"))
+            editor.edits.voice(lambda buffer: buffer.voice_edit(buffer.point, buffer.point, "\t"))
         else:  # escape: the selection made by voice is let go
-            editor.voice(lambda buffer: buffer.voice_move(buffer.point, inside=False))
+            editor.edits.voice(lambda buffer: buffer.voice_move(buffer.point, inside=False))
 
     def show_help(self) -> None:
         self._window.show_voice_commands()
@@ -102,7 +104,10 @@ class EditorTarget(EditTarget):
     def correct(self, words: str) -> bool:
         editor = self._window.editor
         reselect = words or editor.buffer.selection is None
-        if reselect and editor.voice(lambda buffer: voice_edits.select(buffer, words)) is None:
+        if (
+            reselect
+            and editor.edits.voice(lambda buffer: voice_edits.select(buffer, words)) is None
+        ):
             self._say(_not_found(words) if words else "Nothing to correct.")
             return False
         self._window.event_view.offer_corrections()

@@ -2,9 +2,9 @@
 
 The buffer owns the text, the dictation point, the greyed region (pending words, then the
 partial words being spoken), undo and the journal, in code points. This widget shows the text
-with the region at the dictation point and forwards what the user does. Qt counts positions in
-UTF-16 units; every conversion between the two happens here, in ``_to_*``/``_from_*`` helpers
-over the string the document shows.
+with the region at the dictation point (:mod:`dictate.ui.shown_document`, where Qt's UTF-16
+positions are converted) and forwards what the user does; the pipeline's and voice's changes
+of the buffer are shown by its ``edits`` (:mod:`dictate.ui.buffer_edits`).
 
 How user input reaches the buffer: before any user input that could change the document (every
 key press, an input method's commit, paste, drop, the context menu, a middle-click paste) the
@@ -19,76 +19,44 @@ words after "café", never inside it). After a mouse click the region moves only
 double-click can follow (or at once when dictation or the user needs the point): moving it at
 the first click would reflow the text under the mouse, and the second click would select
 another word.
-
-Size: one widget. Every input path (keys, input methods, paste, drop, menus, clicks) takes the
-greyed region out and puts it back around the same document state and UTF-16 mapping.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QClipboard,
-    QColor,
     QContextMenuEvent,
     QDropEvent,
     QFocusEvent,
     QFont,
-    QGuiApplication,
     QInputMethodEvent,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
-    QPalette,
-    QTextCharFormat,
     QTextCursor,
 )
 from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
 
-from dictate.editing.buffer import Change, DictationBuffer
+from dictate.editing.buffer import DictationBuffer
 from dictate.editing.journal import Journal
 from dictate.editing.text import (
     diff,
     fit_to_context,
     from_utf16,
     normalize_newlines,
-    to_utf16,
     word_end,
 )
+from dictate.ui.buffer_edits import BufferEdits
+from dictate.ui.shown_document import ShownDocument, region_formats
 
-__all__ = ["DictationEditor", "fit_to_context", "release_clipboard"]
+__all__ = ["DictationEditor", "fit_to_context"]
 
 log = logging.getLogger("dictate.ui")
-_T = TypeVar("_T")
-
-
-def release_clipboard() -> None:
-    """Give Qt's clipboard a copy it made itself of text this app copied (call before Python
-    exits; :func:`dictate.ui.app.application` connects it to ``aboutToQuit``).
-
-    :meth:`DictationEditor.createMimeDataFromSelection` makes its QMimeData in Python. Where
-    Qt's clipboard outlives the interpreter (the offscreen platform keeps it in a global that
-    is destroyed at process exit), deleting that object then calls into a finalized Python
-    and the process ends in SIGSEGV. Only data made by this app (in Python) is replaced, so
-    what another application owns is left alone; the text stays the same.
-    """
-    from shiboken6 import Shiboken
-
-    clipboard = QGuiApplication.clipboard()
-    modes = [QClipboard.Mode.Clipboard]
-    if clipboard.supportsSelection():
-        modes.append(QClipboard.Mode.Selection)
-    for mode in modes:
-        data = clipboard.mimeData(mode)
-        if data is not None and Shiboken.createdByPython(data):
-            clipboard.setText(data.text(), mode)
 
 
 class DictationEditor(QPlainTextEdit):
@@ -114,12 +82,17 @@ class DictationEditor(QPlainTextEdit):
         self.buffer.on_journal_state = self.journalStateChanged.emit
         self.document().setUndoRedoEnabled(False)
         self.setTabChangesFocus(True)  # Tab and Shift+Tab leave the editor; Ctrl+Tab types a tab
-        # What the document shows, kept in step with it: the real text as shown, and the region
-        # (its text) shown at ``_shown_point`` of it.
-        self._real = ""
-        self._shown_point = 0
-        self._shown_region = ""
-        self._quiet = 0  # >0 while the editor changes the document itself
+        # What the document shows, kept in step with it; the editor changes it only there.
+        self._shown = ShownDocument(self.document(), lambda: region_formats(self.palette()))
+        self.edits = BufferEdits(
+            self.buffer,
+            self._shown,
+            self._settle,
+            self.selection,
+            self.set_selection,
+            self.textEdited.emit,
+        )
+        """The pipeline's, voice's, undo's and redo's changes of the buffer, shown."""
         self._editing = 0  # >0 while Qt applies a user edit (region out of the document)
         self._edit_hint: int | None = None  # UTF-16 start of the user's edit
         self._pressing = False  # inside a left-button mouse press
@@ -135,8 +108,6 @@ class DictationEditor(QPlainTextEdit):
         self.cursorPositionChanged.connect(self._on_cursor_moved)
         # A click at the end of a selection only collapses it: no position changes.
         self.selectionChanged.connect(self._on_cursor_moved)
-
-    # -- what the buffer holds -------------------------------------------------------------
 
     @property
     def journal(self) -> Journal | None:
@@ -166,52 +137,30 @@ class DictationEditor(QPlainTextEdit):
         """What the document holds, as the buffer counts it (``\\n`` for a line break)."""
         return normalize_newlines(self.document().toRawText())
 
-    # -- coordinates -----------------------------------------------------------------------
-
-    def _display(self) -> str:
-        p = self._shown_point
-        return self._real[:p] + self._shown_region + self._real[p:]
-
-    def _real_from_doc(self, pos16: int, display: str) -> int:
-        d = from_utf16(display, pos16)
-        p, r = self._shown_point, len(self._shown_region)
-        if d <= p:
-            return d
-        if d <= p + r:
-            return p
-        return d - r
-
-    def _doc_from_real(self, pos: int, display: str, after_region: bool = False) -> int:
-        """Qt's position of buffer position ``pos``; at the dictation point, before the region
-        unless ``after_region``."""
-        before = pos < self._shown_point or (pos == self._shown_point and not after_region)
-        d = pos if before else pos + len(self._shown_region)
-        return to_utf16(display, d)
-
     def selection(self) -> tuple[int, int]:
         """The user's cursor (anchor, position) in the buffer's positions."""
         cursor = self.textCursor()
-        display = self._display()
+        display = self._shown.display()
         return (
-            self._real_from_doc(cursor.anchor(), display),
-            self._real_from_doc(cursor.position(), display),
+            self._shown.real_from_doc(cursor.anchor(), display),
+            self._shown.real_from_doc(cursor.position(), display),
         )
 
     def set_selection(self, anchor: int, position: int | None = None) -> None:
         """Put the cursor (and selection) at buffer positions, without moving the dictation
         point (a plain cursor move does: see :meth:`move_cursor`)."""
         position = anchor if position is None else position
-        display = self._display()
+        display = self._shown.display()
         # A selection that starts at the dictation point starts after the greyed words, so they
         # are not drawn as selected (they never are: copy and delete leave them alone).
         start = min(anchor, position) if anchor != position else -1
         cursor = self.textCursor()
-        cursor.setPosition(self._doc_from_real(anchor, display, anchor == start))
+        cursor.setPosition(self._shown.doc_from_real(anchor, display, anchor == start))
         cursor.setPosition(
-            self._doc_from_real(position, display, position == start),
+            self._shown.doc_from_real(position, display, position == start),
             QTextCursor.MoveMode.KeepAnchor,
         )
-        with self._quietly():
+        with self._shown.quietly():
             self.setTextCursor(cursor)
 
     def move_cursor(self, pos: int) -> None:
@@ -219,223 +168,14 @@ class DictationEditor(QPlainTextEdit):
         end of the word, if ``pos`` is inside one)."""
         self._click_move.stop()
         self.buffer.move_point(word_end(self.buffer.text, pos))
-        self._refresh(None, (pos, pos))
-
-    @contextlib.contextmanager
-    def _quietly(self) -> Iterator[None]:
-        self._quiet += 1
-        try:
-            yield
-        finally:
-            self._quiet -= 1
-
-    # -- keeping the document in step with the buffer ----------------------------------------
-
-    def _formats(self) -> dict[str, QTextCharFormat]:
-        palette = self.palette()
-        base = palette.color(QPalette.ColorRole.Text)
-        back = palette.color(QPalette.ColorRole.Base)
-        pending = QTextCharFormat()
-        pending.setForeground(_mix(base, back, 0.45))
-        partial = QTextCharFormat()
-        partial.setForeground(_mix(base, back, 0.6))
-        partial.setFontItalic(True)
-        partial.setFontUnderline(True)
-        partial.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
-        return {"pending": pending, "space": pending, "partial": partial}
-
-    def _hide_region(self) -> None:
-        if not self._shown_region:
-            return
-        display = self._display()
-        p = self._shown_point
-        with self._quietly():
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(to_utf16(display, p))
-            cursor.setPosition(
-                to_utf16(display, p + len(self._shown_region)), QTextCursor.MoveMode.KeepAnchor
-            )
-            cursor.removeSelectedText()
-        self._shown_region = ""
-
-    def _show_region(self) -> None:
-        assert not self._shown_region
-        self._shown_point = self.buffer.point
-        parts = self.buffer.region_parts()
-        if not parts:
-            return
-        formats = self._formats()
-        with self._quietly():
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(to_utf16(self._real, self._shown_point))
-            for piece, kind in parts:
-                cursor.insertText(piece, formats[kind])
-        self._shown_region = "".join(piece for piece, _ in parts)
-
-    def _apply_change(self, change: Change) -> None:
-        """Apply a change of the real text to the document (the region is out of it)."""
-        start = to_utf16(self._real, change.pos)
-        end = start + to_utf16(change.removed, len(change.removed))
-        with self._quietly():
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(start)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            cursor.insertText(change.inserted, QTextCharFormat())
-        self._real = (
-            self._real[: change.pos]
-            + change.inserted
-            + self._real[change.pos + len(change.removed) :]
-        )
-
-    def _rebuild(self) -> None:
-        """Show the buffer afresh (a safety net; the normal path changes only what changed)."""
-        with self._quietly():
-            cursor = QTextCursor(self.document())
-            cursor.select(QTextCursor.SelectionType.Document)
-            cursor.insertText(self.buffer.text, QTextCharFormat())
-        self._real = self.buffer.text
-        self._shown_region = ""
-        self._show_region()
-
-    def _refresh(self, change: Change | None, cursor: tuple[int, int] | None) -> None:
-        """After the buffer changed: take the region out, apply ``change``, put the region
-        back at the dictation point, and put the cursor at ``cursor`` (buffer positions;
-        None: at the dictation point)."""
-        self._hide_region()
-        if change is not None:
-            self._apply_change(change)
-        if self._real != self.buffer.text:  # never expected; show the buffer as it is
-            log.error("editor out of step with the buffer; showing the buffer afresh")
-            self._rebuild()
-        else:
-            self._show_region()
-        anchor, position = cursor if cursor is not None else (self.buffer.point,) * 2
-        limit = len(self.buffer.text)
-        self.set_selection(min(anchor, limit), min(position, limit))
-
-    @staticmethod
-    def _map(pos: int, change: Change, after_insert: bool) -> int:
-        """Where ``pos`` is after ``change``; a position at an insertion moves after it only
-        if ``after_insert``."""
-        end = change.pos + len(change.removed)
-        if pos < change.pos or (pos == change.pos and not after_insert and not change.removed):
-            return pos
-        if pos < end:
-            return change.pos
-        return pos + len(change.inserted) - len(change.removed)
-
-    def _after_pipeline_change(self, change: Change | None, old_point: int) -> None:
-        anchor, position = self.selection()
-        if change is not None:
-            if anchor == position:
-                anchor = position = self._map(position, change, position == old_point)
-            else:
-                lo, hi = min(anchor, position), max(anchor, position)
-                lo2, hi2 = self._map(lo, change, True), self._map(hi, change, False)
-                anchor, position = (lo2, hi2) if anchor <= position else (hi2, lo2)
-        if anchor == position:
-            anchor = position = self.buffer.point if change is not None else position
-        self._refresh(change, (anchor, position))
-        if change is not None:
-            self.textEdited.emit()
-
-    # -- the pipeline's events and commands --------------------------------------------------
+        self.edits.refresh(None, (pos, pos))
 
     def set_text(self, text: str, path: str | None = None) -> None:
         """Replace everything (New, Open, recovery); clears undo and the region."""
         self._click_move.stop()
         self.buffer.load(text, path)
-        self._rebuild()
+        self.edits.rebuild()
         self.set_selection(len(self.buffer.text))
-
-    def insert_final(
-        self, sentences: str | list[str], pending: str | None = None, continues: bool = False
-    ) -> None:
-        """Insert finalized sentences at the dictation point (journaled before they appear);
-        the pending words become ``pending`` (see :meth:`DictationBuffer.finalize`)."""
-        self._settle()
-        old = self.buffer.point
-        selected = self.buffer.selection is not None
-        change = self.buffer.finalize(sentences, pending, continues)
-        if selected and self.buffer.selection is None and change is not None:
-            # The words replaced a selection made by voice: the cursor goes after them.
-            self._refresh(change, None)
-            self.textEdited.emit()
-            return
-        self._after_pipeline_change(change, old)
-
-    def set_dictation(
-        self, pending: str | None = None, partial: str | None = None, live: str | None = None
-    ) -> None:
-        """Show the pending text and/or the live partial words (greyed, replaced in place). A
-        click waiting for the double-click interval keeps waiting: these updates come many
-        times a second while the user speaks, and need no new dictation point."""
-        if pending is not None:
-            self.buffer.set_pending(pending)
-        if partial is not None:
-            self.buffer.set_partial(partial, live)
-        self._after_pipeline_change(None, self.buffer.point)
-
-    def clear_dictation(self) -> None:
-        self.buffer.clear_dictation()
-        self._after_pipeline_change(None, self.buffer.point)
-
-    def scratch(self, what: str = "auto") -> str:
-        """Remove the pending words, else the last dictated sentence (see the buffer)."""
-        self._settle()
-        old_text = self.buffer.text
-        old = self.buffer.point
-        result = self.buffer.scratch(what)
-        change = None
-        if self.buffer.text != old_text:
-            pos, removed, inserted = diff(old_text, self.buffer.text)
-            change = Change(pos, removed, inserted)
-        self._after_pipeline_change(change, old)
-        return result
-
-    def voice(self, action: Callable[[DictationBuffer], _T]) -> _T:
-        """Carry out a correction by voice on the buffer (an action of
-        :mod:`dictate.editing.voice_edits`) and show it: the voice selection selected, else the
-        cursor at the dictation point."""
-        self._settle()
-        old_text = self.buffer.text
-        result = action(self.buffer)
-        change = None
-        if self.buffer.text != old_text:
-            change = Change(*diff(old_text, self.buffer.text))
-        self._refresh(change, self.buffer.selection)
-        if change is not None:
-            self.textEdited.emit()
-        return result
-
-    def insert_break(self, paragraph: bool = False) -> None:
-        self._settle()
-        old = self.buffer.point
-        self._after_pipeline_change(self.buffer.insert_break(paragraph), old)
-
-    # -- undo / redo -----------------------------------------------------------------------
-
-    def can_undo(self) -> bool:
-        return self.buffer.can_undo()
-
-    def can_redo(self) -> bool:
-        return self.buffer.can_redo()
-
-    def undo_edit(self) -> None:
-        self._settle()
-        change = self.buffer.undo()
-        if change is not None:
-            self._refresh(change, None)
-            self.textEdited.emit()
-
-    def redo_edit(self) -> None:
-        self._settle()
-        change = self.buffer.redo()
-        if change is not None:
-            self._refresh(change, None)
-            self.textEdited.emit()
-
-    # -- user input ------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def _user_edit(self) -> Iterator[None]:
@@ -444,7 +184,7 @@ class DictationEditor(QPlainTextEdit):
             yield
             return
         self._click_move.stop()  # the edit puts the dictation point at the cursor itself
-        self._hide_region()
+        self._shown.hide_region()
         self._editing += 1
         self._edit_hint = None
         try:
@@ -457,25 +197,25 @@ class DictationEditor(QPlainTextEdit):
         new = self.shown_text()
         cursor = self.textCursor()
         anchor, position = from_utf16(new, cursor.anchor()), from_utf16(new, cursor.position())
-        changed = new != self._real
+        changed = new != self._shown.real
         if changed:
             hint = None if self._edit_hint is None else from_utf16(new, self._edit_hint)
-            pos, removed, inserted = diff(self._real, new, hint)
-            self._real = new
+            pos, removed, inserted = diff(self._shown.real, new, hint)
+            self._shown.real = new
             self.buffer.replace(pos, pos + len(removed), inserted, point=word_end(new, position))
         elif anchor == position:
             self.buffer.move_point(word_end(new, position))
-        if self._real != self.buffer.text:  # the buffer normalised what Qt inserted
-            self._real = self.buffer.text
-            self._rebuild()
+        if self._shown.real != self.buffer.text:  # the buffer normalised what Qt inserted
+            self._shown.real = self.buffer.text
+            self.edits.rebuild()
         else:
-            self._show_region()
+            self.edits.show_region()
         self.set_selection(anchor, position)
         if changed:
             self.textEdited.emit()
 
     def _on_contents_change(self, position: int, removed: int, added: int) -> None:
-        if self._quiet:
+        if self._shown.quiet:
             return
         if self._editing:
             hint = self._edit_hint
@@ -484,10 +224,10 @@ class DictationEditor(QPlainTextEdit):
         # An edit that reached the document outside the wrapped entry points. Apply it if it
         # kept clear of the region; otherwise show the buffer again (the region is never
         # edited into text).
-        old = self._display()
+        old = self._shown.display()
         new = self.shown_text()
         pos, gone, came = diff(old, new, from_utf16(new, position))
-        p, r = self._shown_point, len(self._shown_region)
+        p, r = self._shown.point, len(self._shown.region)
         if pos + len(gone) <= p or pos >= p + r:
             real = pos if pos + len(gone) <= p else pos - r
             log.warning("editor: an edit outside the usual paths, applied at %d", real)
@@ -496,11 +236,11 @@ class DictationEditor(QPlainTextEdit):
             self.textEdited.emit()
         else:
             log.warning("editor: an edit into the greyed region was refused")
-        self._rebuild()
+        self.edits.rebuild()
         self.set_selection(self.buffer.point)
 
     def _on_cursor_moved(self) -> None:
-        if self._quiet or self._editing:
+        if self._shown.quiet or self._editing:
             return
         anchor, position = self.selection()
         if anchor != position:
@@ -520,7 +260,8 @@ class DictationEditor(QPlainTextEdit):
             return
         if (
             word_end(self.buffer.text, position) != self.buffer.point
-            or self._doc_from_real(position, self._display()) != self.textCursor().position()
+            or self._shown.doc_from_real(position, self._shown.display())
+            != self.textCursor().position()
         ):
             self.move_cursor(position)
 
@@ -545,7 +286,7 @@ class DictationEditor(QPlainTextEdit):
             return
         self._pressing = True
         cursor = self.textCursor()
-        cursor.setPosition(self._doc_from_real(self._pressed_at, self._display()))
+        cursor.setPosition(self._shown.doc_from_real(self._pressed_at, self._shown.display()))
         cursor.select(QTextCursor.SelectionType.WordUnderCursor)
         self.setTextCursor(cursor)
         event.accept()
@@ -556,10 +297,10 @@ class DictationEditor(QPlainTextEdit):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):
-            self.undo_edit()
+            self.edits.undo()
             return
         if event.matches(QKeySequence.StandardKey.Redo):
-            self.redo_edit()
+            self.edits.redo()
             return
         if (
             event.key() == Qt.Key.Key_Tab
@@ -621,7 +362,7 @@ class DictationEditor(QPlainTextEdit):
             return self.selection()[1]
         # A right-click reaches the editor through its viewport: the position is the viewport's.
         at = self.cursorForPosition(event.pos()).position()
-        return self._real_from_doc(at, self._display())
+        return self._shown.real_from_doc(at, self._shown.display())
 
     def createMimeDataFromSelection(self) -> QMimeData:
         """Copy, cut and drag carry the selected real text, never the greyed words."""
@@ -647,34 +388,6 @@ class DictationEditor(QPlainTextEdit):
         with self._user_edit():
             self.textCursor().removeSelectedText()
 
-    def find_text(self, needle: str, backward: bool = False, wrap: bool = True) -> bool:
-        """Select the next (or previous) match of ``needle`` in the real text, ignoring case;
-        the greyed words are never searched. False if there is none."""
-        if not needle:
-            return False
-        pattern = re.compile(re.escape(needle), re.IGNORECASE)
-        text = self.buffer.text
-        anchor, position = self.selection()
-        lo, hi = min(anchor, position), max(anchor, position)
-        if backward:
-            before = [m for m in pattern.finditer(text) if m.start() < lo]
-            match = before[-1] if before else None
-            if match is None and wrap:
-                every = list(pattern.finditer(text))
-                match = every[-1] if every else None
-        else:
-            match = pattern.search(text, hi)
-            if match is None and wrap:
-                match = pattern.search(text)
-        if match is None:
-            return False
-        return self._select_found(match.start(), match.end() - match.start())
-
-    def _select_found(self, start: int, length: int) -> bool:
-        self.set_selection(start, start + length)
-        self.ensureCursorVisible()
-        return True
-
     def set_font_size(self, points: int) -> None:
         font = QFont(self.font())
         font.setPointSize(max(6, min(72, points)))
@@ -682,15 +395,6 @@ class DictationEditor(QPlainTextEdit):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and not self._quiet:
+        if event.type() == QEvent.Type.PaletteChange and not self._shown.quiet:
             selection = self.selection()
-            self._refresh(None, selection)  # greys are mixed from the palette
-
-
-def _mix(a: QColor, b: QColor, t: float) -> QColor:
-    """``a`` moved a fraction ``t`` towards ``b`` (greying text on any palette, dark or light)."""
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
+            self.edits.refresh(None, selection)  # greys are mixed from the palette

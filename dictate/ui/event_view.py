@@ -123,14 +123,14 @@ class EventView(QObject):
             if event.segment > self._shown_segment and not typing:
                 self._partial_segment = event.segment
                 text = live_partial(self._live, event.segment, event.words)
-                self._editor.set_dictation(partial=text)
+                self._editor.edits.set_dictation(partial=text)
         elif isinstance(event, Live):
             # The words being spoken, punctuated with the pending words (display only).
             if event.segment > self._shown_segment:
                 self._live = event
                 if not typing:
                     self._partial_segment = event.segment
-                    self._editor.set_dictation(partial=event.partial, live=event.pending)
+                    self._editor.edits.set_dictation(partial=event.partial, live=event.pending)
         elif isinstance(event, Segment):
             self._on_segment(event)
         elif isinstance(event, Error):
@@ -156,7 +156,7 @@ class EventView(QObject):
         if event.reason == "error":
             # The device may be gone, or another may have appeared: list them afresh.
             QTimer.singleShot(0, lambda: self._refresh_devices(True))
-        self._editor.clear_dictation()
+        self._editor.edits.clear_dictation()
         self._level.setValue(-60)
         self._partial_segment = self._shown_segment = 0
         self._live = None
@@ -190,7 +190,7 @@ class EventView(QObject):
         text = self._corrections.option(number) if self._corrections is not None else None
         if not shown or text is None or self._editor.buffer.selection is None:
             return False
-        self._editor.voice(lambda buffer: voice_edits.replace_selection(buffer, text))
+        self._editor.edits.voice(lambda buffer: voice_edits.replace_selection(buffer, text))
         if self._corrections is not None:
             self._corrections.hide()
         return True

@@ -2,11 +2,41 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from dictate.ui.editor import DictationEditor
+
+
+def find_text(
+    editor: DictationEditor, needle: str, backward: bool = False, wrap: bool = True
+) -> bool:
+    """Select the next (or previous) match of ``needle`` in ``editor``'s real text, ignoring
+    case; the greyed words are never searched. False if there is none."""
+    if not needle:
+        return False
+    pattern = re.compile(re.escape(needle), re.IGNORECASE)
+    text = editor.text
+    anchor, position = editor.selection()
+    lo, hi = min(anchor, position), max(anchor, position)
+    if backward:
+        before = [m for m in pattern.finditer(text) if m.start() < lo]
+        match = before[-1] if before else None
+        if match is None and wrap:
+            every = list(pattern.finditer(text))
+            match = every[-1] if every else None
+    else:
+        match = pattern.search(text, hi)
+        if match is None and wrap:
+            match = pattern.search(text)
+    if match is None:
+        return False
+    editor.set_selection(match.start(), match.end())
+    editor.ensureCursorVisible()
+    return True
 
 
 class _FindField(QLineEdit):
@@ -63,7 +93,7 @@ class FindBar(QWidget):
         if not self.field.text():
             self.open()
             return False
-        found = self.editor.find_text(self.field.text(), backward=backward)
+        found = find_text(self.editor, self.field.text(), backward=backward)
         self.status.setText("" if found else "Not found")
         return found
 

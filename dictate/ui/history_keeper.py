@@ -125,7 +125,7 @@ class HistoryKeeper:
                 fitted = fit_to_context(text, buffer.text[:at], buffer.text[at:])
                 return buffer.voice_edit(at, at, fitted)
 
-            editor.voice(insert)
+            editor.edits.voice(insert)
             return "Put in the text at the cursor."
         from PySide6.QtCore import QTimer
 

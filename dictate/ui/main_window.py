@@ -17,7 +17,6 @@ import dataclasses
 import logging
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QVBoxLayout, QWidget
 
@@ -31,6 +30,7 @@ from dictate.ui.dialogs import SettingsDialog
 from dictate.ui.dictation_run import DictationRun
 from dictate.ui.dispatcher import EventDispatcher
 from dictate.ui.document import Document
+from dictate.ui.edit_actions import EditActions, make_action
 from dictate.ui.edit_targets import EditorTarget, WindowTypingTarget
 from dictate.ui.editor import DictationEditor
 from dictate.ui.event_view import EventView
@@ -74,7 +74,6 @@ class MainWindow(QMainWindow):
         if settings.font_family:
             self.editor.setFont(QFont(settings.font_family))
         self.editor.set_font_size(settings.font_size)
-        self.editor.textEdited.connect(self._on_text_edited)
         self.messages = MessageBar()
         self.write_problem = MessageBar(dismissable=False)
         self.find_bar = FindBar(self.editor)
@@ -169,27 +168,12 @@ class MainWindow(QMainWindow):
         typist = self.typing.typist
         return EditorTarget(self) if typist is None else WindowTypingTarget(self, typist)
 
-    def _on_text_edited(self) -> None:
-        self.undo_action.setEnabled(self.editor.can_undo())
-        self.redo_action.setEnabled(self.editor.can_redo())
-
     def widget(self) -> QMainWindow:
         """The window as a widget: the parent of a part's dialogs and actions."""
         return self
 
-    # -- construction ----------------------------------------------------------------------
-
-    def _action(
-        self, text: str, shortcut: QKeySequence | QKeySequence.StandardKey | str | None, slot: Any
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            action.setToolTip(f"{text.replace('&', '').rstrip('…')} ({keys})")
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
+    def _action(self, text: str, shortcut: Any, slot: Any) -> QAction:
+        return make_action(self, text, shortcut, slot)
 
     def _build_actions(self) -> None:
         document = self.document
@@ -204,34 +188,7 @@ class MainWindow(QMainWindow):
         self.save_as_action = self._action("Save &As…", "Ctrl+Shift+S", lambda: document.save_as())
         self.copy_all_action = self._action("&Copy All", "Ctrl+Shift+C", document.copy_all)
         self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
-        self.undo_action = self._action(
-            "&Undo", QKeySequence.StandardKey.Undo, self.editor.undo_edit
-        )
-        self.redo_action = self._action(
-            "&Redo", QKeySequence.StandardKey.Redo, self.editor.redo_edit
-        )
-        editor = self.editor
-        self.cut_action = self._action("Cu&t", QKeySequence.StandardKey.Cut, editor.cut)
-        self.copy_action = self._action("&Copy", QKeySequence.StandardKey.Copy, editor.copy)
-        self.paste_action = self._action("&Paste", QKeySequence.StandardKey.Paste, editor.paste)
-        self.select_all_action = self._action(
-            "Select &All", QKeySequence.StandardKey.SelectAll, editor.selectAll
-        )
-        self.find_action = self._action("&Find…", QKeySequence.StandardKey.Find, self.find_bar.open)
-        self.find_next_action = self._action(
-            "Find &Next", QKeySequence.StandardKey.FindNext, lambda: self.find_bar.find_next()
-        )
-        self.find_previous_action = self._action(
-            "Find Pre&vious",
-            QKeySequence.StandardKey.FindPrevious,
-            lambda: self.find_bar.find_next(backward=True),
-        )
-        for action in (self.cut_action, self.copy_action, self.paste_action):
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        # Cut and Copy only with something selected, as in the right-click menu.
-        for action in (self.cut_action, self.copy_action):
-            action.setEnabled(False)
-            editor.copyAvailable.connect(action.setEnabled)
+        self.edit_actions = EditActions(self, self.editor, self.find_bar)
         self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
         self.bigger_action = self._action(
             "&Larger text", QKeySequence.StandardKey.ZoomIn, lambda: self._zoom(1)
@@ -243,53 +200,47 @@ class MainWindow(QMainWindow):
             "Choose &microphone", "Ctrl+M", lambda: self.toolbar.focus_mic()
         )
         self.get_model_action = self._action("&Get a speech model…", None, self.offer_model)
-        self.about_action = self._action("&About dictate", None, self.show_about)
+        self.about_action = self._action(
+            "&About dictate",
+            None,
+            lambda: QMessageBox.about(self, "About dictate", self.about_text()),
+        )
         self.history_action = self._action("Dictation &history…", "Ctrl+H", self.history.show)
 
     def _build_menus(self) -> None:
-        menus = self.menuBar()
-        file_menu = menus.addMenu("&File")
-        for action in (
-            self.new_action,
-            self.open_action,
-            self.audio_import.transcribe_action,
-            self.save_action,
-            self.save_as_action,
-            self.audio_import.export_action,
-            self.copy_all_action,
-            self.quit_action,
-        ):
-            file_menu.addAction(action)
-        edit = menus.addMenu("&Edit")
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-        edit.addSeparator()
-        for action in (
-            self.cut_action,
-            self.copy_action,
-            self.paste_action,
-            self.select_all_action,
-        ):
-            edit.addAction(action)
-        edit.addSeparator()
-        for action in (self.find_action, self.find_next_action, self.find_previous_action):
-            edit.addAction(action)
-        dictation = menus.addMenu("D&ictation")  # the menu's name, as the part's
-        dictation.addAction(self.dictation.dictate_action)
-        dictation.addAction(self.dictation.target_action)
-        dictation.addAction(self.focus_mic_action)
-        dictation.addAction(self.get_model_action)
-        dictation.addAction(self.settings_action)
-        view = menus.addMenu("&View")
-        view.addAction(self.bigger_action)
-        view.addAction(self.smaller_action)
-        view.addAction(self.history_action)
-        help_menu = menus.addMenu("&Help")
         self.voice_commands_action = self._action(
             "&Voice commands…", "F1", lambda: self.show_voice_commands(True)
         )
-        help_menu.addAction(self.voice_commands_action)
-        help_menu.addAction(self.about_action)
+        importing = self.audio_import
+        menus: dict[str, list[QAction | None]] = {  # None: a separator
+            "&File": [
+                self.new_action,
+                self.open_action,
+                importing.transcribe_action,
+                self.save_action,
+                self.save_as_action,
+                importing.export_action,
+                self.copy_all_action,
+                self.quit_action,
+            ],
+            "&Edit": self.edit_actions.menu(),
+            "D&ictation": [
+                self.dictation.dictate_action,
+                self.dictation.target_action,
+                self.focus_mic_action,
+                self.get_model_action,
+                self.settings_action,
+            ],
+            "&View": [self.bigger_action, self.smaller_action, self.history_action],
+            "&Help": [self.voice_commands_action, self.about_action],
+        }
+        for title, actions in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for action in actions:
+                if action is None:
+                    menu.addSeparator()
+                else:
+                    menu.addAction(action)
 
     def settings_changed(self) -> None:
         if self.controller.waiting_settings():  # a run keeps the settings it started with
@@ -348,8 +299,6 @@ class MainWindow(QMainWindow):
         self.editor.set_font_size(self.settings.font_size)
         self.settings_changed()
 
-    # -- dictation -------------------------------------------------------------------------
-
     def attach_tray(self) -> None:
         """The tray icon (where the desktop has a tray): state, start/stop, target, quit. The
         app does this at start; tests and the self-test do not."""
@@ -361,12 +310,7 @@ class MainWindow(QMainWindow):
         """Version, the models in use and their licences (Help > About)."""
         from dictate.ui.about import about_html
 
-        label = self.dictation.engine_label
-        engine = label.toolTip() or label.text().removeprefix("Engine: ")
-        return about_html(engine)
-
-    def show_about(self) -> None:
-        QMessageBox.about(self, "About dictate", self.about_text())
+        return about_html(self.dictation.engines_loaded())
 
     def show_voice_commands(self, activate: bool | None = None) -> None:
         """The voice commands (Help > Voice commands, "what can I say"): one dialog, not modal,

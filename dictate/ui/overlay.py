@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QMouseEvent, QPalette
@@ -35,24 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dictate.ui.editor import _mix
+from dictate.ui.text_view import LINE_CHARS, LINES, PARTIAL_MIX, PENDING_MIX, elide_start, mix
 
 LEVEL_MIN_DB = -60
 """The level meter's range, as in the main window's toolbar."""
-LINE_CHARS = 48
-"""The words area is about this many average characters wide."""
-LINES = 2
-"""The words area shows at most this many lines (the newest words)."""
-MAX_CHARS = LINES * LINE_CHARS
-"""A cheap cap on the shown text before it is measured."""
-ELLIPSIS = "…"
 BOTTOM_MARGIN = 24
 """Pixels between the overlay and the bottom of the screen's available area by default."""
 
-PENDING_MIX = 0.45
-"""How far the pending words' colour moves from the text colour towards the background (the
-same greys as the editor's dictation region)."""
-PARTIAL_MIX = 0.6
 COMMITTED_MS = 1200
 """How long "✓ Committed" stays on the state line after words went out."""
 COMMITTED_TEXT = "Committed"
@@ -60,60 +48,6 @@ STATE_SPACING = 6
 """Pixels between the state and "✓ Committed"."""
 NOTICE_MS = 4000
 """How long a notice (:meth:`DictationOverlay.show_notice`) stays in place of the state."""
-
-
-def elide_start(
-    pending: str, partial: str, fits: Callable[[str], bool], max_chars: int = MAX_CHARS
-) -> tuple[str, str]:
-    """The pending and partial words that fit, dropping whole words from the start.
-
-    Args:
-        pending: Words not yet final (shown first).
-        partial: Words still being recognised (shown after the pending ones).
-        fits: Whether a plain text fits the space (e.g. in two lines of a label).
-        max_chars: The longest text to consider at all.
-
-    Returns:
-        ``(pending, partial)`` as shown: the newest words that fit, with an ellipsis in front of
-        the first part shown when words were dropped. A single word too long to fit keeps its
-        last characters.
-    """
-    first = pending.split()
-    second = partial.split()
-    words = first + second
-    if not words:
-        return "", ""
-
-    def text(start: int) -> str:
-        joined = " ".join(words[start:])
-        return joined if start == 0 else ELLIPSIS + joined
-
-    def ok(start: int) -> bool:
-        shown = text(start)
-        return len(shown) <= max_chars and fits(shown)
-
-    last = len(words) - 1
-    if not ok(last):  # one word longer than the whole space: its end is the newest part
-        word = words[last]
-        keep = min(len(word), max(1, max_chars - 1))
-        while keep > 1 and not fits(ELLIPSIS + word[-keep:]):
-            keep -= 1
-        cut = ELLIPSIS + word[-keep:]
-        return ("", cut) if second else (cut, "")
-    low, high = 0, last  # ok() holds at high; find the smallest start where it holds
-    while low < high:
-        middle = (low + high) // 2
-        if ok(middle):
-            high = middle
-        else:
-            low = middle + 1
-    start = low
-    prefix = ELLIPSIS if start > 0 else ""
-    shown_first = words[start : len(first)]
-    shown_second = words[max(start, len(first)) :]
-    if shown_first:
-        return prefix + " ".join(shown_first), " ".join(shown_second)
-    return "", prefix + " ".join(shown_second)
 
 
 class DictationOverlay(QWidget):
@@ -337,8 +271,8 @@ class DictationOverlay(QWidget):
         palette = self.palette()
         text = palette.color(QPalette.ColorRole.WindowText)
         back = palette.color(QPalette.ColorRole.Window)
-        self.pending_color = _mix(text, back, PENDING_MIX)
-        self.partial_color = _mix(text, back, PARTIAL_MIX)
+        self.pending_color = mix(text, back, PENDING_MIX)
+        self.partial_color = mix(text, back, PARTIAL_MIX)
         # A badge in the palette's selection colours: it stands out in any theme, high
         # contrast too, and reads at a glance from the corner of an eye.
         highlight = palette.color(QPalette.ColorRole.Highlight).name()

@@ -36,7 +36,7 @@ def parallel_run_factory(
     """The ``run_factory`` for :meth:`~dictate.ui.pipeline_runner.DictationController.start`:
     a :class:`~dictate.file_decode.ParallelRun` of ``source``'s file with ``workers``
     recognisers, reporting its progress in ``source`` (a
-    :class:`~dictate.ui.audio_import.ProgressSource`, whose blocks are then never read); None
+    :class:`~dictate.ui.audio_progress.ProgressSource`, whose blocks are then never read); None
     (the pipeline) for one worker or an engine whose parallel words would not be exact.
 
     ``second_pass()`` returns the second pass the controller loaded for this run (None: none);

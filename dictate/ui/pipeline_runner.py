@@ -16,10 +16,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from dictate.config import Settings
-from dictate.enums import TextEnum
 from dictate.errors import AudioDeviceError, DictateError, close_quietly
 from dictate.events import Event, Finished
 from dictate.pipeline import Pipeline
+from dictate.ui.run_states import State, Trigger, next_state
 
 log = logging.getLogger("dictate.ui")
 
@@ -42,53 +42,6 @@ class Loaded:
     """Why punctuation is off for this speech model ("" when it runs)."""
     second_pass: str = ""
     """The second pass's label ("Whisper tiny.en (cpu)"), "" for none."""
-
-
-class State(TextEnum):
-    """Where dictation is; changed on the GUI thread only."""
-
-    IDLE = "idle"
-    STARTING = "starting"
-    LISTENING = "listening"
-    STOPPING = "stopping"
-
-
-class Trigger(TextEnum):
-    """What happens to a run: asked for (start, stop, settings changed) or reported (the
-    models ready, the start failed, the run finished)."""
-
-    START = "start"
-    READY = "ready"
-    FAILED = "failed"
-    STOP = "stop"
-    FINISHED = "finished"
-    SETTINGS = "settings"
-
-
-TRANSITIONS: dict[tuple[State, Trigger], State] = {
-    (State.IDLE, Trigger.START): State.STARTING,
-    (State.STARTING, Trigger.READY): State.LISTENING,
-    (State.STARTING, Trigger.FAILED): State.IDLE,
-    (State.STARTING, Trigger.STOP): State.STARTING,  # remembered: it stops once listening
-    (State.LISTENING, Trigger.STOP): State.STOPPING,
-    # Ended by itself: a file's end, "stop dictating", a fatal error.
-    (State.LISTENING, Trigger.FINISHED): State.IDLE,
-    (State.STOPPING, Trigger.STOP): State.STOPPING,
-    (State.STOPPING, Trigger.FINISHED): State.IDLE,
-    # Settings > OK: a run keeps the settings it started with; the next run takes the new ones
-    # (the engine is loaded again if it changed). The state never changes.
-    (State.IDLE, Trigger.SETTINGS): State.IDLE,
-    (State.STARTING, Trigger.SETTINGS): State.STARTING,
-    (State.LISTENING, Trigger.SETTINGS): State.LISTENING,
-    (State.STOPPING, Trigger.SETTINGS): State.STOPPING,
-}
-"""Every move of a run's state, in one place: (state, what happened) -> the next state. What
-the table does not hold is ignored where it happens (a second Start, a late Finished)."""
-
-
-def next_state(state: State, trigger: Trigger) -> State | None:
-    """The state after ``trigger`` in ``state``; None where the table says nothing happens."""
-    return TRANSITIONS.get((state, trigger))
 
 
 def run_options(s: Settings) -> tuple[Any, Any, float | None]:
@@ -156,8 +109,10 @@ class DictationController(QObject):
         """Called with each run's source on the starting thread, returns the source to read
         (the window's kept audio wraps it: dictate/ui/audio_keeper.py); None: as it is."""
 
-    def _move(self, trigger: Trigger) -> bool:
-        """Take the :data:`TRANSITIONS` move for ``trigger``; False where there is none."""
+    def move(self, trigger: Trigger) -> bool:
+        """``trigger`` happened to the run (the run's own workers report them; a test may
+        too): take the :data:`~dictate.ui.run_states.TRANSITIONS` move for it; False where
+        there is none."""
         assert threading.current_thread() is threading.main_thread(), "GUI thread only"
         state = next_state(self.state, trigger)
         if state is None:
@@ -178,7 +133,7 @@ class DictationController(QObject):
         for a file, may return a run to use instead of the pipeline (the parallel decode,
         :class:`~dictate.file_decode.ParallelRun`: ``start``, ``stop``, ``wait``, ``running``,
         its events to ``on_event``), or None for the pipeline."""
-        if not self._move(Trigger.START):
+        if not self.move(Trigger.START):
             return
         self._stop_early = False
         snapshot = self.run_settings = dataclasses.replace(self.settings)
@@ -326,19 +281,19 @@ class DictationController(QObject):
             self._startFailed.emit(exc)
 
     def _on_run_started(self) -> None:
-        if not self._move(Trigger.READY):
+        if not self.move(Trigger.READY):
             return
         if self._stop_early:  # Stop was pressed while it was still starting
             self.stop()
 
     def _on_start_failed(self, exc: BaseException) -> None:
-        self._move(Trigger.FAILED)
+        self.move(Trigger.FAILED)
         self.failed.emit(exc)
 
     def _on_pipeline_event(self, event: Event) -> None:
         if isinstance(event, Finished):
             self._rescan = event.reason == "error"
-            self._move(Trigger.FINISHED)
+            self.move(Trigger.FINISHED)
 
     def _on_event(self, event: Event) -> None:
         """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
@@ -372,11 +327,11 @@ class DictationController(QObject):
         """Stop listening; the rest of the run (draining, flushing) arrives as events."""
         if self.state == State.STARTING:
             self._stop_early = True
-            self._move(Trigger.STOP)
+            self.move(Trigger.STOP)
             return
         run = self._run
         if self.state == State.LISTENING and run is not None and run.running:
-            self._move(Trigger.STOP)
+            self.move(Trigger.STOP)
             run.stop()
 
     def release(self, timeout: float = 5.0) -> None:
@@ -418,5 +373,5 @@ class DictationController(QObject):
 
     def forget_engine(self) -> None:
         """Rebuild next time (a setting changed); the recogniser is reloaded if it changed."""
-        self._move(Trigger.SETTINGS)
+        self.move(Trigger.SETTINGS)
         self._cache.pop("key", None)

@@ -16,21 +16,16 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
+from runs import reach
 
 from dictate.events import Finalized, Finished, Pending
 from dictate.pipeline import final_text
-from dictate.ui.audio_import import (
-    NOT_WHILE_TRANSCRIBING,
-    ProgressSource,
-    clock,
-    is_audio_file,
-    said_left,
-    time_left,
-)
+from dictate.ui.audio_import import NOT_WHILE_TRANSCRIBING
+from dictate.ui.audio_progress import ProgressSource, clock, is_audio_file, said_left, time_left
 from dictate.ui.dialogs import SettingsDialog
 from dictate.ui.dialogs.audio_target import AudioTargetDialog
 from dictate.ui.main_window import MainWindow
-from dictate.ui.pipeline_runner import State
+from dictate.ui.run_states import State
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SPEECH = DATA / "en_phrases.wav"
@@ -54,7 +49,7 @@ def started(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> Iterator[lis
 
     def start(factory: Any = None, run_factory: Any = None) -> None:
         factories.append(factory)
-        window.controller._set_state(State.LISTENING)
+        reach(window.controller, State.LISTENING)
 
     monkeypatch.setattr(window.controller, "start", start)
     monkeypatch.setattr(window.controller, "stop", lambda: None)
@@ -197,11 +192,11 @@ def test_no_dictation_while_transcribing_and_no_file_while_dictating(
     assert stopped == [True] and "Cancelling tone.flac" in window.audio_import.progress.label.text()
     window.controller.pipelineEvent.emit(Finished(1.0, "stopped", 1.2, 0))
     assert "cancelled at 0:01 of 0:03" in window.statusBar().currentMessage()
-    window.controller._set_state(State.LISTENING)  # now dictating from the microphone
+    reach(window.controller, State.LISTENING)  # now dictating from the microphone
     window.audio_import.transcribe(tone)
     assert "cannot be transcribed while you dictate" in window.messages.label.text()
     assert len(started) == 1
-    window.controller._set_state(State.IDLE)
+    reach(window.controller, State.IDLE)
 
 
 def test_cancel_keeps_the_finalized_text_and_commits_the_pending_words(

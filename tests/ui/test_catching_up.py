@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runs import reach
 
 from dictate.asr.engine import Word
 from dictate.events import Pending, Segment
-from dictate.ui.pipeline_runner import State
+from dictate.ui.run_states import State
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def run(window: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]
         lambda t: None if numbers["said_at"] is None else numbers["said_at"] + t,
     )
     yield numbers
-    controller._set_state(State.IDLE)
+    reach(controller, State.IDLE)
 
 
 def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
@@ -46,8 +47,8 @@ def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
     window.dictation.dropped_label.setText(
         "12 audio blocks lost: they could not be stored"
     )  # a last run's
-    controller._set_state(State.STARTING)
-    controller._set_state(State.LISTENING)
+    reach(controller, State.STARTING)
+    reach(controller, State.LISTENING)
     assert window.dictation.dropped_label.text() == ""  # the notice belongs to its run
     assert window.dictation.showing_progress
     window.dictation.show_progress()
@@ -58,7 +59,7 @@ def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
     run["lost"] = 3
     window.dictation.show_progress()
     assert window.dictation.dropped_label.text() == "3 audio blocks lost: they could not be stored"
-    controller._set_state(State.STOPPING)
+    reach(controller, State.STOPPING)
     window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Finishing: 12 s left…"
     assert "12 s of what was said" in window.dictation.finishing_bar.toolTip()
@@ -72,14 +73,14 @@ def test_the_status_bar_says_how_far_behind_and_stop_shows_what_is_left(
     window.dictation.show_progress()
     assert window.statusBar().currentMessage() == "Finishing…"
     assert not window.dictation.finishing_bar.isVisible()
-    controller._set_state(State.IDLE)
+    reach(controller, State.IDLE)
     assert not window.dictation.showing_progress
 
 
 def test_a_message_shown_meanwhile_is_not_overwritten_by_the_same_state(
     window: Any, run: dict[str, Any]
 ) -> None:
-    window.controller._set_state(State.LISTENING)
+    reach(window.controller, State.LISTENING)
     window.dictation.show_progress()
     window.statusBar().showMessage("Playing the last sentence (2.0 s)…")
     window.dictation.show_progress()
@@ -110,7 +111,7 @@ def test_kept_audio_that_stops_being_written_is_said_at_once(
 
     keeper = window.kept_audio
     keeper.recorder = SessionRecorder(tmp_path, "session")
-    window.controller._set_state(State.LISTENING)
+    reach(window.controller, State.LISTENING)
     window.dictation.show_progress()
     assert not window.messages.isVisible()
     keeper.recorder._fail(OSError(errno.ENOSPC, "No space left on device"))

@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
+from runs import reach
 
 from dictate.config import Settings
 from dictate.editing.journal import Journal, replay
@@ -28,7 +29,7 @@ from dictate.events import Finalized, Partial, Pending
 from dictate.ui.app import apply_command, refusal
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow
-from dictate.ui.pipeline_runner import State
+from dictate.ui.run_states import State
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -155,16 +156,16 @@ def test_the_edit_menu_respects_the_greyed_region(window: MainWindow) -> None:
         assert wanted in labels
     window.events.dispatch(Finalized(0.1, 1, ["Real words."]))
     window.events.dispatch(Pending(0.2, 2, "grey words"))
-    window.select_all_action.trigger()
-    window.copy_action.trigger()
+    window.edit_actions.select_all_action.trigger()
+    window.edit_actions.copy_action.trigger()
     assert QGuiApplication.clipboard().text() == "Real words."
-    window.cut_action.trigger()
+    window.edit_actions.cut_action.trigger()
     assert editor.text == "" and editor.pending_text == "grey words"
     assert QGuiApplication.clipboard().text() == "Real words."
-    window.paste_action.trigger()
+    window.edit_actions.paste_action.trigger()
     assert editor.text == "Real words."
     check_consistent(window)
-    window.find_action.trigger()
+    window.edit_actions.find_action.trigger()
     window.find_bar.field.setText("grey")
     assert not window.find_bar.find_next()  # greyed words are not text
     window.find_bar.field.setText("WORDS")
@@ -263,7 +264,7 @@ def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Pat
     loader = threading.Thread(target=loading, daemon=True)
     loader.start()
     assert held.wait(5)
-    controller._set_state(State.STARTING)
+    reach(controller, State.STARTING)
     fired_while_loading: list[bool] = []
 
     def tick() -> None:
@@ -275,7 +276,7 @@ def test_closing_while_starting_keeps_the_window_responsive(qtbot, tmp_path: Pat
     release.set()
     loader.join(5)
     assert fired_while_loading == [True]
-    controller._set_state(State.IDLE)
+    reach(controller, State.IDLE)
 
 
 def test_opening_a_huge_file_says_so_and_keeps_the_document(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -424,13 +425,21 @@ def test_cut_and_copy_are_offered_only_with_a_selection(window: MainWindow) -> N
     selected (the right-click menu greys them out)."""
     editor = window.editor
     window.events.dispatch(Finalized(0.1, 1, ["Some words."]))
-    assert not window.cut_action.isEnabled() and not window.copy_action.isEnabled()
+    assert (
+        not window.edit_actions.cut_action.isEnabled()
+        and not window.edit_actions.copy_action.isEnabled()
+    )
     QTest.keyClick(editor, K.Key_Left, Qt.KeyboardModifier.ShiftModifier)
-    assert window.cut_action.isEnabled() and window.copy_action.isEnabled()
-    window.copy_action.trigger()
+    assert (
+        window.edit_actions.cut_action.isEnabled() and window.edit_actions.copy_action.isEnabled()
+    )
+    window.edit_actions.copy_action.trigger()
     assert QGuiApplication.clipboard().text() == "."
     QTest.keyClick(editor, K.Key_End)
-    assert not window.cut_action.isEnabled() and not window.copy_action.isEnabled()
+    assert (
+        not window.edit_actions.cut_action.isEnabled()
+        and not window.edit_actions.copy_action.isEnabled()
+    )
 
 
 def test_the_save_question_has_alt_letter_keys(window: MainWindow) -> None:
@@ -487,7 +496,7 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
     The controller's state is set as a run would (no recogniser is loaded)."""
     window.events.dispatch(Finalized(0.1, 1, ["Kept text."]))
     window.controller.run_settings = dataclasses.replace(window.settings)
-    window.controller._set_state(State.LISTENING)
+    reach(window.controller, State.LISTENING)
     try:
         window.document.new()
         assert "stop dictation first" in window.messages.label.text()
@@ -495,9 +504,9 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
         window.document.open()
         assert "stop dictation first" in window.messages.label.text()
         assert window.editor.text == "Kept text."
-        window.controller._set_state(State.IDLE)  # it is no longer true: it goes
+        reach(window.controller, State.IDLE)  # it is no longer true: it goes
         assert window.messages.isHidden()
-        window.controller._set_state(State.LISTENING)
+        reach(window.controller, State.LISTENING)
         window.toolbar.choose_mic(window.toolbar.mic_combo.currentIndex())  # the run's own: no note
         assert window.messages.isHidden()
         run = window.controller.run_settings
@@ -511,7 +520,7 @@ def test_new_and_open_while_dictating_say_why_not(window: MainWindow) -> None:
         assert "apply from the next dictation run" in window.messages.label.text()
         assert window.editor.hasFocus() or QApplication.focusWidget() is None
     finally:
-        window.controller._set_state(State.IDLE)
+        reach(window.controller, State.IDLE)
 
 
 def test_a_file_that_is_not_utf8_is_refused_with_what_to_do(

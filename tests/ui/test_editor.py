@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
+from runs import reach
 
 from dictate.asr.engine import Word
 from dictate.editing.journal import replay
@@ -113,10 +114,10 @@ def test_undo_redo_do_not_fight_dictation(window: MainWindow, qtbot) -> None:  #
     qtbot.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert editor.text == "Dictated sentence. "  # the typed word, not the greyed text
     assert editor.pending_text == "still pending"
-    editor.undo_edit()
-    editor.undo_edit()  # the whole dictated sentence is one step
+    editor.edits.undo()
+    editor.edits.undo()  # the whole dictated sentence is one step
     assert editor.text == ""
-    editor.redo_edit()
+    editor.edits.redo()
     assert editor.text == "Dictated sentence."
     got = replay(window.journal.path)
     assert got is not None and got.text == editor.text
@@ -177,8 +178,8 @@ def test_actions_have_shortcuts_and_accessible_names(window: MainWindow) -> None
         window.open_action,
         window.save_action,
         window.copy_all_action,
-        window.undo_action,
-        window.redo_action,
+        window.edit_actions.undo_action,
+        window.edit_actions.redo_action,
         window.settings_action,
     ):
         assert not action.shortcut().isEmpty(), action.text()
@@ -237,14 +238,14 @@ def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWi
 def test_the_toolbar_does_not_shift_when_dictation_starts(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Found under Xvfb: "Dictate" becoming "Stop dictating" pushed the microphone list and
     everything after it to the right, under the mouse."""
-    from dictate.ui.pipeline_runner import State
+    from dictate.ui.run_states import State
 
     before = window.toolbar.mic_combo.x()
     for state in (State.STARTING, State.LISTENING, State.STOPPING):
-        window.controller._set_state(state)
+        reach(window.controller, state)
         qtbot.wait(20)
         assert window.toolbar.mic_combo.x() == before, state
-    window.controller._set_state(State.IDLE)
+    reach(window.controller, State.IDLE)
 
 
 @pytest.mark.slow  # over 0.7 s: the fast lane stays under a minute

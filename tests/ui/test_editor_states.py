@@ -294,12 +294,12 @@ class EditorMachine(RuleBasedStateMachine):
             menu = QApplication.activePopupWidget()
             assert isinstance(menu, QMenu)
             opened.append(menu)
-            self.editor.set_dictation(pending=pending)
+            self.editor.edits.set_dictation(pending=pending)
             if choice is not None:
                 action = next((a for a in menu.actions() if a.objectName() == choice), None)
                 if action is not None and action.isEnabled():
                     action.trigger()
-            self.editor.set_dictation(partial="pz " + pending)
+            self.editor.edits.set_dictation(partial="pz " + pending)
             menu.close()
 
         QTimer.singleShot(0, while_open)
@@ -323,7 +323,7 @@ class EditorMachine(RuleBasedStateMachine):
         sentence = f"Word mk{self.events:04d}x 😀 here."
         text = self.before = self.editor.text
         point = self.editor.dictation_point
-        self.editor.insert_final([sentence], pending)
+        self.editor.edits.insert_final([sentence], pending)
         # At the point, or (a word being typed there) before that word: the buffer's own state
         # machine (tests/editing/test_buffer_states.py) models which; here, never inside a word.
         expected = {
@@ -341,13 +341,13 @@ class EditorMachine(RuleBasedStateMachine):
     @rule(text=st.sampled_from(["", "pq one", "pq 😀 two, three", "pq שלום"]))
     def pending(self, text: str) -> None:
         self.before = self.editor.text
-        self.editor.set_dictation(pending=text)
+        self.editor.edits.set_dictation(pending=text)
         self.changed(self.before)
 
     @rule(text=st.sampled_from(["", "pz", "pz 中文 pz"]))
     def partial(self, text: str) -> None:
         self.before = self.editor.text
-        self.editor.set_dictation(partial=text)
+        self.editor.edits.set_dictation(partial=text)
         self.changed(self.before)
 
     @rule(
@@ -358,7 +358,7 @@ class EditorMachine(RuleBasedStateMachine):
         """The words being spoken punctuated with the pending ones: shown, never text."""
         self.before = self.editor.text
         pending = self.editor.pending_text
-        self.editor.set_dictation(partial=text, live=live)
+        self.editor.edits.set_dictation(partial=text, live=live)
         assert self.editor.pending_text == pending  # display only: the journal keeps these
         self.changed(self.before)
 
@@ -368,7 +368,7 @@ class EditorMachine(RuleBasedStateMachine):
         point is still there; never anywhere else."""
         text = self.before = self.editor.text
         span = self.editor.buffer.last_dictated
-        self.editor.insert_final([mark], self.editor.pending_text, True)
+        self.editor.edits.insert_final([mark], self.editor.pending_text, True)
         if self.editor.text == text:
             self.changed(text)
             return
@@ -382,7 +382,7 @@ class EditorMachine(RuleBasedStateMachine):
     def say_new_line(self, paragraph: bool) -> None:
         text = self.before = self.editor.text
         point = self.editor.dictation_point
-        self.editor.insert_break(paragraph)
+        self.editor.edits.insert_break(paragraph)
         brk = "\n\n" if paragraph else "\n"
         self.changed(text[:point] + brk + text[point:])
 
@@ -390,7 +390,7 @@ class EditorMachine(RuleBasedStateMachine):
     def say_scratch_that(self, what: str) -> None:
         text = self.before = self.editor.text
         had_pending = bool(self.editor.pending_text)
-        result = self.editor.scratch(what)
+        result = self.editor.edits.scratch(what)
         if what == "pending":
             assert result == ("pending" if had_pending else "")
             assert self.editor.pending_text == ""

@@ -79,8 +79,8 @@ def test_a_failed_typing_is_told_and_its_words_are_kept_as_failed(window: Any, q
 def test_the_advice_fits_the_failure() -> None:
     from dictate.errors import TypingError
     from dictate.output.typist import NO_FOCUS
+    from dictate.ui.app_typing import typing_advice as advice
 
-    advice = history_keeper.typing_advice
     assert "Click into the window" in advice(TypingError(NO_FOCUS))
     assert "Install it" in advice(TypingError("wtype is not installed"))
     assert "Allow dictate" in advice(TypingError("the portal refused the request"))

@@ -36,7 +36,8 @@ from dictate.instance_client import (
     send_command,
 )
 from dictate.ui.app import RemoteCommands, apply_command, run_app
-from dictate.ui.instance_server import MAX_CLIENTS, DataFolderClaim, InstanceServer
+from dictate.ui.data_folder_claim import DataFolderClaim
+from dictate.ui.instance_server import MAX_CLIENTS, InstanceServer
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix sockets")
 
@@ -699,7 +700,7 @@ def test_remote_commands_wait_for_the_window_then_go_in_order(qtbot: QtBot) -> N
 HOLD_CLAIM = """
 import sys, time
 from pathlib import Path
-from dictate.ui.instance_server import DataFolderClaim
+from dictate.ui.data_folder_claim import DataFolderClaim
 claim = DataFolderClaim(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
 print(claim.claim(sys.argv[2] if len(sys.argv) > 2 else "/nowhere/else.sock"), flush=True)
 time.sleep(120)

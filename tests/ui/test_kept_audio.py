@@ -165,7 +165,7 @@ def test_the_sentence_at_the_cursor_plays_its_own_audio_from_the_context_menu(
 
 def test_typed_text_has_no_audio_and_says_so(window: Any, fake_sd: FakeSounddevice) -> None:
     dictate_session(window, speech(3.0), RUN)
-    window.editor.voice(
+    window.editor.edits.voice(
         lambda buffer: buffer.voice_edit(len(buffer.text), len(buffer.text), " Typed here.")
     )
     _cursor_at(window, window.editor.text.index("Typed"))

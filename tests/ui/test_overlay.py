@@ -12,14 +12,8 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from dictate.ui.overlay import (
-    BOTTOM_MARGIN,
-    ELLIPSIS,
-    MAX_CHARS,
-    NOTICE_MS,
-    DictationOverlay,
-    elide_start,
-)
+from dictate.ui.overlay import BOTTOM_MARGIN, NOTICE_MS, DictationOverlay
+from dictate.ui.text_view import ELLIPSIS, MAX_CHARS, elide_start
 
 # The offscreen platform cannot raise windows; an always-on-top window asks it to when shown.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QObject, Signal
 
-from dictate.ui.pipeline_runner import State
+from dictate.ui.run_states import State
 
 
 class Shortcut(QObject):
@@ -26,7 +26,10 @@ class Shortcut(QObject):
         pass
 
 
-def wire(window: Any, monkeypatch: pytest.MonkeyPatch, reports_release: bool) -> list[str]:
+def wire(
+    window: Any, monkeypatch: pytest.MonkeyPatch, reports_release: bool
+) -> tuple[list[str], Shortcut]:
+    """The window's controller recording starts and stops, and the shortcut it took."""
     calls: list[str] = []
 
     def start(*args: object) -> None:
@@ -42,16 +45,14 @@ def wire(window: Any, monkeypatch: pytest.MonkeyPatch, reports_release: bool) ->
     shortcut = Shortcut(reports_release)
     monkeypatch.setattr("dictate.ui.hotkey.GlobalHotkey", lambda *args: shortcut)
     window.shortcut.start()
-    window._test_shortcut = shortcut
-    return calls
+    return calls, shortcut
 
 
 def test_push_to_talk_dictates_while_the_shortcut_is_held(
     window: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window.settings.push_to_talk = True
-    calls = wire(window, monkeypatch, reports_release=True)
-    shortcut = window._test_shortcut
+    calls, shortcut = wire(window, monkeypatch, reports_release=True)
     shortcut.activated.emit()
     shortcut.activated.emit()  # a second press while held (a portal may repeat it): no stop
     assert calls == ["start"]
@@ -65,15 +66,13 @@ def test_without_push_to_talk_or_without_releases_the_shortcut_toggles(
     window: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window.settings.push_to_talk = True
-    calls = wire(window, monkeypatch, reports_release=False)  # Windows: no release reported
-    shortcut = window._test_shortcut
+    calls, shortcut = wire(window, monkeypatch, reports_release=False)  # no releases: Windows
     shortcut.activated.emit()
     shortcut.released.emit()
     shortcut.activated.emit()
     assert calls == ["start", "stop"]
     window.settings.push_to_talk = False
-    calls = wire(window, monkeypatch, reports_release=True)
-    shortcut = window._test_shortcut
+    calls, shortcut = wire(window, monkeypatch, reports_release=True)
     shortcut.activated.emit()
     shortcut.released.emit()
     assert calls == ["start"]

@@ -1,8 +1,8 @@
-"""The state machine of a dictation run, on its own: one table (pipeline_runner.TRANSITIONS)."""
+"""The state machine of a dictation run, on its own: one table (run_states.TRANSITIONS)."""
 
 from __future__ import annotations
 
-from dictate.ui.pipeline_runner import TRANSITIONS, State, Trigger, next_state
+from dictate.ui.run_states import TRANSITIONS, State, Trigger, next_state, path_to
 
 
 def _reachable(start: State) -> set[State]:
@@ -46,3 +46,18 @@ def test_what_the_table_does_not_hold_is_ignored() -> None:
     assert next_state(State.IDLE, Trigger.FINISHED) is None  # a late end
     assert next_state(State.LISTENING, Trigger.START) is None  # a second Start
     assert next_state(State.IDLE, Trigger.READY) is None
+
+
+def test_the_shortest_way_between_states_follows_the_table() -> None:
+    assert path_to(State.IDLE, State.IDLE) == []
+    assert path_to(State.IDLE, State.LISTENING) == [Trigger.START, Trigger.READY]
+    assert path_to(State.STARTING, State.IDLE) == [Trigger.FAILED]
+    for state in State:
+        for target in State:
+            path = path_to(state, target)
+            assert path is not None, (state, target)
+            for trigger in path:
+                after = next_state(state, trigger)
+                assert after is not None
+                state = after
+            assert state == target

@@ -12,7 +12,8 @@ import pytest
 from dictate.asr.loader import AUTO
 from dictate.asr.registry import FIRST_PASS, OFF, SPHINX, VOSK, WHISPER, engine_spec
 from dictate.config import Settings, load_settings, save_settings
-from dictate.ui.dialogs.settings import SettingsDialog, engine_choices, second_pass_choices
+from dictate.ui.dialogs.choices import engine_choices, second_pass_choices
+from dictate.ui.dialogs.settings import SettingsDialog
 
 
 def _choices(combo: Any) -> list[tuple[str, Any]]:
@@ -68,7 +69,7 @@ def test_a_second_pass_not_installed_stays_chosen(qtbot: Any) -> None:
 
 def test_the_engine_choices_come_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each streaming engine: the bundled one once, one with models once per installed model."""
-    import dictate.ui.dialogs.settings as dialog_module
+    import dictate.ui.dialogs.choices as dialog_module
 
     monkeypatch.setattr(
         dialog_module,

@@ -110,7 +110,7 @@ def test_a_desktop_launch_logs_to_a_file_and_shows_one_dialog_per_run(tmp_path: 
         """
         import logging, sys
         from PySide6.QtWidgets import QApplication, QMessageBox
-        from dictate.ui.app import install_excepthook, log_to_file
+        from dictate.ui.app_log import install_excepthook, log_to_file
 
         import os
         os.umask(0)  # the log is private whatever the umask

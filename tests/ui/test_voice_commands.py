@@ -55,11 +55,11 @@ def test_the_settings_dialog_turns_commands_and_written_forms_off_and_edits_repl
     dialog = SettingsDialog(settings)
     qtbot.addWidget(dialog)
     assert dialog.written_forms.isChecked() and dialog.voice_commands.isChecked()
-    assert dialog.replacement_entries() == [{"spoken": "jay ess", "written": "JS"}]
+    assert dialog.replacements.entries() == [{"spoken": "jay ess", "written": "JS"}]
     dialog.written_forms.setChecked(False)
     dialog.voice_commands.setChecked(False)
-    dialog.add_replacement("  dictate  ", "Dictate")
-    dialog.add_replacement("   ", "ignored: no spoken phrase")
+    dialog.replacements.add("  dictate  ", "Dictate")
+    dialog.replacements.add("   ", "ignored: no spoken phrase")
     dialog.apply_to(settings)
     assert not settings.written_forms and not settings.voice_commands
     assert settings.replacements == [
@@ -90,9 +90,9 @@ def test_the_settings_dialog_refuses_what_the_app_would_leave_out(qtbot: Any) ->
     settings = Settings(replacements=[{"spoken": "jay ess", "written": "JS"}])
     dialog = SettingsDialog(settings)
     qtbot.addWidget(dialog)
-    dialog.add_replacement("", "")  # an empty row left by Add: no problem, it goes
-    dialog.add_replacement("", "ORPHAN")
-    dialog.add_replacement("Jay  Ess", "again")
+    dialog.replacements.add("", "")  # an empty row left by Add: no problem, it goes
+    dialog.replacements.add("", "ORPHAN")
+    dialog.replacements.add("Jay  Ess", "again")
     dialog.hotkey.setKeySequence(QKeySequence("A"))
     dialog.show()
     dialog.accept()
@@ -182,7 +182,7 @@ def test_select_shows_the_words_selected_and_words_said_replace_them(window: Any
     assert editor.text == "The dog sat on the mat."
     assert not editor.textCursor().hasSelection()
     _journal_matches(window)
-    editor.undo_edit()  # one step
+    editor.edits.undo()  # one step
     assert editor.text == "The cat sat on the mat."
 
 

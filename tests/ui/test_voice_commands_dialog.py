@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 from dictate.command_help import command_rows
 from dictate.ui.dialogs import VoiceCommandsDialog
 from dictate.ui.main_window import MainWindow
-from dictate.ui.pipeline_runner import State
+from dictate.ui.run_states import State
 
 
 def _dialogs(window: MainWindow) -> list[VoiceCommandsDialog]:

@@ -1,14 +1,12 @@
-"""The settings dialog, and the microphone and speech engine choices it (and the window) offers."""
+"""The settings dialog (the choices it offers of microphones and engines: :mod:`.choices`)."""
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
@@ -24,14 +22,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from dictate.asr.loader import AUTO
-from dictate.asr.registry import FIRST_PASS, OFF, VOSK, WHISPER, engine_spec
 from dictate.config import (
     AUDIO_MB_RANGE,
     COMMIT_AFTER_MS,
@@ -40,81 +34,16 @@ from dictate.config import (
     HISTORY_MB_RANGE,
     Settings,
 )
-from dictate.errors import DictateError
+from dictate.ui.dialogs.choices import (
+    device_choices,
+    engine_choices,
+    second_pass_choices,
+)
+from dictate.ui.dialogs.replacements_table import ReplacementsTable
 from dictate.ui.hotkey import DESKTOP_BINDINGS, HotkeyError, can_take_shortcuts, parse_shortcut
 from dictate.writing.replacements import parse_replacements
 
 log = logging.getLogger("dictate.ui")
-
-
-def installed_models(kind: str) -> list[tuple[str, str]]:
-    """(name, label suffix) of every installed model of a kind of model
-    (:attr:`~dictate.asr.registry.EngineSpec.model_kind`); none for the bundled kind, and none
-    (logged) where the store cannot be read."""
-    try:
-        if kind == VOSK.model_kind:
-            from dictate.store.store import ModelStore
-
-            return [(model.name, "") for model in ModelStore().installed()]
-        if kind == WHISPER.model_kind:
-            from dictate.store.whisper_models import installed_whisper_models
-
-            found: dict[str, str] = {}
-            for whisper in installed_whisper_models():
-                found.setdefault(whisper.name, " (bundled)" if whisper.bundled else "")
-            return list(found.items())
-    except OSError as exc:
-        log.warning("cannot list the installed %s models: %s", kind, exc)
-    return []
-
-
-def engine_choices() -> list[tuple[str, str | None, str | None]]:
-    """(label, engine, model) for every recogniser the user can pick: each streaming engine of
-    :mod:`dictate.asr.registry`, once per installed model where it loads one the user chooses."""
-    choices: list[tuple[str, str | None, str | None]] = [("Automatic (best installed)", None, None)]
-    for name in FIRST_PASS:
-        spec = engine_spec(name)
-        if spec.model_kind == "bundled":
-            choices.append((spec.label, spec.name, None))
-            continue
-        for model, _ in installed_models(spec.model_kind):
-            choices.append((f"{spec.title()}: {model}", spec.name, model))
-    return choices
-
-
-def second_pass_choices(current: str | None = None) -> list[tuple[str, str]]:
-    """(label, value of :attr:`Settings.second_pass`) for every second pass the user can pick:
-    automatic, off, and each installed Whisper model (``current`` too, where it is none of them:
-    a folder, or a model since removed, stays chosen)."""
-    default = WHISPER.default_model
-    choices = [
-        (f"Automatic ({WHISPER.title()} {default} for English)", AUTO),
-        ("Off", OFF),
-        *(
-            (f"{WHISPER.title()} {name}{note}", name)
-            for name, note in installed_models(WHISPER.model_kind)
-        ),
-    ]
-    if current and current not in {value for _, value in choices}:
-        choices.append((f"{WHISPER.title()} {current}", current))
-    return choices
-
-
-def device_choices() -> tuple[list[tuple[str, str | None]], str | None]:
-    """(label, device name) of every microphone, and an error message if there are none."""
-    from dictate.audio.devices import list_input_devices
-
-    choices: list[tuple[str, str | None]] = [("System default microphone", None)]
-    try:
-        devices = list_input_devices()
-    except DictateError as exc:
-        return choices, str(exc)
-    names = Counter(device.name for device in devices)
-    for device in devices:
-        # Two sound-server sources may share a description ("Monitor of Null Output").
-        where = device.key if names[device.name] > 1 and device.pulse_source else device.host_api
-        choices.append((f"{device.name} ({where})", device.key))
-    return choices, None
 
 
 class SettingsDialog(QDialog):
@@ -323,18 +252,11 @@ class SettingsDialog(QDialog):
         self.audio_mb.setEnabled(settings.keep_audio)
         self.keep_audio.toggled.connect(self.audio_mb.setEnabled)
         form.addRow(self.keep_audio, self.audio_mb)
-        self.replacements = QTableWidget(0, 2)
-        self.replacements.setHorizontalHeaderLabels(["Spoken", "Written"])
-        self.replacements.horizontalHeader().setStretchLastSection(True)
-        self.replacements.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.replacements.setTabKeyNavigation(False)  # Tab leaves the table, as everywhere
-        self.replacements.setAccessibleName("Replacements")
-        for entry in settings.replacements:
-            self.add_replacement(entry.get("spoken", ""), entry.get("written", ""))
+        self.replacements = ReplacementsTable(settings.replacements)
         add = QPushButton("&Add replacement")
-        add.clicked.connect(lambda: self._add_and_edit())
+        add.clicked.connect(lambda: self.replacements.add_and_edit())
         remove = QPushButton("Delete replacemen&t")
-        remove.clicked.connect(self._remove_replacement)
+        remove.clicked.connect(self.replacements.remove_selected)
         row = QHBoxLayout()
         row.addWidget(add)
         row.addWidget(remove)
@@ -351,8 +273,6 @@ class SettingsDialog(QDialog):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #b00020")
         self.problem.hide()
-        row_height = self.replacements.verticalHeader().defaultSectionSize()
-        self.replacements.setMinimumHeight(row_height * 6)  # five rows in view
         # The form scrolls where the screen is small (its rows are taller than 768 pixels).
         page = QWidget()
         page.setLayout(form)
@@ -381,37 +301,6 @@ class SettingsDialog(QDialog):
         height = min(page.sizeHint().height() + rest + 8, int(room * 0.9))
         self.resize(self.sizeHint().width(), max(height, self.minimumSizeHint().height()))
 
-    def add_replacement(self, spoken: str = "", written: str = "") -> int:
-        """Append a row to the replacements table; its index."""
-        index = self.replacements.rowCount()
-        self.replacements.insertRow(index)
-        self.replacements.setItem(index, 0, QTableWidgetItem(spoken))
-        self.replacements.setItem(index, 1, QTableWidgetItem(written))
-        return index
-
-    def _add_and_edit(self) -> None:
-        index = self.add_replacement()
-        self.replacements.setCurrentCell(index, 0)
-        item = self.replacements.item(index, 0)
-        if item is not None:
-            self.replacements.editItem(item)
-
-    def _remove_replacement(self) -> None:
-        rows = sorted({i.row() for i in self.replacements.selectedIndexes()}, reverse=True)
-        if not rows and self.replacements.currentRow() >= 0:
-            rows = [self.replacements.currentRow()]
-        for index in rows:
-            self.replacements.removeRow(index)
-
-    def _rows(self) -> list[tuple[str, str]]:
-        """(spoken, written) of every row of the replacements table."""
-        rows = []
-        for index in range(self.replacements.rowCount()):
-            cells = [self.replacements.item(index, c) for c in (0, 1)]
-            spoken, written = (cell.text() if cell is not None else "" for cell in cells)
-            rows.append((spoken, written))
-        return rows
-
     def _hotkey_text(self) -> str:
         return self.hotkey.keySequence().toString(QKeySequence.SequenceFormat.PortableText)
 
@@ -419,7 +308,11 @@ class SettingsDialog(QDialog):
         """What OK refuses: replacements the app would leave out (a written form without a
         spoken phrase, a phrase given twice...), a global shortcut the app would refuse, and an
         editor font that is not installed."""
-        entries = [{"spoken": s, "written": w} for s, w in self._rows() if s.strip() or w.strip()]
+        entries = [
+            {"spoken": s, "written": w}
+            for s, w in self.replacements.rows()
+            if s.strip() or w.strip()
+        ]
         _, found = parse_replacements(entries)
         if self._hotkey_text():
             try:
@@ -433,23 +326,13 @@ class SettingsDialog(QDialog):
         return found
 
     def accept(self) -> None:
-        for index, (spoken, written) in reversed(list(enumerate(self._rows()))):
-            if not spoken.strip() and not written.strip():
-                self.replacements.removeRow(index)  # rows left empty go
+        self.replacements.drop_empty_rows()  # rows left empty go
         found = self.problems()
         if found:
             self.problem.setText("Not saved: " + "; ".join(found) + ".")
             self.problem.show()
             return
         super().accept()
-
-    def replacement_entries(self) -> list[dict[str, str]]:
-        """The table's rows with a spoken phrase, as the settings file stores them."""
-        return [
-            {"spoken": spoken.strip(), "written": written}
-            for spoken, written in self._rows()
-            if spoken.strip()
-        ]
 
     @staticmethod
     def _select(combo: QComboBox, value: object) -> None:
@@ -471,7 +354,7 @@ class SettingsDialog(QDialog):
         settings.font_size = self.font_size.value()
         settings.written_forms = self.written_forms.isChecked()
         settings.voice_commands = self.voice_commands.isChecked()
-        settings.replacements = self.replacement_entries()
+        settings.replacements = self.replacements.entries()
         settings.target = self.target.currentData()
         settings.audio_file_target = self.audio_target.currentData()
         settings.typing_backend = self.backend.currentData()
