@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,8 @@ def test_a_line_cut_off_is_reported_and_the_text_before_it_kept(tmp_path: Path) 
     assert got.damaged and got.unread_records == 1 and "cut off" in got.problem
 
 
-def test_damage_in_the_middle_is_detected_and_counted(tmp_path: Path) -> None:
-    path = tmp_path / "j.jsonl"
+def _four_words(path: Path, damage: Callable[[bytes], bytes]) -> str:
+    """A journal typing four words, its third record passed through ``damage``; the text."""
     journal = Journal(path)
     journal.reset("")
     text = ""
@@ -82,12 +83,32 @@ def test_damage_in_the_middle_is_detected_and_counted(tmp_path: Path) -> None:
         journal.edit(len(text), "", word)
         text += word
     lines = path.read_bytes().split(b"\n")
-    lines[-3] = lines[-3].replace(b"three", b"thrEe")  # checksum no longer matches
+    lines[-3] = damage(lines[-3])
     path.write_bytes(b"\n".join(lines))
+    return text
+
+
+def test_damage_in_the_middle_is_detected_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    # Two bytes: the checksum cannot put them back.
+    _four_words(path, lambda line: line.replace(b"three", b"thRee").replace(b'"ins"', b'"iNs"'))
     got = replay(path)
     assert got is not None and got.text == "one two " and got.damaged
     assert got.unread_records == 2 and "checksum" in got.problem
     assert 0 < got.unread_bytes < got.total_bytes
+
+
+def test_one_bad_byte_in_a_change_is_put_back_and_the_rest_applies(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    text = _four_words(path, lambda line: line.replace(b"three", b"thrEe"))
+    got = replay(path)
+    assert got is not None and got.text == text and got.damaged
+    assert got.repaired_records == 1 and got.unread_records == 0
+    from dictate.ui.recovery import recovery_message
+
+    message = recovery_message(got)
+    assert "1 damaged record (one changed byte each) was put back exactly" in message
+    assert "Every change in it could still be read." in message
 
 
 def test_a_missing_record_is_detected_by_its_sequence_number(tmp_path: Path) -> None:
@@ -176,7 +197,9 @@ def test_random_byte_damage_is_always_detected(
     got = replay(path)
     assert got is not None
     assert got.text in states
-    assert got.damaged and (got.unread_records or got.salvaged_records or got.gaps)
+    assert got.damaged and (
+        got.unread_records or got.salvaged_records or got.gaps or got.repaired_records
+    )
 
 
 def test_a_line_end_lost_to_a_zero_byte_is_damage_read_around(tmp_path: Path) -> None:

@@ -23,7 +23,10 @@ Qt's UTF-16 units. Records:
 
 :meth:`Journal.append` writes the line, flushes and fsyncs before it returns. :func:`replay`
 rebuilds the document. Damage (a flipped byte, a line cut off by a crash or a full disk, a block
-of zeros) is found by the checksum and the sequence numbers:
+of zeros) is found by the checksum and the sequence numbers. One changed byte in a record, or
+one byte replaced by a line end that split the record in two, is put back exactly: the
+checksum says which byte it was and what it held (:mod:`dictate.editing.crc_repair`). Damage
+it cannot undo is handled so:
 
 * in the snapshot (the text as it was at the start of the file), a damaged piece is read as far
   as it can be, around the bad bytes; a piece that cannot be read at all leaves a gap of
@@ -59,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from dictate.editing.crc_repair import repair_byte, repair_split
 from dictate.editing.text import fit_to_context
 from dictate.fileio import (
     UnreadableFile,
@@ -110,6 +114,9 @@ class Recovered:
     gaps: int = 0
     """Places where zero bytes stood between two records instead of a line end (part of the
     file was lost or overwritten); the records on both sides were read."""
+    repaired_records: int = 0
+    """Damaged records read exactly all the same: one byte of each was changed, or replaced by
+    a line end, and the checksum said which and what it was."""
 
     @property
     def full_text(self) -> str:
@@ -131,6 +138,7 @@ class Recovered:
             or self.salvaged_records > 0
             or self.missing_chars > 0
             or self.gaps > 0
+            or self.repaired_records > 0
         )
 
 
@@ -142,6 +150,9 @@ SNAPSHOT_PIECE = 16_384
 """Code points of the document per snapshot record: a damaged byte costs at most this much of the
 text (and is read around), never the whole document."""
 
+MAX_REPAIR_BYTES = 256 * 1024
+"""Longest damaged record the checksum repairs (linear time in it; a snapshot piece is far
+shorter)."""
 MAX_RECORD_DEPTH = 4
 """Records are flat objects; a line nested deeper is damage (and would crash the JSON parser)."""
 
@@ -442,6 +453,8 @@ class _State:
         self.header_damaged = False
         """The first record was read around damage: its size may be wrong."""
         self.salvaged = 0
+        self.repaired = 0
+        """Records whose one damaged byte the checksum put back."""
         self.gaps = 0  # zero bytes instead of a line end, read around
         self.missing = 0
         self.problems: list[str] = []
@@ -655,7 +668,8 @@ def replay(path: Path) -> Recovered | None:
         total = os.fstat(fh.fileno()).st_size
         state = _State()
         offset = 0
-        for index, (size, line, complete, after_zeros) in enumerate(_lines(fh)):
+        lines = _Lookahead(_lines(fh))
+        for index, (size, line, complete, after_zeros) in enumerate(lines):
             if after_zeros:  # a line end was lost: the file is damaged, though this reads
                 state.gaps += 1
                 state.problems.append("zero bytes where a line end was")
@@ -668,7 +682,18 @@ def replay(path: Path) -> Recovered | None:
                     raise _Damaged("the last record was cut off")
                 if b"\x00" in line:
                     raise _Damaged("zero bytes where a record was (a block of the file was lost)")
-                op, version = state.decode(line)
+                try:
+                    op, version = state.decode(line)
+                except _Damaged as exc:
+                    repaired = _repair(line, lines, state)
+                    if repaired is None:
+                        raise
+                    line, taken = repaired
+                    size += taken
+                    op, version = state.decode(line)
+                    state.repaired += 1
+                    state.problems.append(f"{exc}: one byte put back by the checksum")
+                    log.warning("journal %s: line %d damaged (%s), repaired", path, index + 1, exc)
                 state.apply(op, version)
             except (ValueError, KeyError, TypeError) as exc:
                 if state.salvage(line, str(exc), cut=not complete):
@@ -678,10 +703,71 @@ def replay(path: Path) -> Recovered | None:
                     offset += size
                     continue
                 log.warning("journal %s: damaged at line %d (%s)", path, index + 1, exc)
-                unread = 1 + sum(1 for rest in fh if rest.strip())
+                unread = 1 + lines.left() + sum(1 for rest in fh if rest.strip())
                 return _recovered(state, unread, total - offset, total, str(exc))
             offset += size
     return _recovered(state, 0, 0, total, "")
+
+
+def _intact(line: bytes) -> bool:
+    """A record of format 2 whose checksum matches."""
+    if len(line) < 10 or line[8:9] != b" " or not _CRC.fullmatch(line[:8]):
+        return False
+    return zlib.crc32(line[9:]) == int(line[:8], 16)
+
+
+class _Lookahead:
+    """The journal's lines, with the next one in view (:func:`_repair` may join it)."""
+
+    def __init__(self, lines: Iterator[tuple[int, bytes, bool, bool]]) -> None:
+        self._lines = lines
+        self._next: tuple[int, bytes, bool, bool] | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, bool, bool]]:
+        return self
+
+    def __next__(self) -> tuple[int, bytes, bool, bool]:
+        if self._next is not None:
+            line, self._next = self._next, None
+            return line
+        return next(self._lines)
+
+    def peek(self) -> tuple[int, bytes, bool, bool] | None:
+        if self._next is None:
+            self._next = next(self._lines, None)
+        return self._next
+
+    def take(self) -> int:
+        """Take the line in view; the bytes it took."""
+        taken = self.peek()
+        self._next = None
+        return taken[0] if taken is not None else 0
+
+    def left(self) -> int:
+        """1 if a line is in view and not empty (it is not read again), else 0."""
+        return int(self._next is not None and bool(self._next[1].strip()))
+
+
+def _repair(line: bytes, lines: _Lookahead, state: _State) -> tuple[bytes, int] | None:
+    """``line`` as it was written where one of its bytes was changed, or replaced by a line end
+    that split it from the next line (which is then taken): its checksum says which byte and
+    what it was (:mod:`dictate.editing.crc_repair`). The line and the bytes of the next line
+    taken with it; None where no single byte explains the damage (then it is read around)."""
+    if state.version != 2 or len(line) < 10 or line[8:9] != b" " or not _CRC.fullmatch(line[:8]):
+        return None
+    crc, body = int(line[:8], 16), line[9:]
+    if len(body) > MAX_REPAIR_BYTES:
+        return None
+    fixed = repair_byte(body, crc)
+    if fixed is not None and fixed != body:
+        return line[:9] + fixed, 0
+    following = lines.peek()
+    if following is None or not following[2] or following[3] or _intact(following[1]):
+        return None
+    joined = repair_split(body, following[1], crc)
+    if joined is None:
+        return None
+    return line[:9] + joined, lines.take()
 
 
 def _recovered(
@@ -702,6 +788,7 @@ def _recovered(
         salvaged_records=state.salvaged,
         missing_chars=state.missing,
         gaps=state.gaps,
+        repaired_records=state.repaired,
     )
 
 

@@ -46,6 +46,13 @@ def recovery_message(recovered: Recovered, kept: Path | None = None) -> str:
                     f"{'s' if recovered.missing_chars != 1 else ''} could not be read"
                 )
             message += f", and characters that could not be read are shown as {LOST}."
+        if recovered.repaired_records:
+            n = recovered.repaired_records
+            message += (
+                f" {n} damaged record{'s' if n != 1 else ''} (one changed byte each) "
+                f"{'were' if n != 1 else 'was'} put back exactly by {'their' if n != 1 else 'its'}"
+                " checksum."
+            )
         if recovered.unread_records:
             n = recovered.unread_records
             message += (

@@ -48,11 +48,13 @@ def _close(window: MainWindow) -> None:
 def test_a_bad_byte_in_the_first_record_still_asks_and_offers_the_text(
     tmp_path: Path, qtbot: object
 ) -> None:
-    """The reviewed failure: the next start showed an empty window, no question, no message."""
+    """The reviewed failure: the next start showed an empty window, no question, no message.
+    Two bad bytes: one alone the checksum puts back (below)."""
     path = tmp_path / "journal" / "document.jsonl"
     _crashed_journal(path)
     raw = bytearray(path.read_bytes())
     raw[raw.index(b"Paragraph 3 ") + 2] ^= 0x20
+    raw[raw.index(b"Paragraph 9 ") + 2] ^= 0x20
     path.write_bytes(bytes(raw))
     recovered = replay(path)
     assert recovered is not None and recovered.damaged
@@ -71,7 +73,32 @@ def test_a_bad_byte_in_the_first_record_still_asks_and_offers_the_text(
     assert "read around the damage" in questions[0]
     text = window.editor.text
     assert len(text) == len(TEXT) + len("The last words.") and text.endswith("The last words.")
-    assert sum(a != b for a, b in zip(text, TEXT, strict=False)) == 1
+    assert sum(a != b for a, b in zip(text, TEXT, strict=False)) == 2
+    _close(window)
+
+
+def test_one_bad_byte_in_the_first_record_is_put_back_and_said(
+    tmp_path: Path, qtbot: object
+) -> None:
+    path = tmp_path / "journal" / "document.jsonl"
+    _crashed_journal(path)
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"Paragraph 3 ") + 2] ^= 0x20
+    path.write_bytes(bytes(raw))
+    recovered = replay(path)
+    assert recovered is not None and recovered.damaged and recovered.repaired_records == 1
+    kept = keep_damaged_journal(path, recovered)
+    assert kept is not None
+    window = _window(path)
+    questions: list[str] = []
+    assert open_document_at_start(
+        window,
+        recovered,
+        lambda parent, rec: bool(questions.append(recovery_message(rec, kept))) or True,
+        kept,
+    )
+    assert "put back exactly by its checksum" in questions[0]
+    assert window.editor.text == TEXT + "The last words."
     _close(window)
 
 
