@@ -87,6 +87,11 @@ class InstanceServer(QObject):
         and the window says why too), or None; the app sets this once its window is up."""
 
     @property
+    def clients(self) -> int:
+        """Connections open now (at most :data:`MAX_CLIENTS`)."""
+        return len(self._clients)
+
+    @property
     def listening(self) -> bool:
         """Whether this instance listens (after :meth:`listen`, unless that could not)."""
         return self._server.isListening()

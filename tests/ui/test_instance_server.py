@@ -418,7 +418,7 @@ def test_misbehaving_clients_get_an_error_and_the_server_goes_on(
     in_thread(qtbot, lambda: raw_exchange(path, b"toggle\n", read=False))
     qtbot.waitUntil(lambda: got == ["show", "toggle"], timeout=5_000)
     assert in_thread(qtbot, lambda: send_command("ping")) == "ok"
-    qtbot.waitUntil(lambda: not server._clients, timeout=5_000)
+    qtbot.waitUntil(lambda: not server.clients, timeout=5_000)
 
 
 def test_several_clients_at_once(qtbot: QtBot, server: InstanceServer) -> None:
@@ -456,12 +456,12 @@ def test_a_newcomer_beyond_the_limit_pushes_out_the_oldest_idle_connection(
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(address)
             held.append(sock)
-            qtbot.waitUntil(lambda: len(server._clients) == len(held), timeout=5_000)
+            qtbot.waitUntil(lambda: server.clients == len(held), timeout=5_000)
         # One more is served; the oldest that sent nothing makes room, and is told why.
         assert in_thread(qtbot, lambda: raw_exchange(address, b"show\n")) == b"ok\n"
         held[0].settimeout(10)
         assert in_thread(qtbot, partial(held[0].recv, 100)) == b"error too many connections\n"
-        assert len(server._clients) == MAX_CLIENTS - 1
+        assert server.clients == MAX_CLIENTS - 1
     finally:
         for sock in held:
             sock.close()
@@ -478,7 +478,7 @@ def test_a_server_closed_with_connections_open_is_freed_at_once(qtbot: QtBot, ad
         assert server.listen()
         for sock in held:
             sock.connect(address)
-        qtbot.waitUntil(lambda: len(server._clients) == len(held), timeout=5_000)
+        qtbot.waitUntil(lambda: server.clients == len(held), timeout=5_000)
         server.close()
         return weakref.ref(server)
 
@@ -575,7 +575,7 @@ def test_slow_clients_on_every_slot_do_not_keep_a_command_out(qtbot: QtBot, addr
     assert server.listen()
     slow = SlowClients(address, silent=MAX_CLIENTS // 2 + 2, dribbling=MAX_CLIENTS // 2 + 2)
     try:
-        qtbot.waitUntil(lambda: len(server._clients) == MAX_CLIENTS, timeout=10_000)
+        qtbot.waitUntil(lambda: server.clients == MAX_CLIENTS, timeout=10_000)
         # Past the deadlines of the first ones, which are then closed and come back.
         until = time.monotonic() + 2.5
         while time.monotonic() < until:
@@ -585,7 +585,7 @@ def test_slow_clients_on_every_slot_do_not_keep_a_command_out(qtbot: QtBot, addr
         with qtbot.waitSignal(server.commandReceived, timeout=10_000) as emitted:
             assert in_thread(qtbot, lambda: send_command("toggle", timeout=15)) == "ok"
         assert emitted.args == ["toggle"]
-        assert len(server._clients) >= MAX_CLIENTS - 1  # they were at it all along
+        assert server.clients >= MAX_CLIENTS - 1  # they were at it all along
         assert slow.connections > 2 * MAX_CLIENTS  # closed, and back at once
     finally:
         slow.close()

@@ -14,13 +14,13 @@ def test_a_rebuilt_pipeline_ends_the_old_command_decoders_process(qtbot) -> None
     rebuilds the pipeline, and the old child must end then, not when the app quits."""
     runner = DictationController(Settings(engine="sphinx"))
     runner.preload_now()
-    assert runner._pipeline is not None
-    old = runner._pipeline.command_decoder
+    assert runner.pipeline is not None
+    old = runner.pipeline.command_decoder
     process = old._process
     assert process.is_alive()
     runner.settings.silence_ms += 100  # a setting the pipeline is built with
     runner.preload_now()
-    new = runner._pipeline
+    new = runner.pipeline
     assert new is not None and new.command_decoder is not old
     assert not process.is_alive()
     new.command_decoder.close()
