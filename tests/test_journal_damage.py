@@ -96,6 +96,18 @@ def test_a_line_end_written_over_a_byte_of_a_snapshot_record_is_put_back(tmp_pat
     assert got.unread_records == 0 and got.salvaged_records == 0
 
 
+def test_a_zero_byte_in_the_first_record_is_put_back_too(tmp_path: Path) -> None:
+    """A zero byte is read as a lost block before the record is decoded; one of them alone is
+    one changed byte all the same (the replay had not yet seen a record to know the format)."""
+    path = tmp_path / "j.jsonl"
+    expected = _journal(path, appended=(" Later words.",))
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"Sentence 00100") + 2] = 0
+    path.write_bytes(bytes(raw))
+    got = replay(path)
+    assert got is not None and got.text == expected and got.repaired_records == 1
+
+
 def test_an_escape_made_by_a_bad_byte_no_longer_shifts_the_rest_of_its_piece(
     tmp_path: Path,
 ) -> None:

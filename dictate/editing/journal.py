@@ -680,9 +680,11 @@ def replay(path: Path) -> Recovered | None:
                     raise _Damaged("empty line")
                 if not complete:
                     raise _Damaged("the last record was cut off")
-                if b"\x00" in line:
-                    raise _Damaged("zero bytes where a record was (a block of the file was lost)")
                 try:
+                    if b"\x00" in line:
+                        raise _Damaged(
+                            "zero bytes where a record was (a block of the file was lost)"
+                        )
                     op, version = state.decode(line)
                 except _Damaged as exc:
                     repaired = _repair(line, lines, state)
@@ -753,7 +755,7 @@ def _repair(line: bytes, lines: _Lookahead, state: _State) -> tuple[bytes, int] 
     that split it from the next line (which is then taken): its checksum says which byte and
     what it was (:mod:`dictate.editing.crc_repair`). The line and the bytes of the next line
     taken with it; None where no single byte explains the damage (then it is read around)."""
-    if state.version != 2 or len(line) < 10 or line[8:9] != b" " or not _CRC.fullmatch(line[:8]):
+    if state.version == 1 or len(line) < 10 or line[8:9] != b" " or not _CRC.fullmatch(line[:8]):
         return None
     crc, body = int(line[:8], 16), line[9:]
     if len(body) > MAX_REPAIR_BYTES:
