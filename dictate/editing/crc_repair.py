@@ -10,8 +10,10 @@ missed; two changes farther apart give the same difference about once in 2**32).
 
 from __future__ import annotations
 
+import re
 import zlib
 
+_CHECKSUM = re.compile(rb"[0-9a-f]{8}")
 _POLY = 0xEDB88320  # CRC-32 (IEEE 802.3), as zlib computes it, bit-reflected
 
 
@@ -60,6 +62,16 @@ def repair_byte(data: bytes, crc: int) -> bytes | None:
     repaired = bytearray(data)
     repaired[at] ^= change
     return bytes(repaired) if zlib.crc32(repaired) == crc else None
+
+
+def repair_line(line: bytes) -> bytes | None:
+    """A line ``<crc32 in 8 hex digits> <bytes>`` (the journal's and the history's records) with
+    one damaged byte of its bytes put back; None where its checksum field cannot be read or no
+    single byte explains the damage."""
+    if len(line) < 10 or line[8:9] != b" " or not _CHECKSUM.fullmatch(line[:8]):
+        return None
+    repaired = repair_byte(line[9:], int(line[:8], 16))
+    return None if repaired is None else line[:9] + repaired
 
 
 def repair_split(first: bytes, second: bytes, crc: int) -> bytes | None:

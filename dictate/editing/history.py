@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dictate.editing.crc_repair import repair_line
 from dictate.editing.journal import decode_record, encode_record
 from dictate.fileio import (
     atomic_write,
@@ -104,6 +105,9 @@ class Read:
 
     entries: list[Entry]
     damaged: int = 0
+    repaired: int = 0
+    """Damaged lines read all the same: one byte of each was changed, and its checksum said
+    which and what it held."""
     skipped_bytes: int = 0
     """Older history that was not read (past the reader's bound)."""
 
@@ -145,8 +149,24 @@ def read_history(path: Path, max_bytes: int | None = None) -> Read:
             try:
                 read.entries.append(Entry.from_record(decode_record(line)))
             except ValueError:
-                read.damaged += 1
+                entry = _repaired(line)
+                if entry is None:
+                    read.damaged += 1
+                else:
+                    read.entries.append(entry)
+                    read.repaired += 1
     return read
+
+
+def _repaired(line: bytes) -> Entry | None:
+    """The entry of a damaged line whose one changed byte its checksum puts back, else None."""
+    repaired = repair_line(line)
+    if repaired is None:
+        return None
+    try:
+        return Entry.from_record(decode_record(repaired))
+    except ValueError:
+        return None
 
 
 class History:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 import zlib
+from pathlib import Path
 
-from dictate.editing.crc_repair import repair_byte, repair_split
+from dictate.editing.crc_repair import repair_byte, repair_line, repair_split
 
 
 def test_any_one_changed_byte_is_found_and_put_back() -> None:
@@ -38,3 +39,26 @@ def test_a_record_split_by_a_line_end_is_joined_with_the_byte_it_lost() -> None:
     at = data.index(b"hello")
     assert repair_split(data[:at], data[at + 1 :], zlib.crc32(data)) == data
     assert repair_split(data[:at], data[at + 2 :], zlib.crc32(data)) is None  # two bytes lost
+
+
+def test_a_history_line_with_one_changed_byte_is_read(tmp_path: Path) -> None:
+    from dictate.editing.history import History, read_history
+
+    path = tmp_path / "history.jsonl"
+    history = History(path)
+    for text in ("First sentence.", "Second sentence.", "Third sentence."):
+        history.add(text)
+    raw = bytearray(path.read_bytes())
+    raw[raw.index(b"Second") + 2] ^= 0x20  # "SeCond"
+    third = raw.index(b"Third")
+    raw[third + 1] ^= 0x20
+    raw[third + 3] ^= 0x20  # two bytes in one line: skipped as before
+    path.write_bytes(bytes(raw))
+    read = read_history(path)
+    assert [e.text for e in read.entries] == ["First sentence.", "Second sentence."]
+    assert read.repaired == 1 and read.damaged == 1
+
+
+def test_a_line_whose_checksum_field_is_unreadable_is_not_repaired() -> None:
+    assert repair_line(b"zzzzzzzz {}") is None
+    assert repair_line(b"short") is None

@@ -50,6 +50,7 @@ def test_a_damaged_record_is_skipped_and_the_rest_kept(tmp_path: Path) -> None:
     data = bytearray(history.path.read_bytes())
     at = data.index(b"Sentence 2")
     data[at] ^= 0x20  # "sentence 2": still valid JSON, caught by the checksum
+    data[at + 3] ^= 0x20  # two bytes: the checksum cannot put them back (one it does)
     history.path.write_bytes(bytes(data))
     read = read_history(history.path)
     assert read.entries == [entries[i] for i in (0, 1, 3, 4)] and read.damaged == 1
