@@ -9,7 +9,9 @@ default recording is ``tests/data/en_phrases.wav``, espeak-ng speaking four phra
 with the bundled PocketSphinx recogniser, the shipped punctuation model, and the audio kept
 (Settings' ``keep_audio``, on by default). Each kill comes while a phrase is being recognised:
 after the window has shown partial (grey, never journaled) words of a segment, at a random
-moment before that segment's words are final. The window is then started again on its journal
+moment before that segment's words are final (on a loaded machine, where the recogniser
+catching up shows no partial words, at the same moment of the segment by the audio's clock, a
+second later). The window is then started again on its journal
 and kept audio (``replay``, ``open_document_at_start``, ``offer_unshown_audio``, as
 :func:`dictate.ui.app.start_window` does), and the words come back from two places:
 
@@ -247,7 +249,14 @@ def one_kill(
         sel.register(proc.stdout, selectors.EVENT_READ)
         buffer = ""
         while True:
-            timeout = None if first_partial is None else first_partial + wait - time.monotonic()
+            # After the segment's first partial words; or, where a recogniser catching up on a
+            # loaded machine shows none (it skips partial words), by the audio's clock: the
+            # same moment of the segment as said, a second later.
+            deadlines = [
+                *([first_partial + wait] if first_partial is not None else []),
+                *([audio_started + chosen["start"] + wait + 1.0] if audio_started else []),
+            ]
+            timeout = min(deadlines) - time.monotonic() if deadlines else None
             if timeout is not None and timeout <= 0:
                 proc.send_signal(signal.SIGKILL)
                 killed_at = time.monotonic()

@@ -143,6 +143,24 @@ def pulse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServ
         yield server
 
 
+@pytest.fixture(autouse=True)
+def _windows_released() -> Iterator[None]:
+    """A main window a test left open (it failed before closing it) stops its run and ends its
+    recogniser's child processes: the session's check would find them, as a test's fault."""
+    yield
+    module = sys.modules.get("dictate.ui.main_window")
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    if module is None or widgets is None or widgets.QApplication.instance() is None:
+        return
+    for widget in widgets.QApplication.topLevelWidgets():
+        if isinstance(widget, module.MainWindow):
+            controller = widget.controller
+            if controller.state != "idle":
+                controller.stop()
+                controller.wait(120)  # a hang guard
+            controller.release()
+
+
 @pytest.fixture
 def window(qtbot, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
     """A real main window, offscreen, with its journal in the test's temporary folder."""

@@ -100,7 +100,7 @@ def test_a_damaged_journal_recovers_the_text_before_the_damage_and_says_how_much
     for n in range(1, 6):
         window.events.dispatch(Finalized(0.1, n, [f"Sentence number {n}."], pending=""))
     lines = path.read_bytes().split(b"\n")
-    lines[4] = lines[4].replace(b"number", b"numbex")  # random damage in the 3rd sentence
+    lines[4] = lines[4].replace(b"number", b"nuMbex")  # damage in the 3rd sentence (2 bytes)
     path.write_bytes(b"\n".join(lines))
     window.editor.buffer.journal = None  # the crashed session: it writes nothing more
     window.document.modified = False
@@ -351,7 +351,8 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     events: list[object] = []
     window.events.subscribe("observer", events.append)
     window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
-    qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=30_000)
+    # A hang guard: on a loaded machine the first words take long (they once took over 30 s).
+    qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=300_000)
     window.close()  # mid-dictation: the rest of what was heard is flushed first
     assert any(isinstance(e, Finished) for e in events)
     heard = [w.text for e in events if isinstance(e, Segment) for w in e.words]
@@ -374,11 +375,11 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     window.events.subscribe("observer", events.append)
     window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
     window.dictation.toggle()  # F9 again at once, while the engine is still loading
-    qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=30_000)
+    qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=300_000)
     finished = [e for e in events if isinstance(e, Finished)]
     assert finished[0].reason == "stopped" and finished[0].audio_seconds < 5
-    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=5_000)
-    qtbot.waitUntil(lambda: not window.dictation.dictate_action.isChecked(), timeout=5_000)
+    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60_000)
+    qtbot.waitUntil(lambda: not window.dictation.dictate_action.isChecked(), timeout=60_000)
     window.document.modified = False
     window.close()
 
@@ -402,10 +403,10 @@ def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) ->
         if run % 3 == 0:
             window.dictation.stop()  # still starting
         elif run % 3 == 1:
-            qtbot.waitUntil(lambda: window.controller.state != "starting", timeout=60_000)
+            qtbot.waitUntil(lambda: window.controller.state != "starting", timeout=300_000)
             window.dictation.stop()  # listening, or already finishing on its own
-        qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60_000)
-        qtbot.waitUntil(lambda n=run: len(finished) == n + 1, timeout=10_000)
+        qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=300_000)
+        qtbot.waitUntil(lambda n=run: len(finished) == n + 1, timeout=60_000)
     assert not window.dictation.dictate_action.isChecked()
     assert states[-1] == "idle" and "stopping" in states
     window.document.modified = False
