@@ -91,12 +91,12 @@ def test_one_bad_byte_in_the_first_record_is_put_back_and_said(
     assert kept is not None
     window = _window(path)
     questions: list[str] = []
-    assert open_document_at_start(
-        window,
-        recovered,
-        lambda parent, rec: bool(questions.append(recovery_message(rec, kept))) or True,
-        kept,
-    )
+
+    def ask(parent: object, rec: Recovered) -> bool:
+        questions.append(recovery_message(rec, kept))
+        return True
+
+    assert open_document_at_start(window, recovered, ask, kept)
     assert "put back exactly by its checksum" in questions[0]
     assert window.editor.text == TEXT + "The last words."
     _close(window)
