@@ -156,6 +156,7 @@ class Finished(Event):
     """The run is over; every word recognised has been emitted as :class:`Finalized`."""
 
     reason: str
-    """"end_of_audio", "stopped" or "error"."""
+    """"end_of_audio", "stopped", "left" (stopped, the rest not recognised:
+    :meth:`~dictate.pipeline.Pipeline.leave`) or "error"."""
     audio_seconds: float
     dropped_blocks: int

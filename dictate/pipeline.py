@@ -231,6 +231,7 @@ class Pipeline:
         self._threads: list[threading.Thread] = []
         self._started = 0.0
         self._stop_requested = threading.Event()
+        self._left = threading.Event()  # leave(): what is not recognised yet is left
         self._finished = threading.Event()
         self._finished.set()
         self._segments = 0
@@ -280,6 +281,7 @@ class Pipeline:
             raise RuntimeError("the pipeline is already running; stop it first")
         self._source = source
         self._stop_requested.clear()
+        self._left.clear()
         self._finished.clear()
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
@@ -305,6 +307,16 @@ class Pipeline:
         self._stop_requested.set()
         if self._source is not None:
             self._source.stop()
+
+    def leave(self) -> None:
+        """Stop listening and leave what recognition has not reached: the audio still queued
+        is not heard and closed segments waiting for their final words are dropped, so the
+        run ends within a block (or a second-pass decode already under way), with
+        :class:`Finished` ``"left"``. For a window closing while far behind: the run's audio
+        is in its kept audio, recognised at the next start
+        (:mod:`dictate.ui.audio_recovery`)."""
+        self._left.set()
+        self.stop()
 
     def behind(self) -> float:
         """How far recognition is behind the speaker, in seconds: audio captured but not heard
@@ -363,6 +375,8 @@ class Pipeline:
         level_count = 0
         try:
             for block in source.blocks():
+                if self._left.is_set():
+                    break
                 self._audio_seconds = block.end
                 level_samples.append(block.samples)
                 level_count += len(block.samples)
@@ -379,6 +393,10 @@ class Pipeline:
             log.exception("audio thread failed")
             self._end_reason = "error"
             self._emit(Error(self._now(), f"internal error in audio processing: {exc!r}", True))
+        if self._left.is_set():
+            self._end_reason = "left"
+            self._closed.put(_END)
+            return
         try:
             # Close the open segment with the audio that did arrive, even after an error.
             self._segment_events(self.segmenter.flush())
@@ -532,6 +550,8 @@ class Pipeline:
                 if item is _END:
                     return
                 continue
+            if self._left.is_set():
+                continue  # left (its audio is kept): not settled now
             try:
                 settled = settle(item, self.refiners)
             except Exception:  # settle keeps words; this is a bug: the first pass's words

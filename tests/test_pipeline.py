@@ -110,6 +110,28 @@ def test_stop_drains_what_was_heard(model: PunctuationModel, sphinx: SphinxEngin
     assert words_of(final_text(events)) == recognised(events)
 
 
+@pytest.mark.slow
+def test_leave_ends_the_run_without_recognising_the_rest(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    """The window closing far behind (the audio is kept for the next start): the run ends
+    without settling what is left, and the words it did settle are all in the text."""
+    events: list[Event] = []
+    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+
+    def leave_at_the_first_segment(event: Event) -> None:
+        events.append(event)
+        if isinstance(event, Segment) and event.segment == 1:
+            pipeline.leave()
+
+    pipeline.on_event = leave_at_the_first_segment
+    pipeline.run(FileSource(DATA / "en_phrases.wav"))  # read at full speed: all of it queued
+    assert isinstance(events[-1], Finished) and events[-1].reason == "left"
+    segments = [e for e in events if isinstance(e, Segment)]
+    assert 1 <= len(segments) < 4  # the recording says four phrases
+    assert words_of(final_text(events)) == recognised(events)
+
+
 class FailingSource:
     """A file source whose device 'disappears' after ``fail_after`` seconds of audio.
 

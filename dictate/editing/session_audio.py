@@ -162,8 +162,9 @@ class TappedSource:
         self.name = source.name
         self.muted = muted
         self._muted_here = 0
-        self._at_capture = hasattr(source, "keep")
-        if self._at_capture:
+        self.at_capture = hasattr(source, "keep")
+        """Whether the blocks are written as captured (else as the pipeline reads them)."""
+        if self.at_capture:
             source.keep(recorder, muted)
 
     def __getattr__(self, name: str) -> Any:
@@ -175,7 +176,7 @@ class TappedSource:
     @property
     def muted_blocks(self) -> int:
         """Blocks replaced by silence so far."""
-        if self._at_capture:
+        if self.at_capture:
             return int(getattr(self.source, "muted_blocks", 0))
         return self._muted_here
 
@@ -184,7 +185,7 @@ class TappedSource:
         return int(getattr(self.source, "dropped_blocks", 0))
 
     def blocks(self) -> Iterator[Any]:
-        if self._at_capture:
+        if self.at_capture:
             yield from self.source.blocks()
             return
         for block in self.source.blocks():

@@ -66,6 +66,7 @@ class AudioKeeper:
         self._covered = 0.0
         self._warned = False  # the loss of this run's kept audio was said
         self._not_kept: str | None = None  # why this run's audio could not be kept at all
+        self._at_capture = False  # this run's audio is written as captured, not as recognised
         self._signals = _Signals()
         self._signals.played.connect(self._played)
         self._echo_until = 0.0  # monotonic time: the microphone is muted until then
@@ -105,10 +106,12 @@ class AudioKeeper:
             log.warning("the audio of this session cannot be kept: %s", exc)
             self._not_kept = str(exc)  # said in the window by check_recording, on its thread
             return source
+        tapped = TappedSource(source, recorder, self.muted)
         with self._lock:
             self.recorder = recorder
             self._warned = False
-        return TappedSource(source, recorder, self.muted)
+            self._at_capture = tapped.at_capture
+        return tapped
 
     def check_recording(self) -> None:
         """While dictating (the GUI thread, twice a second): if the kept audio could not be
@@ -158,6 +161,22 @@ class AudioKeeper:
                 self.append({"op": "covered", "session": recorder.session, "until": until})
         elif isinstance(event, Finished):
             self.end_session()
+
+    @property
+    def keeping(self) -> bool:
+        """Whether all of this run's audio is on disk however far behind recognition is:
+        kept as it is captured, and its file not failed."""
+        recorder = self.recorder
+        return recorder is not None and recorder.error is None and self._at_capture
+
+    def leave_for_next_start(self) -> None:
+        """The window closes with recognition behind: the file is finished but the session
+        is not marked ended, so the next start recognises its audio past what was shown
+        (:mod:`dictate.ui.audio_recovery`) and offers the words."""
+        with self._lock:
+            recorder, self.recorder = self.recorder, None
+        if recorder is not None:
+            recorder.close()
 
     def end_session(self) -> None:
         """The run ended (or keeping was turned off): the file is finished."""

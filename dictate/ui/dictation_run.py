@@ -21,6 +21,7 @@ from dictate.ui.app_typing import AppTyping
 from dictate.ui.dispatcher import EventDispatcher
 from dictate.ui.document import DICTATION_STOPPED, Document
 from dictate.ui.feedback import Feedback
+from dictate.ui.leave_question import Leave, ask_to_leave
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 
@@ -338,6 +339,25 @@ class DictationRun(QObject):
                 ("&Resume dictation", self.start),
             ],
         )
+
+    def close(self) -> bool:
+        """The window is closing: the run ends and its last events are applied
+        (:meth:`finish`). Where recognition is :data:`CATCHING_UP_S` or more behind, the person
+        is asked first (:func:`~dictate.ui.leave_question.ask_to_leave`): wait, quit now
+        leaving the rest to the next start (only where the run's audio is kept), or keep the
+        window open (False)."""
+        behind = self._controller.behind()
+        if self._controller.state != "idle" and behind >= CATCHING_UP_S:
+            keeper = self.kept_audio
+            can_leave = keeper is not None and keeper.keeping
+            choice = ask_to_leave(self._window, behind, can_leave)
+            if choice is Leave.CANCEL:
+                return False
+            if choice is Leave.QUIT and can_leave:
+                self._controller.leave()  # the capture stops: the file holds all that was said
+                keeper.leave_for_next_start()
+        self.finish()
+        return True
 
     def finish(self, timeout: float = 20.0) -> None:
         """Stop, wait for the run to flush, and apply its last events (nothing is lost). The

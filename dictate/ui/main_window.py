@@ -336,7 +336,9 @@ class MainWindow(QMainWindow):
         self.settings_changed()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.dictation.finish()
+        if not self.dictation.close():
+            event.ignore()
+            return
         self.typing.finish()
         if not self.document.confirm_discard():
             event.ignore()

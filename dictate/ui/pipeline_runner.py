@@ -334,6 +334,16 @@ class DictationController(QObject):
             self.move(Trigger.STOP)
             run.stop()
 
+    def leave(self) -> None:
+        """Stop now, leaving what recognition has not reached (the window is closing far
+        behind; the audio is kept): :meth:`~dictate.pipeline.Pipeline.leave`. A run that
+        cannot leave its rest (a file's) is stopped as :meth:`stop` does."""
+        run = self._run
+        if self.state == State.LISTENING or not hasattr(run, "leave"):
+            self.stop()
+        if self.state == State.STOPPING and hasattr(run, "leave"):
+            run.leave()
+
     def release(self, timeout: float = 5.0) -> None:
         """Free the loaded pipeline and engine (the window is closing): the recogniser's and
         the command decoder's child processes end now. Where a load still holds the lock after

@@ -123,3 +123,132 @@ def test_kept_audio_that_stops_being_written_is_said_at_once(
     window.dictation.show_progress()
     assert not window.messages.isVisible()  # said once, not twice a second
     keeper.recorder = None
+
+
+def test_closing_far_behind_asks_and_cancel_keeps_the_window_and_the_run(
+    window: Any, run: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing waited for every word, minutes on a loaded machine, with no way out; now the
+    person is asked. Cancel (Escape) keeps the window open and the dictation going."""
+    from dictate.ui.leave_question import Leave
+
+    asked: list[tuple[float, bool]] = []
+
+    def ask(parent: Any, behind: float, can_leave: bool) -> Leave:
+        asked.append((behind, can_leave))
+        return Leave.CANCEL
+
+    monkeypatch.setattr("dictate.ui.dictation_run.ask_to_leave", ask)
+    reach(window.controller, State.LISTENING)
+    run["behind"] = 42.0
+    window.close()
+    assert window.isVisible() and window.controller.state == State.LISTENING
+    # This window keeps no audio of the run (no real source was tapped): quitting would lose
+    # the words, so it is not offered.
+    assert asked == [(42.0, False)]
+    run["behind"] = 0.0
+
+
+def test_the_question_says_what_quitting_now_does() -> None:
+    from dictate.ui.leave_question import question_text
+
+    kept = question_text(41.6, True)
+    assert kept.startswith("Recognition is 42 s behind what you said.")
+    assert "next time dictate starts" in kept and "lose" not in kept
+    assert "quitting now would lose those words" in question_text(3, False)
+
+
+@pytest.mark.parametrize("button", ["Quit now", "Wait for them", "Cancel"])
+def test_the_question_s_buttons(window: Any, button: str) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from dictate.ui.leave_question import Leave, ask_to_leave
+
+    seen: list[str] = []
+
+    def press() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.extend(b.text().replace("&", "") for b in box.buttons())
+        [chosen] = [b for b in box.buttons() if b.text().replace("&", "") == button]
+        chosen.click()
+
+    QTimer.singleShot(0, press)
+    answer = ask_to_leave(window, 30.0, True)
+    assert sorted(seen) == ["Cancel", "Quit now", "Wait for them"]
+    assert answer == {"Quit now": Leave.QUIT, "Wait for them": Leave.WAIT}.get(button, Leave.CANCEL)
+
+
+class _SlowReader:
+    """A machine too busy to recognise in real time, made on demand: the microphone's capture
+    thread (a recording played at real-time speed) keeps pace and keeps the audio, and the
+    pipeline reads each block late, as a starved recogniser thread does."""
+
+    def __init__(self, source: Any, delay: float) -> None:
+        self.source, self.delay = source, delay
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "source":
+            raise AttributeError(name)
+        return getattr(self.source, name)
+
+    def blocks(self) -> Iterator[Any]:
+        for block in self.source.blocks():
+            time.sleep(self.delay)
+            yield block
+
+
+@pytest.mark.slow
+def test_quit_now_while_far_behind_leaves_the_rest_to_the_next_start(
+    window: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real window, recogniser and kept audio: a recording said while recognition falls
+    behind, the window closed with "Quit now". It closes without recognising the rest, and the
+    next start recognises the rest from the kept audio: the words shown and the words offered
+    are the recording's (the same engine heard it; a word cut at another point may differ)."""
+    import json
+    import re
+
+    import soundfile as sf
+
+    from dictate.audio.capture import FileSource
+    from dictate.config import Settings
+    from dictate.editing.journal import Journal
+    from dictate.events import Finished
+    from dictate.paths import asset_path
+    from dictate.ui.audio_recovery import offer_unshown_audio
+    from dictate.ui.leave_question import Leave
+    from dictate.ui.main_window import MainWindow
+
+    asked: list[tuple[float, bool]] = []
+
+    def ask(parent: Any, behind: float, can_leave: bool) -> Leave:
+        asked.append((behind, can_leave))
+        return Leave.QUIT
+
+    monkeypatch.setattr("dictate.ui.dictation_run.ask_to_leave", ask)
+    events: list[Any] = []
+    window.events.subscribe("observer", events.append)
+    recording = asset_path("sample_en.wav")
+    window.dictation.start(lambda: _SlowReader(FileSource(recording, realtime=True), 0.3))
+    controller = window.controller
+    qtbot.waitUntil(lambda: controller.behind() >= 4.0, timeout=300_000)
+    window.document.modified = False
+    window.close()
+    assert not window.isVisible()
+    assert len(asked) == 1 and asked[0][0] >= 4.0 and asked[0][1]
+    [finished] = [e for e in events if isinstance(e, Finished)]
+    assert finished.reason == "left"
+    shown = re.findall(r"[\w']+", window.editor.text.lower())
+    restarted = MainWindow(Settings(engine="sphinx"), Journal(window.journal.path), False)
+    qtbot.addWidget(restarted)
+    [kept] = restarted.kept_audio.store().sessions()
+    captured = sf.info(str(kept.path)).duration  # the microphone stopped at the close
+    offered = offer_unshown_audio(restarted).lower().split()
+    phrases = json.loads(recording.with_suffix(".json").read_text())["phrases"]
+    said = " ".join(p["text"] for p in phrases if p["end"] <= captured).split()
+    assert said and offered  # the rest was not lost: it is offered
+    assert len(shown) + len(offered) >= 0.8 * len(said)
+    restarted.document.modified = False
+    restarted.close()
