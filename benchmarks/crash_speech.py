@@ -25,6 +25,11 @@ those came back in the journal alone, and in the journal and the recovered audio
 recogniser may hear a stretch cut at a different point a little differently, so words are
 compared as a multiset of lower-case words.
 
+``--mic`` has the window listen to a private PulseAudio server's null-sink microphone, the
+recording played into it with ``paplay`` once the window listens (tests/pulse.py), instead of
+the file at real-time speed: PortAudio's callback, the capture thread and the kept audio as a
+user's run has them.
+
 ``--busy N`` runs the kills with N processes spinning on the CPU beside them (the reference run
 is made before, idle). Each kill also reports the words said by the moment of the kill, by the
 clock (the child prints when its audio started), and how many seconds said before the kill were
@@ -35,6 +40,7 @@ thread as it is said, so this stays about a second however busy the machine is.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -64,8 +70,10 @@ def words_of(text: str) -> list[str]:
 # -- the child: the real window --------------------------------------------------------------
 
 
-def child_run(journal: Path, audio: Path) -> int:
-    """Dictate ``audio`` at real-time speed into the window, printing every pipeline event."""
+def child_run(journal: Path, audio: Path, mic: bool = False) -> int:
+    """Dictate ``audio`` at real-time speed into the window, printing every pipeline event;
+    with ``mic``, dictate from the default microphone (the parent plays ``audio`` into it once
+    the child prints that it listens)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
@@ -97,9 +105,14 @@ def child_run(journal: Path, audio: Path) -> int:
         if isinstance(ev, Finished):
             app.exit(0)
 
+    def state(name: str) -> None:
+        if name == "listening":
+            print(json.dumps({"listening": time.monotonic()}), flush=True)
+
     window.controller.pipelineEvent.connect(event)
+    window.controller.stateChanged.connect(state)
     print(json.dumps({"ready": True}), flush=True)
-    window.controller.start(source)
+    window.controller.start(None if mic else source)
     app.exec()
     window.document.modified = False
     window.close()
@@ -221,10 +234,16 @@ class Outcome:
 
 
 def one_kill(
-    number: int, audio: Path, segments: list[dict[str, Any]], rng: random.Random
+    number: int,
+    audio: Path,
+    segments: list[dict[str, Any]],
+    rng: random.Random,
+    pulse: Any = None,
 ) -> Outcome | None:
     """Kill a run while segment ``target`` is being recognised; None when the run finished
-    every segment before a kill could land (it then counts as no kill)."""
+    every segment before a kill could land (it then counts as no kill). With ``pulse`` (a
+    :class:`tests.pulse.PulseServer`), the window listens to its microphone and the recording
+    is played into it once the window listens."""
     chosen = rng.choice([s for s in segments if s["words"]])
     target = chosen["segment"]
     # After its first partial words, within the segment's length (its end is recognised later).
@@ -232,7 +251,7 @@ def one_kill(
     with tempfile.TemporaryDirectory(prefix="dictate-speech-") as tmp:
         journal = Path(tmp) / "data" / "journal.jsonl"
         proc = subprocess.Popen(
-            _child("run", str(journal), str(audio)),
+            _child("run", str(journal), str(audio), *(["mic"] if pulse else [])),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -243,6 +262,7 @@ def one_kill(
         killed = False
         audio_started: float | None = None
         killed_at = 0.0
+        player: subprocess.Popen[bytes] | None = None
         import selectors
 
         sel = selectors.DefaultSelector()
@@ -273,6 +293,9 @@ def one_kill(
             for record in _records(lines):
                 if "audio_started" in record:
                     audio_started = record["audio_started"]
+                if "listening" in record and pulse is not None and player is None:
+                    player = pulse.play(audio)  # into the null sink the window listens to
+                    audio_started = time.monotonic()
                 if record.get("segment") != target:
                     continue
                 if record["event"] == "partial":
@@ -286,6 +309,9 @@ def one_kill(
                 break
         sel.close()
         proc.wait()
+        if player is not None:
+            player.kill()
+            player.wait()
         if not killed:
             return None
         got = json.loads(
@@ -335,7 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--busy", type=int, default=0, help="processes spinning on the CPU beside the runs"
     )
+    parser.add_argument(
+        "--mic",
+        action="store_true",
+        help="the window listens to a private PulseAudio server's null-sink microphone, the "
+        "recording played into it (one job)",
+    )
     args = parser.parse_args(argv)
+    if args.mic and args.jobs != 1:
+        parser.error("--mic plays into one microphone: use --jobs 1")
     if not args.audio.is_file():
         parser.error(f"no audio file at {args.audio}: give a WAV, FLAC, OGG or MP3 with --audio")
     segments = reference(args.audio)  # on an idle machine: the words as they were said
@@ -344,10 +378,21 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)
     ]
     try:
-        with ThreadPoolExecutor(args.jobs) as pool:
-            found = list(
-                pool.map(lambda i: one_kill(i, args.audio, segments, rngs[i]), range(args.kills))
-            )
+        with contextlib.ExitStack() as stack:
+            pulse = None
+            if args.mic:
+                sys.path.insert(0, str(ROOT / "tests"))
+                from pulse import PulseServer  # the GUI tests' harness; sets PULSE_SERVER
+
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="dcs")))
+                pulse = stack.enter_context(PulseServer(folder, rescan=False))
+            with ThreadPoolExecutor(args.jobs) as pool:
+                found = list(
+                    pool.map(
+                        lambda i: one_kill(i, args.audio, segments, rngs[i], pulse),
+                        range(args.kills),
+                    )
+                )
     finally:
         for spinner in spinners:
             spinner.kill()
@@ -356,6 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     said = sum(o.said for o in outcomes)
     summary = {
         "busy": args.busy,
+        "source": "PulseAudio null-sink microphone" if args.mic else "file at real-time speed",
         "kills": len(outcomes),
         "words_said_by_the_kills": sum(o.said_by_kill for o in outcomes),
         "median_unkept_s": statistics.median([o.unkept_s for o in outcomes] or [0.0]),
@@ -385,6 +431,6 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "child":
         if sys.argv[2] == "run":
-            sys.exit(child_run(Path(sys.argv[3]), Path(sys.argv[4])))
+            sys.exit(child_run(Path(sys.argv[3]), Path(sys.argv[4]), sys.argv[5:] == ["mic"]))
         sys.exit(child_recover(Path(sys.argv[3])))
     sys.exit(main())
