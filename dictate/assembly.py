@@ -28,6 +28,9 @@ class TextOptions:
     commands: bool = False
     written_forms: bool = False
     replacements: Sequence[Any] = ()
+    vocabulary: Sequence[Any] = ()
+    """The user's vocabulary (:class:`~dictate.writing.vocabulary.VocabularyEntry`): near
+    misses rewritten to its entries (:func:`refiners_for`), each written exactly as given."""
 
 
 @dataclass(frozen=True)
@@ -71,18 +74,35 @@ def build_pipeline(
         punctuator,
         on_event,
         segmenter,
-        refiners=refiners_for(second_pass),
+        refiners=refiners_for(second_pass, (text or TextOptions()).vocabulary),
         **choices,
         **pipeline_options,
     )
     return Assembled(pipeline, off)
 
 
-def refiners_for(second_pass: Any) -> list[Any]:
-    """The refiners before the command check: the second pass, where there is one."""
-    from dictate.segments import SecondPassRefiner
+def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
+    """The refiners before the command check: the second pass, where there is one, then the
+    user's vocabulary (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has
+    entries."""
+    from dictate.segments import SecondPassRefiner, VocabularyRefiner
+    from dictate.writing.vocabulary_match import VocabularyMatcher
 
-    return [SecondPassRefiner(second_pass)] if second_pass is not None else []
+    matcher = VocabularyMatcher(vocabulary)
+    refiners: list[Any] = []
+    if second_pass is not None:
+        refiners.append(SecondPassRefiner(second_pass, vocabulary=matcher or None))
+    if matcher:
+        refiners.append(VocabularyRefiner(matcher))
+    return refiners
+
+
+def exact(text: TextOptions) -> list[Any]:
+    """The user's replacements, then each vocabulary entry written exactly as given wherever
+    its words stand (the punctuator's capitals and the written forms leave it as it is)."""
+    from dictate.writing.replacements import Replacement
+
+    return [*text.replacements, *(Replacement(e.written, e.written) for e in text.vocabulary)]
 
 
 def text_choices(
@@ -102,7 +122,7 @@ def text_choices(
     punctuator = None if off else make_punctuator(model, text.mode, text.decoder)
     choices = {
         "commands": text.commands and not off,
-        "writer": None if off else make_writer(text.written_forms, text.replacements),
+        "writer": None if off else make_writer(text.written_forms, exact(text)),
         "units": not off,
         "addresses": text.written_forms and not off,
     }

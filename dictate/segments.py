@@ -19,6 +19,7 @@ Nothing here starts a thread: a segment can be settled (and tested) on its own.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -91,18 +92,24 @@ class Settled:
     """The refiner whose words these are ("" for the first pass's)."""
     notes: list[str] = field(default_factory=list)
     """One line per refiner that kept what it had, saying why (for the log and benchmarks)."""
+    replaced: list[list[str]] = field(default_factory=list)
+    """The words each refiner that replaced words was given, in order (the second pass's
+    words before the vocabulary rewrote them...)."""
 
     @property
     def alternatives(self) -> list[list[str]]:
-        """What else was heard (for "correct that"): the first pass's words where a second pass
-        replaced them, then the first pass's n-best. (A command taken for the words writes no
+        """What else was heard (for "correct that"): the words each refiner replaced, the
+        latest first (what the vocabulary rewrote, the first pass's words a second pass
+        replaced), then the first pass's n-best. (A command taken for the words writes no
         words: its alternatives are the first pass's.)"""
-        first = [w.text for w in self.segment.words]
         if self.by in ("", CommandRefiner.name):
             return list(self.segment.alternatives)
         mine = [w.text for w in self.words]
-        others = [first] if first and first != mine else []
-        return others + [a for a in self.segment.alternatives if a != mine and a != first]
+        out: list[list[str]] = []
+        for other in [*reversed(self.replaced), *self.segment.alternatives]:
+            if other and other != mine and other not in out:
+                out.append(other)
+        return out
 
     def event(self, time: float) -> Segment:
         """The :class:`~dictate.events.Segment` event that says so, settled at ``time``."""
@@ -170,6 +177,7 @@ def settle(segment: ClosedSegment, refiners: Sequence[Refiner]) -> Settled:
             continue
         if words is None:
             continue
+        result.replaced.append([w.text for w in result.words])
         result.words, result.by = list(words), refiner.name
     return result
 
@@ -253,6 +261,10 @@ class SecondPass(Protocol):
     def close(self) -> None: ...
 
 
+VOCABULARY_NO_SPEECH = 0.2
+"""A second-pass result made only of prompted vocabulary words, with a no-speech probability
+over this, is not written (:meth:`SecondPassRefiner._only_named`)."""
+
 PROMPT_WORDS = 0
 """Words of context given to the second pass: the last words it settled in this run (0: none).
 None by default: measured on the benchmark recordings (benchmarks/second_pass_options.py), a
@@ -272,10 +284,15 @@ class SecondPassRefiner:
     words are shown that much sooner after the close.
     """
 
-    def __init__(self, second_pass: SecondPass, prompt_words: int = PROMPT_WORDS) -> None:
+    def __init__(
+        self, second_pass: SecondPass, prompt_words: int = PROMPT_WORDS, vocabulary: Any = None
+    ) -> None:
         self.second_pass = second_pass
         self.name = second_pass.name
         self.prompt_words = prompt_words
+        self.vocabulary = vocabulary
+        """A :class:`~dictate.writing.vocabulary_match.VocabularyMatcher` (None: none): the
+        entries most like the first pass's words are named in the prompt."""
         self._context: list[str] = []
         self._early: tuple[tuple[int, float, float, str], Any] | None = None
         self.verdicts: dict[str, int] = {}
@@ -284,22 +301,31 @@ class SecondPassRefiner:
         """How many segments were settled with the decode :meth:`prepare` made early."""
 
     def _key(self, segment: ClosedSegment) -> tuple[int, float, float, str]:
-        return (segment.number, segment.start, segment.end, self._prompt())
+        return (segment.number, segment.start, segment.end, self._prompt(segment))
 
-    def _prompt(self) -> str:
-        return " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
+    def _prompt(self, segment: ClosedSegment) -> str:
+        context = " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
+        if not self.vocabulary:
+            return context
+        from dictate.writing.vocabulary_match import vocabulary_prompt
+
+        named = vocabulary_prompt(self.vocabulary, [w.text for w in segment.words])
+        return f"{named} {context}".strip()
 
     def prepare(self, segment: ClosedSegment) -> None:
         """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
         of its close, for :meth:`refine` to use if it closes as it is."""
         if len(segment.audio):
-            self._early = (self._key(segment), self.second_pass.decode(segment, self._prompt()))
+            self._early = (
+                self._key(segment),
+                self.second_pass.decode(segment, self._prompt(segment)),
+            )
 
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
         early, self._early = self._early, None
         if not len(segment.audio):
             return None
-        prompt = self._prompt()
+        prompt = self._prompt(segment)
         if early is not None and early[0] == self._key(segment):
             result = early[1]
             self.early_used += 1
@@ -312,9 +338,22 @@ class SecondPassRefiner:
             log.info("segment %d keeps the first pass's words: %s", segment.number,
                      result.verdict)  # fmt: skip
             return None
+        if self._only_named(result, prompt):
+            log.info("segment %d: only prompted words, probably not speech", segment.number)
+            return None
         if self.prompt_words > 0:
             self._context = (self._context + [w.text for w in result.words])[-self.prompt_words :]
         return list(result.words)
+
+    def _only_named(self, result: Any, prompt: str) -> bool:
+        """Whisper wrote nothing but words of the prompt's vocabulary on a segment it thought
+        may not be speech (:data:`VOCABULARY_NO_SPEECH`): a prompt's words come back on
+        silence (faster-whisper issue 1356), so they are not written."""
+        if not self.vocabulary or not prompt or not result.words:
+            return False
+        named = {w.lower() for w in re.findall(r"[\w']+", prompt)}
+        said = {w.text.lower().strip(".,?!") for w in result.words}
+        return said <= named and result.no_speech_prob > VOCABULARY_NO_SPEECH
 
     def reset(self) -> None:
         self._context = []
@@ -322,3 +361,39 @@ class SecondPassRefiner:
 
     def close(self) -> None:
         pass  # the loaded model is shared by the runs that use it: its owner frees it
+
+
+class VocabularyRefiner:
+    """Near misses of the user's vocabulary in the settled words, rewritten to the entries'
+    written forms (:class:`~dictate.writing.vocabulary_match.VocabularyMatcher`); the words it
+    rewrote stay among the segment's alternatives, so "correct that" offers them. An entry's
+    words share the time of the words they replace."""
+
+    name = "vocabulary"
+
+    def __init__(self, matcher: Any) -> None:
+        self.matcher = matcher
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        matches = self.matcher.matches([w.text for w in words])
+        if not matches:
+            return None
+        out: list[Word] = []
+        at = 0
+        for match in matches:
+            out += words[at : match.start]
+            span = words[match.start : match.end]
+            parts = match.entry.written.split()
+            start, step = span[0].start, (span[-1].end - span[0].start) / len(parts)
+            confidence = min(w.confidence for w in span)
+            out += [Word(part, start + i * step, start + (i + 1) * step, confidence)
+                    for i, part in enumerate(parts)]  # fmt: skip
+            at = match.end
+        out += words[at:]
+        return None if [w.text for w in out] == [w.text for w in words] else out
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

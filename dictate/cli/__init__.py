@@ -30,6 +30,7 @@ from dictate.cli import (
     remote_control,
     transcribe,
     typetext,
+    vocabulary,
 )
 from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
 from dictate.errors import DictateError, InputError
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (punctuate, normalize, evaluate, bench, transcribe, devices, models, typetext):
         module.register(commands)
     history.register(commands)
+    vocabulary.register(commands)
     remote_control.register(commands)
     return parser
 

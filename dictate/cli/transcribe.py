@@ -77,6 +77,7 @@ def _transcribe(
     from dictate.editing.apply import apply_event
     from dictate.events import Error, Event, Finalized, Level
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.writing.vocabulary import load_vocabulary
 
     seg_options = segmenter_options(args)
     engine, second_pass = engine_for(args, args.engine, err, second=True)
@@ -145,6 +146,7 @@ def _transcribe(
         commands=args.commands,
         written_forms=args.written,
         replacements=load_settings().replacements,
+        vocabulary=load_vocabulary(),
     )
     built = build_pipeline(
         engine,
@@ -170,7 +172,7 @@ def _transcribe(
             args.workers,
             segmenter_options=seg_options,
             commit_after=None if commit_ms is None else commit_ms / 1000,
-            refiners=refiners_for(second_pass),
+            refiners=refiners_for(second_pass, text.vocabulary),
         )
     if built.punctuation_off:
         err.write(f"dictate: note: punctuation is off: {built.punctuation_off}\n")

@@ -72,7 +72,9 @@ def parallel_run_factory(
             commit_after=commit_after,
             progress=progress,
             chunk_s=CHUNK_S,
-            refiners=refiners_for(second_pass() if second_pass is not None else None),
+            refiners=refiners_for(
+                second_pass() if second_pass is not None else None, text.vocabulary
+            ),
         )
 
     return make

@@ -51,6 +51,7 @@ def run_options(s: Settings) -> tuple[Any, Any, float | None]:
     from dictate.asr.segmenter import SegmenterOptions
     from dictate.assembly import TextOptions
     from dictate.punctuation.decoder import StreamingOptions
+    from dictate.writing.vocabulary import load_vocabulary
 
     options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
     text = TextOptions(
@@ -59,6 +60,7 @@ def run_options(s: Settings) -> tuple[Any, Any, float | None]:
         commands=s.voice_commands,
         written_forms=s.written_forms,
         replacements=s.replacements,
+        vocabulary=load_vocabulary(),
     )
     commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
     return options, text, commit_after

@@ -517,3 +517,37 @@ def test_speech_that_resumes_after_the_early_decode_is_decoded_again_whole() -> 
     assert len(spans) == 2 and spans[0][1] < 1.1 and spans[1][1] > 1.9  # before, then whole
     [refiner] = [r for r in built.pipeline.refiners if isinstance(r, SecondPassRefiner)]
     assert refiner.early_used <= 1  # never the decode of the speech before the short pause
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_the_vocabulary_in_the_prompt_writes_its_entries_and_nothing_on_silence(
+    whisper: WhisperSecondPass, tmp_path: Path
+) -> None:
+    """Words tiny.en does not know, said by espeak-ng: without the vocabulary it wrote "mad at
+    rala" for metoprolol and "calalqilik" for Kowalczyk; named in its prompt (the entries most
+    like what the first pass heard), it writes them. On silence and on noise the prompt's words
+    do not come back."""
+    from dictate.segments import SecondPassRefiner, VocabularyRefiner, settle
+    from dictate.writing.vocabulary import parse_entry
+    from dictate.writing.vocabulary_match import VocabularyMatcher
+
+    entries = ["metoprolol", "Kowalczyk", "TensorRT = tensor r t", "Siobhan", "atorvastatin"]
+    matcher = VocabularyMatcher([parse_entry(e) for e in entries])
+    refiners: list[Any] = [
+        SecondPassRefiner(whisper, vocabulary=matcher),
+        VocabularyRefiner(matcher),
+    ]
+    for said, entry in (
+        ("the patient takes metoprolol every morning", "metoprolol"),
+        ("the report from kowalczyk arrived late", "Kowalczyk"),
+    ):
+        settled = settle(closed(say(said, tmp_path)), refiners)
+        assert entry in [w.text for w in settled.words], settled.words
+    rng = np.random.default_rng(1)
+    for quiet in (
+        np.zeros(3 * RATE, np.int16),
+        (rng.standard_normal(3 * RATE) * 300).astype(np.int16),
+    ):
+        assert settle(closed(quiet), refiners).words == []

@@ -1,0 +1,233 @@
+"""The user's vocabulary: words and phrases no general model knows well (names, medicines, a
+field's jargon, product names with odd casing), each written exactly as the user gives it, and,
+where it is not said as it is written, how it sounds ("TensorRT" said "tensor r t").
+
+The file: ``vocabulary.jsonl`` in the user's data folder, one record a line in the journal's
+format (:func:`dictate.editing.journal.encode_record`: ``<crc32> <json>``)::
+
+    {"written": "TensorRT", "sounds": "tensor r t"}
+
+Every change writes the whole file beside the old one and renames it over it
+(:func:`dictate.fileio.atomic_write`, private): a crash or kill -9 during an edit leaves the old
+vocabulary or the new one, never half of one. A damaged line fails its checksum; one changed
+byte is put back (:func:`dictate.editing.crc_repair.repair_line`), a line damaged more is
+skipped and counted (:attr:`VocabularyFile.damaged`), and the file is not rewritten until the
+user changes the vocabulary (the damaged line stays on disk to be looked at till then).
+
+The plain-text form (import, export, the command line): one entry a line, the written form, then
+optionally `` = `` and how it sounds; ``#`` starts a comment line::
+
+    Dr. Nguyen = doctor win
+    TensorRT = tensor r t
+    metoprolol
+
+How the passes use it: :mod:`dictate.writing.vocabulary_match` (near misses rewritten, the
+Whisper prompt).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dictate.editing.crc_repair import repair_line
+from dictate.editing.journal import decode_record, encode_record
+from dictate.fileio import atomic_write, bounded_lines, open_regular, private_dir
+from dictate.paths import user_data_dir
+
+log = logging.getLogger("dictate.vocabulary")
+
+FILE_NAME = "vocabulary.jsonl"
+MAX_ENTRY_CHARS = 100
+"""A written form or a sounds-like longer than this is refused (no one says it as one term)."""
+MAX_ENTRIES = 5000
+"""More entries than this are refused: matching each segment against them must stay cheap."""
+SEPARATOR = " = "
+
+_WORD = re.compile(r"[\w']+")
+
+
+def default_vocabulary_path() -> Path:
+    return user_data_dir() / FILE_NAME
+
+
+@dataclass(frozen=True)
+class VocabularyEntry:
+    """One entry.
+
+    Attributes:
+        written: How it is written, exactly ("Dr. Nguyen", "TensorRT").
+        sounds: How it is said where that differs from the written form ("tensor r t"), in
+            plain lower-case words; "" where it is said as written.
+    """
+
+    written: str
+    sounds: str = ""
+
+    @property
+    def spoken(self) -> list[str]:
+        """The words a recogniser writes for it, lower case: its sounds-like, else the written
+        form's words."""
+        return _WORD.findall((self.sounds or self.written).lower())
+
+    @property
+    def key(self) -> str:
+        """What makes two entries the same one: the written form, case and all."""
+        return self.written
+
+    def line(self) -> str:
+        """The entry as a line of the plain-text form."""
+        return f"{self.written}{SEPARATOR}{self.sounds}" if self.sounds else self.written
+
+
+def parse_entry(text: str) -> VocabularyEntry:
+    """An entry from its plain-text line ("written" or "written = sounds like").
+
+    Raises:
+        ValueError: Nothing to write, no word in it, a line break, or too long; the message
+            says which.
+    """
+    written, _, sounds = text.partition(SEPARATOR)
+    written, sounds = written.strip(), " ".join(sounds.split()).lower()
+    if not written:
+        raise ValueError("an entry needs the word or phrase as it is written")
+    if any(c in written + sounds for c in "\r\n\t\x00"):
+        raise ValueError(f"{written!r}: an entry is one line, without tabs")
+    if len(written) > MAX_ENTRY_CHARS or len(sounds) > MAX_ENTRY_CHARS:
+        raise ValueError(f"{written[:40]!r}: an entry is at most {MAX_ENTRY_CHARS} characters")
+    if not _WORD.search(written) or (sounds and not _WORD.search(sounds)):
+        raise ValueError(f"{written!r}: an entry needs at least one letter or digit")
+    return VocabularyEntry(written, sounds)
+
+
+def parse_text(text: str) -> tuple[list[VocabularyEntry], list[str]]:
+    """The entries of a plain-text file, and one problem line for each line refused (with its
+    number); blank lines and lines starting with ``#`` are skipped."""
+    entries, problems = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            entries.append(parse_entry(line))
+        except ValueError as exc:
+            problems.append(f"line {number}: {exc}")
+    return entries, problems
+
+
+def format_text(entries: Iterable[VocabularyEntry]) -> str:
+    return "".join(entry.line() + "\n" for entry in entries)
+
+
+class VocabularyFile:
+    """The vocabulary on disk: read whole when made, written whole at every change.
+
+    Raises (from the constructor and every change):
+        OSError: The file cannot be read or written (the message names it).
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_vocabulary_path()
+        self.damaged = 0
+        """Lines of the file that could not be read (skipped)."""
+        self.repaired = 0
+        """Lines read with one damaged byte put back by their checksum."""
+        self.entries: list[VocabularyEntry] = list(self._read())
+
+    def _read(self) -> Iterator[VocabularyEntry]:
+        try:
+            fh = open_regular(self.path)
+        except FileNotFoundError:
+            return
+        except ValueError as exc:  # a folder, a named pipe...
+            raise OSError(str(exc)) from None
+        seen: set[str] = set()
+        with fh:
+            for raw in bounded_lines(fh):
+                line = (raw or b"").rstrip(b"\r\n")
+                if not line.strip():
+                    self.damaged += raw is None
+                    continue
+                entry = self._entry(line)
+                if entry is None:
+                    self.damaged += 1
+                elif entry.key not in seen:
+                    seen.add(entry.key)
+                    yield entry
+
+    def _entry(self, line: bytes) -> VocabularyEntry | None:
+        for attempt in (line, None):
+            if attempt is None:
+                attempt = repair_line(line)
+                if attempt is None:
+                    return None
+                self.repaired += 1
+            try:
+                record = decode_record(attempt)
+                return parse_entry(
+                    f"{record['written']}{SEPARATOR}{record['sounds']}"
+                    if record.get("sounds")
+                    else str(record["written"])
+                )
+            except (ValueError, KeyError, TypeError):
+                continue
+        return None
+
+    def get(self, written: str) -> VocabularyEntry | None:
+        return next((e for e in self.entries if e.key == written), None)
+
+    def add(self, entries: Iterable[VocabularyEntry]) -> tuple[int, int]:
+        """Add ``entries`` (an entry already there with the same written form takes the new
+        sounds-like); (added, changed). Written to disk before it returns."""
+        current = {e.key: e for e in self.entries}
+        added = changed = 0
+        for entry in entries:
+            old = current.get(entry.key)
+            if old == entry:
+                continue
+            added, changed = added + (old is None), changed + (old is not None)
+            current[entry.key] = entry
+        if len(current) > MAX_ENTRIES:
+            raise ValueError(f"a vocabulary holds at most {MAX_ENTRIES} entries")
+        if added or changed:
+            self._write(list(current.values()))
+        return added, changed
+
+    def remove(self, written: str) -> bool:
+        """Remove the entry written ``written`` (exactly); False where there is none."""
+        kept = [e for e in self.entries if e.key != written]
+        if len(kept) == len(self.entries):
+            return False
+        self._write(kept)
+        return True
+
+    def replace_all(self, entries: Iterable[VocabularyEntry]) -> None:
+        """The vocabulary becomes ``entries`` (the dialog's OK)."""
+        unique = {e.key: e for e in entries}
+        self._write(list(unique.values()))
+
+    def _write(self, entries: list[VocabularyEntry]) -> None:
+        private_dir(self.path.parent)
+        data = b"".join(
+            encode_record({"written": e.written, **({"sounds": e.sounds} if e.sounds else {})})
+            for e in entries
+        )
+        atomic_write(self.path, data, keep_read_only=False, private=True)
+        self.entries = entries
+        self.damaged = self.repaired = 0
+
+
+def load_vocabulary(path: Path | None = None) -> list[VocabularyEntry]:
+    """The entries for a run (none where there is no file); a file that cannot be read is
+    logged and read as empty: dictation goes on without it."""
+    try:
+        vocabulary = VocabularyFile(path)
+    except OSError as exc:
+        log.warning("the vocabulary could not be read: %s", exc)
+        return []
+    if vocabulary.damaged:
+        log.warning("%d damaged lines of the vocabulary %s were skipped", vocabulary.damaged,
+                    vocabulary.path)  # fmt: skip
+    return vocabulary.entries

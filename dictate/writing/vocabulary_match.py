@@ -1,0 +1,219 @@
+"""Near misses of the user's vocabulary (:mod:`dictate.writing.vocabulary`), found in
+recognised words and rewritten to the entry's written form.
+
+A recogniser that does not know "metoprolol" writes "meta pro lol" or "metoprolo"; one that
+knows the word writes it with its own casing ("tensor rt" for "TensorRT"). A run of one to
+three recognised words is compared with each entry's spoken words by two keys: the letters
+alone, and a rough English sound key (:func:`sound_key`: voiced and unvoiced consonants
+merged, vowels after the first letter dropped, "ph" as "f"...). The score is the mean of the two
+keys' similarities (:class:`difflib.SequenceMatcher` ratios). A run whose letters are the
+entry's is rewritten whatever its score (a casing or spacing difference); a run at or over
+:data:`THRESHOLD` is rewritten where the entry has at least :data:`MIN_FUZZY_LETTERS` letters
+(a short entry is matched only exactly: "Ava" must not eat "have a"). Where runs overlap, the
+better score wins, then the earlier run.
+
+The threshold and the keys were set on a handful of made-up examples (tests/test_vocabulary.py),
+before the benchmark's sentences were decoded; they were not tuned on a development set.
+:func:`vocabulary_prompt` chooses the entries Whisper's prompt names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from dictate.writing.vocabulary import VocabularyEntry
+
+THRESHOLD = 0.8
+"""The score from which a run of words is taken for an entry."""
+MIN_FUZZY_LETTERS = 5
+"""An entry with fewer letters than this is rewritten only where the letters are the same."""
+MAX_EXTRA_WORDS = 2
+"""A run may have this many words more, or fewer, than the entry's spoken words ("meta pro
+lol")."""
+MIN_LENGTH_RATIO = 0.75
+"""A run's letters are at least this share of the entry's, and the entry's of the run's: a part
+of an entry ("doctor" of "doctor win") is not the entry."""
+
+_LETTERS = re.compile(r"[^a-z0-9]+")
+_SOUNDS = [
+    (re.compile(p), r)
+    for p, r in (
+        (r"ph", "f"),
+        (r"gh", "g"),
+        (r"ck", "k"),
+        (r"sch", "sk"),
+        (r"th", "t"),
+        (r"[sc]h", "x"),
+        (r"wh", "w"),
+        (r"qu", "kw"),
+        (r"x", "ks"),
+        (r"c(?=[eiy])", "s"),
+        (r"[cq]", "k"),
+        (r"z", "s"),
+        (r"b", "p"),
+        (r"d", "t"),
+        (r"g", "k"),
+        (r"v", "f"),
+        (r"(?<=.)[aeiouyhw]", ""),
+        (r"(.)\1+", r"\1"),
+    )
+]
+
+
+def letters(words: Sequence[str]) -> str:
+    """The words' letters and digits, lower case, nothing between them."""
+    return _LETTERS.sub("", "".join(words).lower())
+
+
+def sound_key(text: str) -> str:
+    """A rough English sound key of ``text``'s letters (a simplified Metaphone)."""
+    key = _LETTERS.sub("", text.lower())
+    for pattern, replacement in _SOUNDS:
+        key = pattern.sub(replacement, key)
+    return key
+
+
+def similarity(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() if a and b else 0.0
+
+
+def anchored(run: str, target: str, slack: int = 1) -> bool:
+    """Whether ``run`` and ``target`` match from their first letters to their last (within
+    ``slack`` letters): "thetensor" holds "tensor" of "tensorrt", but its "the" matches
+    nothing, so it is not the entry."""
+    blocks = [b for b in SequenceMatcher(None, run, target, autojunk=False).get_matching_blocks()
+              if b.size]  # fmt: skip
+    if not blocks:
+        return False
+    first, last = blocks[0], blocks[-1]
+    return (
+        first.a <= slack
+        and first.b <= slack
+        and len(run) - (last.a + last.size) <= slack
+        and len(target) - (last.b + last.size) <= slack
+    )
+
+
+@dataclass(frozen=True)
+class _Known:
+    entry: VocabularyEntry
+    words: int
+    letters: str
+    sound: str
+    written_letters: str
+
+
+@dataclass(frozen=True)
+class Match:
+    """Words ``start`` to ``end`` (exclusive) of the recognised words are ``entry``."""
+
+    start: int
+    end: int
+    entry: VocabularyEntry
+    score: float
+
+
+class VocabularyMatcher:
+    def __init__(self, entries: Sequence[VocabularyEntry], threshold: float = THRESHOLD) -> None:
+        self.threshold = threshold
+        self.entries = list(entries)
+        self._known: list[_Known] = [
+            _Known(
+                e,
+                len(e.spoken),
+                letters(e.spoken),
+                sound_key(letters(e.spoken)),
+                letters([e.written]),
+            )
+            for e in self.entries
+            if e.spoken
+        ]
+        self._longest = max((k.words for k in self._known), default=0) + MAX_EXTRA_WORDS
+
+    def __bool__(self) -> bool:
+        return bool(self._known)
+
+    def score(self, words: Sequence[str], known: _Known) -> float:
+        run = letters(words)
+        if run in (known.letters, known.written_letters):
+            return 1.0
+        if len(known.letters) < MIN_FUZZY_LETTERS:
+            return 0.0
+        if min(len(run), len(known.letters)) < MIN_LENGTH_RATIO * max(len(run), len(known.letters)):
+            return 0.0
+        if not anchored(run, known.letters):
+            return 0.0
+        return (similarity(run, known.letters) + similarity(sound_key(run), known.sound)) / 2
+
+    def matches(self, words: Sequence[str]) -> list[Match]:
+        """The runs of ``words`` taken for entries, in order, not overlapping."""
+        found: list[Match] = []
+        for start in range(len(words)):
+            for end in range(start + 1, min(len(words), start + self._longest) + 1):
+                run = words[start:end]
+                for known in self._known:
+                    if abs((end - start) - known.words) > MAX_EXTRA_WORDS:
+                        continue
+                    score = self.score(run, known)
+                    if score >= self.threshold:
+                        found.append(Match(start, end, known.entry, score))
+        chosen: list[Match] = []
+        for match in sorted(found, key=lambda m: (-m.score, m.start, m.end - m.start)):
+            if all(match.end <= c.start or match.start >= c.end for c in chosen):
+                chosen.append(match)
+        return sorted(chosen, key=lambda m: m.start)
+
+    def rewrite(self, words: Sequence[str]) -> list[str]:
+        """``words`` with every match written as its entry (as whole words: its written form
+        split at spaces)."""
+        out: list[str] = []
+        at = 0
+        for match in self.matches(words):
+            out += words[at : match.start]
+            out += match.entry.written.split()
+            at = match.end
+        return out + list(words[at:])
+
+
+MAX_PROMPT_ENTRIES = 16
+"""Whisper's prompt names at most this many entries."""
+MAX_PROMPT_CHARS = 200
+"""And at most this many characters of them (Whisper's prompt holds 224 tokens; a long one
+costs decoding time and makes it doubt more segments: docs/second-pass.md)."""
+
+
+def vocabulary_prompt(matcher: VocabularyMatcher, heard: Sequence[str]) -> str:
+    """Whisper's prompt for a segment whose first pass heard ``heard``: the entries most like
+    something heard (the best mean similarity of letters and sound keys over the runs of
+    ``heard``, with no threshold), comma-separated, bounded by :data:`MAX_PROMPT_ENTRIES` and
+    :data:`MAX_PROMPT_CHARS`; "" for no vocabulary. A vocabulary that fits the bounds is
+    named whole."""
+    known = matcher._known
+    if not known:
+        return ""
+    if (
+        len(known) > MAX_PROMPT_ENTRIES
+        or sum(len(k.entry.written) + 2 for k in known) > MAX_PROMPT_CHARS
+    ):
+        known = sorted(known, key=lambda k: -_likeness(heard, k))
+    chosen: list[str] = []
+    size = 0
+    for k in known[:MAX_PROMPT_ENTRIES]:
+        if size + len(k.entry.written) + 2 > MAX_PROMPT_CHARS:
+            break
+        chosen.append(k.entry.written)
+        size += len(k.entry.written) + 2
+    return ", ".join(chosen) + "." if chosen else ""
+
+
+def _likeness(heard: Sequence[str], known: _Known) -> float:
+    best = 0.0
+    for start in range(len(heard)):
+        for end in range(start + 1, min(len(heard), start + known.words + MAX_EXTRA_WORDS) + 1):
+            run = letters(heard[start:end])
+            score = (similarity(run, known.letters) + similarity(sound_key(run), known.sound)) / 2
+            best = max(best, score)
+    return best
