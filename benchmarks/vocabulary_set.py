@@ -130,7 +130,16 @@ def main(argv: list[str] | None = None) -> int:
     configs: dict[str, tuple[Any, Any]] = {  # (the entries written exactly, the refiners)
         "without": ((), refiners_for(second, ())),
         "rewrite": (tuple(entries), [*passes, VocabularyRefiner(matcher)]),
-        **({"prompt+rewrite": (tuple(entries), refiners_for(second, entries))} if passes else {}),
+        **(
+            {
+                "prompt+rewrite": (
+                    tuple(entries),
+                    [SecondPassRefiner(second, vocabulary=matcher), VocabularyRefiner(matcher)],
+                )
+            }
+            if passes
+            else {}
+        ),
     }
     results: dict[str, Any] = {c: {"exact": 0, "entries": 0, "false": 0, "decoys": 0,
                                    "errors": 0, "ref_words": 0} for c in configs}  # fmt: skip

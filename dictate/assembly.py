@@ -83,15 +83,18 @@ def build_pipeline(
 
 def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
     """The refiners before the command check: the second pass, where there is one, then the
-    user's vocabulary (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has
-    entries."""
+    near-miss rewrite of the user's vocabulary
+    (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries."""
     from dictate.segments import SecondPassRefiner, VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(vocabulary)
     refiners: list[Any] = []
     if second_pass is not None:
-        refiners.append(SecondPassRefiner(second_pass, vocabulary=matcher or None))
+        # The entries are not named in Whisper's prompt (SecondPassRefiner's ``vocabulary``):
+        # measured (docs/vocabulary.md) it wrote more entries but nearly doubled the word
+        # errors of ordinary sentences and once wrote an entry that was not said.
+        refiners.append(SecondPassRefiner(second_pass))
     if matcher:
         refiners.append(VocabularyRefiner(matcher))
     return refiners
