@@ -9,8 +9,9 @@ Each sentence is synthesised alone (with the silence the voices put around it) a
 ``dictate transcribe`` decodes a file (the pipeline on the file, in this process: PocketSphinx,
 then Whisper tiny.en where ``--second-pass`` says so, the shipped punctuator), without the
 vocabulary, with its near-miss rewrite after the passes (:mod:`dictate.writing.vocabulary_match`,
-and the exact written forms), and with Whisper's prompt naming the entries most like what the
-first pass heard as well. It reports, per configuration:
+and the exact written forms), and with a second Whisper decode, its prompt naming the entries
+Whisper's first decode came near, taken only where it differs by entries alone, as well. It
+reports, per configuration:
 
 * entries written exactly: sentences whose text holds the entry's written form, case and all;
 * false rewrites per 100 decoy sentences: decoys whose text holds the entry's written form;
@@ -177,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
                       flush=True)  # fmt: skip
                 if args.json:  # as it goes: a long run cut short still says what it measured
                     args.json.write_text(json.dumps({"results": results, "texts": texts}))
+    if passes:
+        results["prompt+rewrite"]["redecoded"] = configs["prompt+rewrite"][1][0].redecoded
     print(f"\n{len(rows)} entries, voices {args.voices}, second pass {args.second_pass}")
     print("| vocabulary | entries written exactly | false rewrites per 100 decoys | decoy WER |")
     print("|---|---|---|---|")

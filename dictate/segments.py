@@ -263,7 +263,8 @@ class SecondPass(Protocol):
 
 VOCABULARY_NO_SPEECH = 0.2
 """A second-pass result made only of prompted vocabulary words, with a no-speech probability
-over this, is not written (:meth:`SecondPassRefiner._only_named`)."""
+over this, is not written (:meth:`SecondPassRefiner._only_named`): a prompt's words come back on
+silence (faster-whisper issue 1356)."""
 
 PROMPT_WORDS = 0
 """Words of context given to the second pass: the last words it settled in this run (0: none).
@@ -291,8 +292,11 @@ class SecondPassRefiner:
         self.name = second_pass.name
         self.prompt_words = prompt_words
         self.vocabulary = vocabulary
-        """A :class:`~dictate.writing.vocabulary_match.VocabularyMatcher` (None: none): the
-        entries most like the first pass's words are named in the prompt."""
+        """A :class:`~dictate.writing.vocabulary_match.VocabularyMatcher` (None: none): a
+        segment whose words come near entries is decoded again with them named in the prompt
+        (:meth:`_with_vocabulary`)."""
+        self.redecoded = 0
+        """Segments decoded again with entries named (for benchmarks)."""
         self._context: list[str] = []
         self._early: tuple[tuple[int, float, float, str], Any] | None = None
         self.verdicts: dict[str, int] = {}
@@ -301,31 +305,22 @@ class SecondPassRefiner:
         """How many segments were settled with the decode :meth:`prepare` made early."""
 
     def _key(self, segment: ClosedSegment) -> tuple[int, float, float, str]:
-        return (segment.number, segment.start, segment.end, self._prompt(segment))
+        return (segment.number, segment.start, segment.end, self._prompt())
 
-    def _prompt(self, segment: ClosedSegment) -> str:
-        context = " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
-        if not self.vocabulary:
-            return context
-        from dictate.writing.vocabulary_match import vocabulary_prompt
-
-        named = vocabulary_prompt(self.vocabulary, [w.text for w in segment.words])
-        return f"{named} {context}".strip()
+    def _prompt(self) -> str:
+        return " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
 
     def prepare(self, segment: ClosedSegment) -> None:
         """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
         of its close, for :meth:`refine` to use if it closes as it is."""
         if len(segment.audio):
-            self._early = (
-                self._key(segment),
-                self.second_pass.decode(segment, self._prompt(segment)),
-            )
+            self._early = (self._key(segment), self.second_pass.decode(segment, self._prompt()))
 
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
         early, self._early = self._early, None
         if not len(segment.audio):
             return None
-        prompt = self._prompt(segment)
+        prompt = self._prompt()
         if early is not None and early[0] == self._key(segment):
             result = early[1]
             self.early_used += 1
@@ -338,12 +333,36 @@ class SecondPassRefiner:
             log.info("segment %d keeps the first pass's words: %s", segment.number,
                      result.verdict)  # fmt: skip
             return None
-        if self._only_named(result, prompt):
-            log.info("segment %d: only prompted words, probably not speech", segment.number)
-            return None
+        settled = self._with_vocabulary(segment, result, prompt)
         if self.prompt_words > 0:
-            self._context = (self._context + [w.text for w in result.words])[-self.prompt_words :]
-        return list(result.words)
+            self._context = (self._context + [w.text for w in settled])[-self.prompt_words :]
+        return settled
+
+    def _with_vocabulary(self, segment: ClosedSegment, result: Any, prompt: str) -> list[Word]:
+        """Where Whisper's words come near entries of the vocabulary
+        (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.candidates`), the segment is
+        decoded again with those entries named in the prompt. Its words are taken only where
+        they differ from the first decode's by entries written in place of words it heard
+        (:func:`~dictate.writing.vocabulary_match.only_entries_changed`: no other word
+        changed, nothing added), and not where they are only the named words on a segment that
+        may not be speech (:meth:`_only_named`)."""
+        words = list(result.words)
+        if not self.vocabulary:
+            return words
+        from dictate.writing.vocabulary_match import naming, only_entries_changed
+
+        heard = [w.text for w in words]
+        named = self.vocabulary.candidates(heard)
+        if not named:
+            return words
+        named_prompt = f"{naming(named)} {prompt}".strip()
+        again = self.second_pass.decode(segment, named_prompt)
+        self.redecoded += 1
+        if again.verdict != "speech" or self._only_named(again, named_prompt):
+            return words
+        if not only_entries_changed(heard, [w.text for w in again.words], named):
+            return words
+        return list(again.words)
 
     def _only_named(self, result: Any, prompt: str) -> bool:
         """Whisper wrote nothing but words of the prompt's vocabulary on a segment it thought

@@ -260,53 +260,75 @@ def test_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert main(["vocabulary", "list"]) == 0
 
 
-class _Prompted:
-    """A second pass that records its prompts and answers what the test says."""
+class _Scripted:
+    """A second pass that answers each decode with the next of the test's answers and records
+    its prompts (the real model is tested in tests/asr/test_whisper_engine.py where tiny.en is
+    installed)."""
 
     name = "whisper"
 
-    def __init__(self, words: list[str], no_speech: float) -> None:
-        self.words, self.no_speech = words, no_speech
+    def __init__(self, *answers: tuple[str, float]) -> None:
+        self.answers = list(answers)
         self.prompts: list[str] = []
 
     def decode(self, segment: ClosedSegment, prompt: str) -> object:
         from dictate.asr.whisper_engine import SecondPassResult
 
         self.prompts.append(prompt)
-        result = SecondPassResult([Word(w, 1.0, 2.0) for w in self.words], "speech")
-        result.no_speech_prob = self.no_speech
+        text, no_speech = self.answers.pop(0)
+        result = SecondPassResult([Word(w, 1.0, 2.0) for w in text.split()], "speech")
+        result.no_speech_prob = no_speech
         return result
 
     def close(self) -> None:
         pass
 
 
-def test_the_prompt_names_the_entries_most_like_what_was_heard_within_its_bounds() -> None:
-    from dictate.writing.vocabulary_match import (
-        MAX_PROMPT_CHARS,
-        MAX_PROMPT_ENTRIES,
-        vocabulary_prompt,
-    )
+def test_the_entries_a_decode_came_near_and_when_a_second_decode_may_be_taken() -> None:
+    from dictate.writing.vocabulary_match import only_entries_changed
 
-    small = VocabularyMatcher(ENTRIES)
-    assert vocabulary_prompt(small, []) == "metoprolol, TensorRT, Dr. Nguyen, Kubernetes, Ava."
-    many = [parse_entry(f"Product{n:03d}") for n in range(300)] + ENTRIES
-    prompt = vocabulary_prompt(VocabularyMatcher(many), "we take meta pro lol daily".split())
-    assert prompt.startswith("metoprolol, ")
-    assert len(prompt) <= MAX_PROMPT_CHARS and prompt.count(",") < MAX_PROMPT_ENTRIES
+    matcher = VocabularyMatcher(ENTRIES)
+    assert matcher.candidates("we take meta pro lol daily".split())[0].written == "metoprolol"
+    assert "metoprolol" not in [e.written for e in matcher.candidates(["metoprolol", "daily"])]
+    assert matcher.candidates("the weather is nice today".split()) == []
+    named = [ENTRIES[0]]
+    heard = "take meta pro lol daily".split()
+    assert only_entries_changed(heard, "take Metoprolol, daily.".split(), named)
+    assert not only_entries_changed(heard, "take metoprolol weekly".split(), named)  # another word
+    assert not only_entries_changed(["take", "daily"], "take metoprolol daily".split(), named)
+    assert not only_entries_changed(heard, "take daily".split(), named)  # words dropped
+    assert not only_entries_changed(heard, heard, named)  # nothing to take
 
 
-def test_only_the_prompt_s_words_on_a_doubtful_segment_are_not_written() -> None:
+def test_a_segment_near_an_entry_is_decoded_again_with_it_named() -> None:
     import numpy as np
 
     segment = _segment(["mm"])
     segment.audio = np.zeros(16000, np.int16)
     matcher = VocabularyMatcher(ENTRIES)
-    doubtful = _Prompted(["Kubernetes."], no_speech=0.5)
-    assert settle(segment, [SecondPassRefiner(doubtful, vocabulary=matcher)]).by == ""
-    assert doubtful.prompts == ["metoprolol, TensorRT, Dr. Nguyen, Kubernetes, Ava."]
-    sure = _Prompted(["Kubernetes"], no_speech=0.05)
+    whisper = _Scripted(("I take meta pro lol daily.", 0.05), ("I take metoprolol daily.", 0.05))
+    settled = settle(segment, [SecondPassRefiner(whisper, vocabulary=matcher)])
+    assert [w.text for w in settled.words] == ["I", "take", "metoprolol", "daily."]
+    assert whisper.prompts[0] == "" and whisper.prompts[1].startswith("metoprolol")
+    # The second decode changed another word too: the first decode's words stay.
+    other = _Scripted(("I take meta pro lol daily.", 0.05), ("I make metoprolol daily.", 0.05))
+    settled = settle(segment, [SecondPassRefiner(other, vocabulary=matcher)])
+    assert [w.text for w in settled.words] == ["I", "take", "meta", "pro", "lol", "daily."]
+    # Nothing near an entry: no second decode.
+    plain = _Scripted(("The weather is nice.", 0.05))
+    settle(segment, [SecondPassRefiner(plain, vocabulary=matcher)])
+    assert plain.prompts == [""]
+
+
+def test_only_the_named_words_on_a_doubtful_segment_are_not_written() -> None:
+    import numpy as np
+
+    segment = _segment(["mm"])
+    segment.audio = np.zeros(16000, np.int16)
+    matcher = VocabularyMatcher(ENTRIES)
+    doubtful = _Scripted(("Cooper Nettie's.", 0.5), ("Kubernetes.", 0.5))
+    settled = settle(segment, [SecondPassRefiner(doubtful, vocabulary=matcher)])
+    assert [w.text for w in settled.words] == ["Cooper", "Nettie's."]
+    sure = _Scripted(("Cooper Nettie's.", 0.05), ("Kubernetes.", 0.05))
     settled = settle(segment, [SecondPassRefiner(sure, vocabulary=matcher)])
-    assert [w.text for w in settled.words] == ["Kubernetes"]
-    unprompted = _Prompted(["Kubernetes"], no_speech=0.5)  # no vocabulary: the usual guards
-    assert settle(segment, [SecondPassRefiner(unprompted)]).by == "whisper"
+    assert [w.text for w in settled.words] == ["Kubernetes."]

@@ -206,6 +206,7 @@ class MainWindow(QMainWindow):
             lambda: QMessageBox.about(self, "About dictate", self.about_text()),
         )
         self.history_action = self._action("Dictation &history…", "Ctrl+H", self.history.show)
+        self.vocabulary_action = self._action("&Your words…", None, self.show_vocabulary)
 
     def _build_menus(self) -> None:
         self.voice_commands_action = self._action(
@@ -229,6 +230,7 @@ class MainWindow(QMainWindow):
                 self.dictation.target_action,
                 self.focus_mic_action,
                 self.get_model_action,
+                self.vocabulary_action,
                 self.settings_action,
             ],
             "&View": [self.bigger_action, self.smaller_action, self.history_action],
@@ -311,6 +313,13 @@ class MainWindow(QMainWindow):
         from dictate.ui.about import about_html
 
         return about_html(self.dictation.engines_loaded())
+
+    def show_vocabulary(self) -> None:
+        """Dictation > Your words (the vocabulary), modal: its changes apply from the next
+        run."""
+        from dictate.ui.dialogs.vocabulary import VocabularyDialog
+
+        VocabularyDialog(self).exec()
 
     def show_voice_commands(self, activate: bool | None = None) -> None:
         """The voice commands (Help > Voice commands, "what can I say"): one dialog, not modal,

@@ -14,7 +14,8 @@ better score wins, then the earlier run.
 
 The threshold and the keys were set on a handful of made-up examples (tests/test_vocabulary.py),
 before the benchmark's sentences were decoded; they were not tuned on a development set.
-:func:`vocabulary_prompt` chooses the entries Whisper's prompt names.
+:meth:`VocabularyMatcher.candidates` chooses the entries Whisper's prompt names for a second
+decode of a segment, and :func:`only_entries_changed` says whether its words may be taken.
 """
 
 from __future__ import annotations
@@ -166,6 +167,21 @@ class VocabularyMatcher:
                 chosen.append(match)
         return sorted(chosen, key=lambda m: m.start)
 
+    def candidates(self, heard: Sequence[str]) -> list[VocabularyEntry]:
+        """The entries something in ``heard`` comes near (a likeness of :data:`CANDIDATE` or
+        more: the mean similarity of letters and sound keys over its runs, from the first
+        letter to the last or not), best first, at most :data:`MAX_CANDIDATES`; not one written
+        there already."""
+        runs = {letters(heard[i:j]) for i in range(len(heard))
+                for j in range(i + 1, min(len(heard), i + self._longest) + 1)}  # fmt: skip
+        scored = [
+            (_likeness(heard, k), k.entry)
+            for k in self._known
+            if not runs & {k.letters, k.written_letters}
+        ]
+        best = sorted((s for s in scored if s[0] >= CANDIDATE), key=lambda s: -s[0])
+        return [entry for _, entry in best[:MAX_CANDIDATES]]
+
     def rewrite(self, words: Sequence[str]) -> list[str]:
         """``words`` with every match written as its entry (as whole words: its written form
         split at spaces)."""
@@ -178,35 +194,34 @@ class VocabularyMatcher:
         return out + list(words[at:])
 
 
-MAX_PROMPT_ENTRIES = 16
-"""Whisper's prompt names at most this many entries."""
-MAX_PROMPT_CHARS = 200
-"""And at most this many characters of them (Whisper's prompt holds 224 tokens; a long one
-costs decoding time and makes it doubt more segments: docs/second-pass.md)."""
+CANDIDATE = 0.5
+"""An entry whose likeness to a run of the heard words is at least this is named in Whisper's
+prompt for a second decode (:meth:`VocabularyMatcher.candidates`)."""
+MAX_CANDIDATES = 4
+"""At most this many entries are named (a long prompt makes Whisper doubt: docs/second-pass.md)."""
 
 
-def vocabulary_prompt(matcher: VocabularyMatcher, heard: Sequence[str]) -> str:
-    """Whisper's prompt for a segment whose first pass heard ``heard``: the entries most like
-    something heard (the best mean similarity of letters and sound keys over the runs of
-    ``heard``, with no threshold), comma-separated, bounded by :data:`MAX_PROMPT_ENTRIES` and
-    :data:`MAX_PROMPT_CHARS`; "" for no vocabulary. A vocabulary that fits the bounds is
-    named whole."""
-    known = matcher._known
-    if not known:
-        return ""
-    if (
-        len(known) > MAX_PROMPT_ENTRIES
-        or sum(len(k.entry.written) + 2 for k in known) > MAX_PROMPT_CHARS
-    ):
-        known = sorted(known, key=lambda k: -_likeness(heard, k))
-    chosen: list[str] = []
-    size = 0
-    for k in known[:MAX_PROMPT_ENTRIES]:
-        if size + len(k.entry.written) + 2 > MAX_PROMPT_CHARS:
-            break
-        chosen.append(k.entry.written)
-        size += len(k.entry.written) + 2
-    return ", ".join(chosen) + "." if chosen else ""
+def naming(entries: Sequence[VocabularyEntry]) -> str:
+    """Whisper's prompt naming ``entries``."""
+    return ", ".join(e.written for e in entries) + "."
+
+
+def only_entries_changed(
+    before: Sequence[str], after: Sequence[str], named: Sequence[VocabularyEntry]
+) -> bool:
+    """Whether ``after`` differs from ``before`` (compared by letters: case and marks aside)
+    only by entries of ``named`` written in place of words of ``before``, at least once: no
+    other word changed, none dropped, nothing added where nothing was heard."""
+    a, b = [letters([w]) for w in before], [letters([w]) for w in after]
+    targets = {letters([e.written]) for e in named}
+    changed = False
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2 or j1 == j2 or "".join(b[j1:j2]) not in targets:
+            return False
+        changed = True
+    return changed
 
 
 def _likeness(heard: Sequence[str], known: _Known) -> float:
