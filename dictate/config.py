@@ -117,6 +117,9 @@ class Settings:
     audio_file_target: str | None = None
     """Where the text of a transcribed audio file goes: "cursor" (the dictation point of the
     open document), "new" (a new document), or None: ask (File > Transcribe audio file)."""
+    learn_words: bool = True
+    """Offer to remember an alternative chosen with "correct that" in the vocabulary, and
+    remember one chosen twice (dictate/ui/word_learning.py)."""
     keep_audio: bool = True
     """Keep the audio of each dictation session beside the autosave journal (FLAC), linked to
     its sentences, to play them back and to recognise again after a crash
@@ -217,6 +220,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "history_max_mb": _int_in(*HISTORY_MB_RANGE),
     "audio_file_target": lambda v: v in (None, "cursor", "new"),
     "keep_audio": lambda v: isinstance(v, bool),
+    "learn_words": lambda v: isinstance(v, bool),
     "audio_max_mb": _int_in(*AUDIO_MB_RANGE),
     "overlay_position": lambda v: (
         v is None

@@ -91,6 +91,7 @@ class EventView(QObject):
         self._live: Live | None = None  # the last live punctuation of the words being spoken
         self._asleep = False
         self._corrections: Any = None  # the list of alternatives ("correct that"), once shown
+        self.learning: Any = None  # dictate.ui.word_learning.WordLearning, set by the window
 
     @property
     def asleep(self) -> bool:
@@ -188,9 +189,13 @@ class EventView(QObject):
 
         shown = self._corrections is not None and self._corrections.isVisible()
         text = self._corrections.option(number) if self._corrections is not None else None
-        if not shown or text is None or self._editor.buffer.selection is None:
+        selection = self._editor.buffer.selection
+        if not shown or text is None or selection is None:
             return False
+        heard = self._editor.buffer.text[selection[0] : selection[1]]
         self._editor.edits.voice(lambda buffer: voice_edits.replace_selection(buffer, text))
+        if self.learning is not None:
+            self.learning.corrected(heard, text)
         if self._corrections is not None:
             self._corrections.hide()
         return True

@@ -42,6 +42,7 @@ from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.silence_watch import SilenceWatch
 from dictate.ui.toolbar import DictationToolbar
+from dictate.ui.word_learning import WordLearning
 
 log = logging.getLogger("dictate.ui")
 
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.controller.stateChanged.connect(self.feedback.sound_on_state)
         self.events.subscribe("sounds", self.feedback.sound_on_event)
         self.kept_audio = AudioKeeper(self)  # each session's audio
+        self.event_view.learning = WordLearning(self.settings, self.messages)
         self.silence = SilenceWatch(self)  # a microphone giving only digital silence is said
         self.shortcut = GlobalShortcut(self, settings, self.controller, self.dictation)
 
