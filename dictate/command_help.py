@@ -51,7 +51,10 @@ GROUPS: list[tuple[str, tuple[CommandKind, ...]]] = [
         "Selecting and moving",
         (CommandKind.SELECT, CommandKind.INSERT_BEFORE, CommandKind.INSERT_AFTER, CommandKind.GO),
     ),
-    ("Correcting words", (CommandKind.CORRECT, CommandKind.CHOOSE, CommandKind.SPELL)),
+    (
+        "Correcting words",
+        (CommandKind.CORRECT, CommandKind.CHOOSE, CommandKind.SPELL, CommandKind.LEARN),
+    ),
     ("Keys", (CommandKind.KEY,)),
     ("Dictation on and off", (CommandKind.STOP, CommandKind.SLEEP, CommandKind.WAKE)),
     ("Listening back", (CommandKind.PLAY,)),
@@ -217,6 +220,10 @@ DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
     (CommandKind.CHOOSE, ""): (
         "puts alternative N of the list in place of the words (a click does too)",
         '"choose one" → "We met in Peru."',
+    ),
+    (CommandKind.LEARN, ""): (
+        "adds the selected words to your words (the vocabulary), written as they stand",
+        '"select Kowalczyk", "add that to my words"',
     ),
     (CommandKind.SPELL, ""): (
         'the next phrase is spelled, letter by letter ("a b c", "alpha bravo charlie"; '

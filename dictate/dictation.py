@@ -49,6 +49,7 @@ _SETTLE = {
     CommandKind.CORRECT: True,
     CommandKind.SPELL: False,
     CommandKind.PLAY: False,  # the words just said become the last sentence first
+    CommandKind.LEARN: False,
 }
 """The commands that finalize the pending words before they act, and whether that closes the
 sentence (``flush(close=...)``)."""

@@ -71,6 +71,9 @@ class CommandKind(TextEnum):
     PLAY = "play"
     """Play the audio of the selection, else of the last dictated sentence (in the window,
     where the audio is kept)."""
+    LEARN = "learn"
+    """Add the selected words to the vocabulary ("add that to my words"), written as they
+    stand in the text."""
 
 
 BREAKS = frozenset({CommandKind.NEW_LINE, CommandKind.NEW_PARAGRAPH})
@@ -118,6 +121,7 @@ _PHRASES: dict[str, tuple[CommandKind, str]] = {
     "spell that": (CommandKind.SPELL, ""),
     "spell it": (CommandKind.SPELL, ""),
     "play that back": (CommandKind.PLAY, ""),
+    "add that to my words": (CommandKind.LEARN, ""),
     **{
         f"choose {word}": (CommandKind.CHOOSE, str(number))
         for number, word in enumerate(

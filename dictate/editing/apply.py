@@ -84,6 +84,9 @@ class EditTarget:
     def play_back(self) -> None:
         """ "Play that back": the audio of the selection, else of the last sentence."""
 
+    def learn(self) -> None:
+        """ "Add that to my words": the selection goes into the vocabulary."""
+
 
 def apply_event(target: EditTarget, event: Event) -> bool:
     """Carry out ``event`` on ``target``; False for the events that change no text (levels,
@@ -127,6 +130,8 @@ def apply_event(target: EditTarget, event: Event) -> bool:
             target.spell()
         elif kind is CommandKind.PLAY:
             target.play_back()
+        elif kind is CommandKind.LEARN:
+            target.learn()
         else:  # spoken punctuation and "cap": the punctuator applied them (reported only)
             return False
     else:

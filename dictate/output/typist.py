@@ -222,6 +222,9 @@ class TypingTarget(EditTarget):
     def play_back(self) -> None:
         self.window_only("play that back")
 
+    def learn(self) -> None:
+        self.window_only("add that to my words")
+
 
 class TypingQueue:
     """Runs a :class:`Typist`'s calls in order on a thread of its own: typing takes 8-60 ms a

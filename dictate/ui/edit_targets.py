@@ -123,6 +123,16 @@ class EditorTarget(EditTarget):
     def asleep(self, sleeping: bool) -> None:
         self._window.event_view.set_asleep(sleeping)
 
+    def learn(self) -> None:
+        buffer = self._window.editor.buffer
+        learning = self._window.event_view.learning
+        if buffer.selection is None or learning is None:
+            self._say("Select the words to add first (\u201cselect WORDS\u201d), then say "
+                      "\u201cadd that to my words\u201d.")  # fmt: skip
+            return
+        start, end = buffer.selection
+        learning.add_words(buffer.text[start:end])
+
     def play_back(self) -> None:
         keeper = getattr(self._window, "kept_audio", None)  # MainWindow's (the kept audio)
         if keeper is None:

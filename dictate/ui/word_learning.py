@@ -61,6 +61,17 @@ class WordLearning:
                 [("&Remember it", lambda: self.remember(entry.written, entry.sounds))],
             )
 
+    def add_words(self, text: str) -> bool:
+        """ "Add that to my words": ``text`` (the selection) as an entry, as it is written."""
+        written = _EDGES.sub("", text)
+        if not written or len(written.split()) > MAX_WORDS:
+            self._messages.show_message(
+                f"Only a word or a short phrase (up to {MAX_WORDS} words) can be added to "
+                "your words: select less."
+            )
+            return False
+        return self.remember(written, "")
+
     def remember(self, written: str, sounds: str, asked: bool = True) -> bool:
         """Add the entry to the vocabulary; said in the message bar. False where it could not
         be written (said too)."""

@@ -54,3 +54,22 @@ def test_learning_turned_off_offers_nothing(window: Any) -> None:
     assert _offer(window) is None
     _dictate_and_correct(window, 4)
     assert VocabularyFile().entries == []
+
+
+def test_add_that_to_my_words_adds_the_selection(window: Any) -> None:
+    window.events.dispatch(Finalized(0.1, 1, ["We met Kowalczyk today."], pending=""))
+    window.events.dispatch(Command(0.2, 2, "learn", "add that to my words"))
+    assert "Select the words to add first" in window.statusBar().currentMessage()
+    assert VocabularyFile().entries == []
+    window.events.dispatch(Command(0.3, 3, "select", "select kowalczyk", "kowalczyk"))
+    window.events.dispatch(Command(0.4, 4, "learn", "add that to my words"))
+    assert [e.line() for e in VocabularyFile().entries] == ["Kowalczyk"]
+    assert "in your words now" in window.messages.label.text()
+    assert window.editor.text == "We met Kowalczyk today."  # the text is as it was
+
+
+def test_add_that_to_my_words_said_alone_is_the_command() -> None:
+    from dictate.voice_commands import CommandKind, split_commands
+
+    [command] = split_commands("add that to my words".split())
+    assert getattr(command, "kind", None) is CommandKind.LEARN
