@@ -20,7 +20,8 @@ and kept audio (``replay``, ``open_document_at_start``, ``offer_unshown_audio``,
 
 A reference run without a kill gives each segment's words with their times. The words *said
 before the kill* are the reference's words that end before the kept audio does (the FLAC file is
-flushed every second: a kill costs at most about 1.3 s of sound). Each kill reports how many of
+flushed twice a second: a kill costs at most about 0.8 s of sound, with the microphone's own
+buffering beside it). Each kill reports how many of
 those came back in the journal alone, and in the journal and the recovered audio together. The
 recogniser may hear a stretch cut at a different point a little differently, so words are
 compared as a multiset of lower-case words.

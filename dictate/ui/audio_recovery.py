@@ -2,7 +2,7 @@
 
 The journal recovers every word that was shown (finalized, or pending); the words of the phrase
 being spoken at the crash were only partial words, never journaled. Their audio is on disk
-(:mod:`dictate.editing.session_audio`, flushed every second), and the links' ``covered`` mark
+(:mod:`dictate.editing.session_audio`, flushed twice a second), and the links' ``covered`` mark
 (:mod:`dictate.editing.audio_links`) says up to where the session's audio was shown as text: at
 the next start, the audio of the newest session that never ended, past that mark, is recognised
 again and offered in a message ("Add them" puts the words at the cursor). The session is then
