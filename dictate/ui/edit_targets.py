@@ -26,6 +26,9 @@ class EditorTarget(EditTarget):
 
     def finalize(self, sentences: list[str], pending: str | None, continues: bool) -> None:
         self._window.editor.edits.insert_final(sentences, pending, continues)
+        learning = self._window.event_view.learning
+        if learning is not None and sentences:
+            learning.finalized(sentences)
 
     def show_pending(self, text: str, segment: int) -> None:
         window = self._window
@@ -119,6 +122,9 @@ class EditorTarget(EditTarget):
 
     def spell(self) -> None:
         self._say("Spell it: letters, or alpha, bravo\u2026 (\u201ccap\u201d before a capital).")
+        learning = self._window.event_view.learning
+        if learning is not None:
+            learning.expect_spelling()
 
     def asleep(self, sleeping: bool) -> None:
         self._window.event_view.set_asleep(sleeping)

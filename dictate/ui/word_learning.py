@@ -1,10 +1,11 @@
-"""Learning from corrections: an alternative chosen with "correct that" ("choose 2") is a word
-the recognisers got wrong. The window offers to remember it in the vocabulary
-(:mod:`dictate.writing.vocabulary`), once, in its message bar (never a question in the middle
-of dictation); the same correction made a second time is remembered without asking. The entry
-is the chosen words as written and, as how they sound, the words that were heard, so the next
-time the same near miss is heard it is written as chosen. Settings' "Learn words from my
-corrections" turns it off. The count of corrections is kept for the app's session, not on disk.
+"""Learning from corrections: an alternative chosen with "correct that" ("choose 2"), or a word
+spelled with "spell that", is a word the recognisers got wrong. The window offers to remember
+it in the vocabulary (:mod:`dictate.writing.vocabulary`), once, in its message bar (never a
+question in the middle of dictation); the same correction made a second time is remembered
+without asking. The entry is the chosen words as written and, as how they sound, the words
+that were heard, so the next time the same near miss is heard it is written as chosen.
+Settings' "Learn words from my corrections" turns it off. The count of corrections is kept for
+the app's session, not on disk.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class WordLearning:
         self._path = path
         self._counts: Counter[tuple[str, str]] = Counter()
         self._offered: set[tuple[str, str]] = set()
+        self._spelling = False
 
     def corrected(self, heard: str, chosen: str) -> None:
         """``heard`` (the words selected) was replaced by the alternative ``chosen``."""
@@ -60,6 +62,29 @@ class WordLearning:
                 "heard it is written so (Dictation > Your words; Settings turn learning off).",
                 [("&Remember it", lambda: self.remember(entry.written, entry.sounds))],
             )
+
+    def expect_spelling(self) -> None:
+        """ "Spell that": the next finalized text is the word spelled."""
+        self._spelling = True
+
+    def finalized(self, sentences: list[str]) -> None:
+        """Text was finalized; after "spell that" it is the spelled word: offered once, as a
+        chosen alternative is (a spelled word is one a recogniser missed)."""
+        if not self._spelling:
+            return
+        self._spelling = False
+        word = _EDGES.sub("", " ".join(sentences))
+        if not getattr(self._settings, "learn_words", True) or not word or " " in word:
+            return
+        key = ("", word)
+        if key in self._offered:
+            return
+        self._offered.add(key)
+        self._messages.add_message(
+            f"Remember \u201c{word}\u201d, which you spelled, in your words? (Dictation > Your "
+            "words; Settings turn learning off.)",
+            [("&Remember it", lambda: self.remember(word, ""))],
+        )
 
     def add_words(self, text: str) -> bool:
         """ "Add that to my words": ``text`` (the selection) as an entry, as it is written."""

@@ -73,3 +73,15 @@ def test_add_that_to_my_words_said_alone_is_the_command() -> None:
 
     [command] = split_commands("add that to my words".split())
     assert getattr(command, "kind", None) is CommandKind.LEARN
+
+
+def test_a_spelled_word_is_offered_once(window: Any) -> None:
+    window.events.dispatch(Finalized(0.1, 1, ["My name is"], pending="", committed=True))
+    window.events.dispatch(Command(0.2, 2, "spell", "spell that"))
+    assert _offer(window) is None
+    window.events.dispatch(Finalized(0.3, 3, ["Mary"], False, "", None, True))
+    assert "Remember \u201cMary\u201d, which you spelled" in window.messages.label.text()
+    _offer(window).click()
+    assert [e.line() for e in VocabularyFile().entries] == ["Mary"]
+    window.events.dispatch(Finalized(0.4, 4, ["Then we left."], pending=""))
+    assert _offer(window) is None  # only the spelled word
