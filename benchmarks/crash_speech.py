@@ -33,8 +33,9 @@ user's run has them.
 
 ``--busy N`` runs the kills with N processes spinning on the CPU beside them (the reference run
 is made before, idle). Each kill also reports the words said by the moment of the kill, by the
-clock (the child prints when its audio started), and how many seconds said before the kill were
-not in the kept audio on disk (``unkept_s``): the kept audio is written by the source's capture
+clock (the child prints when its audio started), and how many seconds captured before the kill
+were not in the kept audio on disk (``unkept_s``, by the capture's own clock: when its first
+sample was captured, plus the seconds kept): the kept audio is written by the source's capture
 thread as it is said, so this stays about a second however busy the machine is.
 """
 
@@ -108,7 +109,10 @@ def child_run(journal: Path, audio: Path, mic: bool = False) -> int:
 
     def state(name: str) -> None:
         if name == "listening":
-            print(json.dumps({"listening": time.monotonic()}), flush=True)
+            # When the capture began (the clock of its first sample): what was kept at a kill is
+            # measured from it, not from when the parent started the player.
+            began = window.controller.wall_time(0.0)
+            print(json.dumps({"listening": time.monotonic(), "capture_started": began}), flush=True)
 
     window.controller.pipelineEvent.connect(event)
     window.controller.stateChanged.connect(state)
@@ -213,7 +217,7 @@ class Outcome:
     said_by_kill: int
     """Reference words said (ended) before the kill, by the clock."""
     unkept_s: float
-    """Seconds said before the kill that were not in the kept audio on disk."""
+    """Seconds captured before the kill that were not in the kept audio on disk."""
     segment: int
     """The segment being recognised at the kill."""
     partial_words: int
@@ -263,6 +267,7 @@ def one_kill(
         killed = False
         audio_started: float | None = None
         killed_at = 0.0
+        capture_started: float | None = None
         player: subprocess.Popen[bytes] | None = None
         import selectors
 
@@ -294,6 +299,8 @@ def one_kill(
             for record in _records(lines):
                 if "audio_started" in record:
                     audio_started = record["audio_started"]
+                if record.get("capture_started") is not None:
+                    capture_started = record["capture_started"]
                 if "listening" in record and pulse is not None and player is None:
                     player = pulse.play(audio)  # into the null sink the window listens to
                     audio_started = time.monotonic()
@@ -329,6 +336,9 @@ def one_kill(
     kept = got["kept_audio_s"] - MARGIN_S
     said = [w["text"] for s in segments for w in s["words"] if w["end"] <= kept]
     spoken_s = killed_at - audio_started if audio_started is not None else got["kept_audio_s"]
+    # Seconds captured by the kill but not in the kept audio on disk, by the capture's clock
+    # (a file source: the same as the audio's clock).
+    captured_s = killed_at - capture_started if capture_started is not None else spoken_s
     by_kill = sum(1 for s in segments for w in s["words"] if w["end"] <= spoken_s)
     said_bag = Counter(w for word in said for w in words_of(word))
     journal_bag = Counter(words_of(got["journal"]))
@@ -336,7 +346,7 @@ def one_kill(
     return Outcome(
         number,
         by_kill,
-        round(max(0.0, spoken_s - got["kept_audio_s"]), 2),
+        round(max(0.0, captured_s - got["kept_audio_s"]), 2),
         target,
         len(partial),
         sum(said_bag.values()),

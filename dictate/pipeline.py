@@ -542,7 +542,7 @@ class Pipeline:
         while True:
             item = self._closed.get()
             if isinstance(item, tuple):  # (_EARLY, segment)
-                if self._closed.empty():  # idle: nothing closed is waiting to be settled
+                if self._closed.empty() and not self._left.is_set():  # idle, and not left
                     prepare_early(item[1], self.refiners)
                 continue
             if not isinstance(item, ClosedSegment):
