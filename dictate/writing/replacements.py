@@ -4,7 +4,8 @@
 A replacement matches its spoken phrase case-insensitively, as whole words (one or more,
 separated by any spaces in the text), and writes its written form exactly as the user wrote it,
 except that at the start of a sentence (the start of the text, or after ``.``, ``?`` or ``!``
-and a space or newline) its first letter is capitalised. Marks around the phrase stay where
+and a space or newline) its first letter is capitalised, where it has no capital after its
+first letter ("iPhone" stays as written). Marks around the phrase stay where
 they are ("by jay ess." -> "by JS."). Where several phrases match at one place, the longest
 wins; the text is scanned once, left to right, so no replacement is applied to what another
 (or itself) wrote.
@@ -110,6 +111,10 @@ def _starts_sentence(text: str, start: int) -> bool:
 
 
 def _capitalised(written: str) -> str:
+    """``written`` with its first letter capitalised (the start of a sentence), unless a later
+    letter is a capital: "iPhone" and "eBay" are a casing the user chose, and stay."""
+    if any(c.isupper() for c in written[1:]):
+        return written
     for index, char in enumerate(written):
         if char.isalpha():
             return written[:index] + char.upper() + written[index + 1 :]
@@ -128,7 +133,7 @@ def apply_replacements(text: str, replacements: Sequence[Replacement]) -> str:
     Returns:
         The text with every whole-word, case-insensitive match of a spoken phrase replaced by
         its written form (the longest phrase where several match at one place), capitalised
-        at the start of a sentence.
+        at the start of a sentence (unless it has a capital after its first letter).
     """
     if not text or not replacements:
         return text

@@ -34,7 +34,8 @@ R = Replacement
         ("Hi. my email? My email, my email", [R("my email", "x@y")], "Hi. X@y? X@y, x@y"),
         ("Ok.\nnew line", [R("new line", "newline")], "Ok.\nNewline"),
         ("Ok.new line", [R("new line", "newline")], "Ok.newline"),  # no space: not a start
-        ("Iphone, iphone", [R("iphone", "iPhone")], "IPhone, iPhone"),
+        # ...unless it has a capital after it: a casing chosen, kept exactly (issue 39)
+        ("Iphone, iphone", [R("iphone", "iPhone")], "iPhone, iPhone"),
         ("Done. (gee pee tee)", [R("gee pee tee", "GPT")], "Done. (GPT)"),
         ("Done. gee pee tee", [R("gee pee tee", "— GPT")], "Done. — GPT"),
         # longest phrase wins, wherever phrases overlap
