@@ -6,10 +6,11 @@ parallel :func:`~dictate.file_decode.decode_file`, and audio recovery, which run
   until its words are settled), the first pass's words and what else the first pass heard.
 * A :class:`Refiner` takes a closed segment and gives its settled words, or ``None``: "keep
   what you have". Refiners run in order (:func:`settle`); each sees the words the ones before
-  it settled. Two are here: the second pass (:class:`SecondPassRefiner`, Whisper re-decoding
-  the segment's audio) and the command check (:class:`CommandRefiner`: a short segment said
-  apart that missed a command, judged on the settled words, then the first pass's n-best, then
-  a second decode against the command phrases).
+  it settled. Three are here: the second pass (:class:`SecondPassRefiner`, Whisper re-decoding
+  the segment's audio), the vocabulary's rewrite of near misses (:class:`VocabularyRefiner`)
+  and the command check (:class:`CommandRefiner`: a short segment said apart that missed a
+  command, judged on the settled words, then the first pass's n-best, then a second decode
+  against the command phrases).
 * :class:`CommitClock` says when pending words are committed on a pause: the same test after
   every block of audio, wherever the audio comes from.
 
