@@ -33,7 +33,9 @@ def _source() -> Any:
 
 
 def _make(factory: Any, engine: Any) -> Any:
-    return factory(engine, "punctuation model", "segmenter", "text", 1.5, lambda event: None)
+    from dictate.assembly import TextOptions
+
+    return factory(engine, "punctuation model", "segmenter", TextOptions(), 1.5, lambda event: None)
 
 
 def test_a_warm_engine_decodes_in_parallel_with_the_window_s_second_pass(recorded: None) -> None:
