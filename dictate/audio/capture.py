@@ -49,6 +49,10 @@ STALL_S = 4.0
 busy machine delayed blocks by 2 s: the 2 s this was said a lost device that was not)."""
 STARVED_S = 0.25
 """A pause of the capture thread longer than this is the machine's, not the device's."""
+CLOSE_WAIT_S = 5.0
+"""How long closing a stream is waited for. Closing a stream whose sound server has gone can
+wait forever in libpulse (a CI run hung there for 300 s): past this the stream is left to
+PortAudio, still counted as open, and the run ends anyway with what it recognised."""
 
 
 class AudioSource(Protocol):
@@ -419,11 +423,41 @@ class MicrophoneSource(_LiveSource):
         return got
 
     def _close(self, stream: Any) -> None:
-        try:
-            if not stream.closed:
+        """Stop and close ``stream``, waiting at most :data:`CLOSE_WAIT_S` for it: the capture
+        thread must end (and with it the run) even where the sound server is gone and
+        PortAudio's close never returns."""
+        if stream.closed:
+            stream_closed(stream)
+            return
+
+        def close() -> None:
+            try:
                 stream.stop()
                 stream.close()
-        except self._sd.PortAudioError as exc:
-            log.warning("closing %s: %s", self.device.name, exc)
+            except self._sd.PortAudioError as exc:
+                log.warning("closing %s: %s", self.device.name, exc)
+
+        closer = threading.Thread(target=close, name="dictate-close-stream", daemon=True)
+        closer.start()
+        closer.join(CLOSE_WAIT_S)
+        if stream.closed:
+            stream_closed(stream)
+        elif closer.is_alive():
+            log.warning(
+                "closing microphone %r did not return within %g s (its sound server gone?): "
+                "left to the system; the device list is read again once it closes",
+                self.device.name,
+                CLOSE_WAIT_S,
+            )
+            threading.Thread(
+                target=self._forget_when_closed,
+                args=(closer, stream),
+                name="dictate-close-wait",
+                daemon=True,
+            ).start()
+
+    @staticmethod
+    def _forget_when_closed(closer: threading.Thread, stream: Any) -> None:
+        closer.join()
         if stream.closed:
             stream_closed(stream)
