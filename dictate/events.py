@@ -82,6 +82,9 @@ class Segment(Event):
     closed: float = 0.0
     """Event time at which the segmenter closed the segment (``time`` is when its words were
     settled): the latency of its final words counts from here."""
+    rewrites: list[list[str]] | None = None
+    """The user's vocabulary's rewrites in ``words``, in order: [the entry as written, the
+    words it replaced] each (what was recognised: undo and the history keep it); None: none."""
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,9 @@ class Settled:
     replaced: list[list[str]] = field(default_factory=list)
     """The words each refiner that replaced words was given, in order (the second pass's
     words before the vocabulary rewrote them...)."""
+    rewrites: list[tuple[str, str]] = field(default_factory=list)
+    """The vocabulary's rewrites in these words, in order: (the entry as written, the words
+    it replaced)."""
 
     @property
     def alternatives(self) -> list[list[str]]:
@@ -127,6 +130,7 @@ class Settled:
             list(segment.words) if self.by else None,
             self.by,
             segment.closed_at,
+            [list(r) for r in self.rewrites] or None,
         )
 
 
@@ -180,6 +184,8 @@ def settle(segment: ClosedSegment, refiners: Sequence[Refiner]) -> Settled:
             continue
         result.replaced.append([w.text for w in result.words])
         result.words, result.by = list(words), refiner.name
+        if isinstance(refiner, VocabularyRefiner):
+            result.rewrites = list(refiner.rewritten)
     return result
 
 
@@ -393,8 +399,11 @@ class VocabularyRefiner:
 
     def __init__(self, matcher: Any) -> None:
         self.matcher = matcher
+        self.rewritten: list[tuple[str, str]] = []
+        """The last :meth:`refine`'s rewrites: (the entry as written, the words it replaced)."""
 
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        self.rewritten = []
         matches = self.matcher.matches([w.text for w in words])
         if not matches:
             return None
@@ -408,9 +417,15 @@ class VocabularyRefiner:
             confidence = min(w.confidence for w in span)
             out += [Word(part, start + i * step, start + (i + 1) * step, confidence)
                     for i, part in enumerate(parts)]  # fmt: skip
+            heard = " ".join(w.text for w in span)
+            if heard != match.entry.written:
+                self.rewritten.append((match.entry.written, heard))
             at = match.end
         out += words[at:]
-        return None if [w.text for w in out] == [w.text for w in words] else out
+        if [w.text for w in out] == [w.text for w in words]:
+            self.rewritten = []
+            return None
+        return out
 
     def reset(self) -> None:
         pass

@@ -15,6 +15,7 @@ from pulse import PulseServer, need
 from test_commit_on_pause_x11 import App, speak, wait_for
 from xserver import XServer, desktop_servers, needs_tiny_en
 
+from dictate.editing.journal import decode_record
 from dictate.writing.vocabulary import VocabularyFile, parse_entry
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
@@ -69,7 +70,42 @@ def test_a_vocabulary_word_said_into_the_microphone_is_written_as_the_entry(
     app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
     try:
         text = _dictated(app, pulse, speech)
+        assert ("TensorRT" in text) is with_words, text
+        assert "exported the model" in text.lower(), text
+        if with_words:
+            _the_words_heard_are_kept(app, server, text, tmp_path)
     finally:
         app.close()
-    assert ("TensorRT" in text) is with_words, text
-    assert "exported the model" in text.lower(), text
+
+
+def _the_words_heard_are_kept(app: App, server: XServer, text: str, folder: Path) -> None:
+    """The rewrite is an undo step of its own (Ctrl+Z gives back what was heard, a second
+    Ctrl+Z takes the sentence out), and the history and the kept audio's links keep the words
+    heard beside the words written."""
+    data = folder / "data" / "dictate"
+    history = (data / "history" / "history.jsonl").read_bytes()
+    records = [decode_record(line) for line in history.splitlines()]
+    said = [r for r in records if "TensorRT" in r.get("text", "")]
+    assert said and "TensorRT" not in said[-1]["heard"] and "tensor" in said[-1]["heard"].lower()
+    kept = (app.journal.parent / "audio" / "links.jsonl").read_bytes()
+    links = [decode_record(line) for line in kept.splitlines()]
+    linked = [r for r in links if r.get("op") == "link" and "TensorRT" in r["text"]]
+    assert linked and linked[-1]["heard"] in said[-1]["heard"]
+
+    need(shutil.which("xdotool") is not None, "xdotool")
+    found = subprocess.run(["xdotool", "search", "--name", "[-] dictate$"], env=server.env(),
+                           capture_output=True, text=True, timeout=30)  # fmt: skip
+    window = found.stdout.split()[0]
+
+    def key(name: str) -> None:  # a key press into the focused window, as a person's
+        subprocess.run(["xdotool", "windowfocus", "--sync", window], env=server.env(),
+                       check=True, timeout=30)  # fmt: skip
+        subprocess.run(["xdotool", "key", name], env=server.env(), check=True, timeout=30)
+
+    key("ctrl+z")
+    wait_for(lambda: "TensorRT" not in app.document().text, 60, "the rewrite undone", app,
+             app.document)  # fmt: skip
+    assert said[-1]["heard"] in app.document().text, (app.document(), said[-1])
+    key("ctrl+z")
+    wait_for(lambda: "exported" not in app.document().text, 60, "the sentence undone", app,
+             app.document)  # fmt: skip

@@ -7,6 +7,8 @@ The links are kept in ``links.jsonl`` in the audio folder
 * ``{"op": "session", "session": S}`` a dictation run began recording ``S.flac``;
 * ``{"op": "link", "session": S, "start": 1.25, "end": 3.5, "text": "We met at 9:30 a.m."}`` a
   finalized sentence (as written into the text) and the seconds of ``S.flac`` it was said in;
+  with ``"heard": "..."`` where the user's vocabulary rewrote words of it: the sentence as
+  recognised (it is found by either);
 * ``{"op": "covered", "session": S, "until": 7.0}`` the audio of ``S`` up to 7 s is shown as
   text (finalized, or the pending words the journal keeps): after a crash, what lies past it
   was heard but never shown, and is recognised again (:mod:`dictate.ui.audio_recovery`);
@@ -80,6 +82,9 @@ class Link:
     start: float
     end: float
     text: str
+    heard: str = ""
+    """The sentence as recognised, where the user's vocabulary rewrote words of it ("": as
+    ``text``): found by these words too (after undo gave them back)."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +172,13 @@ class AudioLinks:
         op, session = record["op"], str(record["session"])
         state = self.sessions.setdefault(session, SessionState())
         if op == "link":
-            link = Link(session, float(record["start"]), float(record["end"]), str(record["text"]))
+            link = Link(
+                session,
+                float(record["start"]),
+                float(record["end"]),
+                str(record["text"]),
+                str(record.get("heard", "")),
+            )
             self._add(link)
         elif op == "covered":
             state.covered = max(state.covered, float(record["until"]))
@@ -175,9 +186,9 @@ class AudioLinks:
             state.ended = True
 
     def _add(self, link: Link) -> None:
-        words = tokens(link.text)
-        if words:
-            self._by_first.setdefault(words[0], []).append(len(self.links))
+        firsts = {words[0] for words in map(tokens, {link.text, link.heard or link.text}) if words}
+        for first in firsts:
+            self._by_first.setdefault(first, []).append(len(self.links))
         self.links.append(link)
 
     def append(self, record: dict[str, Any]) -> None:
@@ -221,6 +232,7 @@ class AudioLinks:
             kept.append({"op": "session", "session": name})
             kept += [
                 {"op": "link", "session": name, "start": k.start, "end": k.end, "text": k.text}
+                | ({"heard": k.heard} if k.heard else {})
                 for k in self.links
                 if k.session == name
             ]
@@ -248,9 +260,11 @@ class AudioLinks:
         found = []
         for i, word in enumerate(words):
             for index in self._by_first.get(word, []):
-                said = tokens(self.links[index].text)
-                if words[i : i + len(said)] == said:
-                    found.append((i, i + len(said), index))
+                link = self.links[index]
+                for form in {link.text, link.heard or link.text}:
+                    said = tokens(form)
+                    if said and said[0] == word and words[i : i + len(said)] == said:
+                        found.append((i, i + len(said), index))
         return sorted(found, key=lambda m: -m[2])
 
     def find(self, text: str, start: int, end: int | None = None) -> list[Clip]:

@@ -380,6 +380,32 @@ class DictationBuffer:
             self._push_spans(pos, adjusted, sentences)
         return change
 
+    def split_rewrites(self, rewrites: list[tuple[str, str]]) -> int:
+        """Make each of the vocabulary's ``rewrites`` ((the entry as written, the words it
+        replaced), in order) in the sentences just finalized an undo step of its own: undo
+        first gives back the words as recognised, then takes the sentences out. The text does
+        not change. How many were made steps (0: the last step is not those sentences, or the
+        entries are not in them)."""
+        from dictate.editing.rewrites import as_heard, find_rewrites
+
+        last = self._undo[-1] if self._undo else None
+        if last is None or last.kind != "dictation" or self._redo:
+            return 0
+        found = find_rewrites(last.inserted, rewrites)
+        if not found:
+            return 0
+        heard = as_heard(last.inserted, found)
+        steps = [_Op(last.pos, last.removed, heard, "dictation", last.at)]
+        text = heard
+        for rewrite in found:  # the ones before it are written back: it stands at its start
+            at, said = rewrite.start, rewrite.heard_here
+            steps.append(_Op(last.pos + at, said, rewrite.written, "vocabulary", last.at))
+            text = text[:at] + rewrite.written + text[at + len(said) :]
+        if text != last.inserted:  # a bug, not input: the steps must end where the text is
+            raise ValueError("the vocabulary's undo steps do not give the text")
+        self._undo[-1:] = steps
+        return len(found)
+
     def _before_typed_word(self, point: int) -> int:
         """Where a finalized sentence goes: the dictation point, or, while the user is typing a
         word there (their last edit was typing that ends at the point, and no move came since),

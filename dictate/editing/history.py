@@ -74,9 +74,12 @@ class Entry:
     text: str
     status: str = OK
     """:data:`OK`, or :data:`FAILED`: typing it failed (it was put in the window instead)."""
+    heard: str = ""
+    """The text as recognised where the user's vocabulary rewrote words of it ("" : the same
+    as ``text``)."""
 
     def record(self) -> dict[str, Any]:
-        return {
+        record = {
             "op": "add",
             "id": self.id,
             "t": self.time,
@@ -84,6 +87,9 @@ class Entry:
             "status": self.status,
             "text": self.text,
         }
+        if self.heard:
+            record["heard"] = self.heard
+        return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Entry:
@@ -96,7 +102,10 @@ class Entry:
             raise ValueError("not a history entry")
         if not isinstance(when, (int, float)) or isinstance(when, bool):
             raise ValueError("not a history entry")
-        return cls(str(ident), float(when), str(target), str(text), str(status))
+        heard = record.get("heard", "")
+        if not isinstance(heard, str):
+            raise ValueError("not a history entry")
+        return cls(str(ident), float(when), str(target), str(text), str(status), heard)
 
 
 @dataclass
@@ -198,14 +207,22 @@ class History:
         bound = None if self.max_bytes is None else 2 * self.max_bytes
         return read_history(self.path, bound).entries
 
-    def add(self, text: str, target: str = WINDOW, status: str = OK) -> Entry:
+    def add(self, text: str, target: str = WINDOW, status: str = OK, heard: str = "") -> Entry:
         """Append an entry, durably; the history is compacted first if it is over its limits.
+        ``heard``: the text as recognised, where the vocabulary rewrote words of it.
 
         Raises:
             OSError: It could not be written (the history holds what it held before, and at
                 most a cut-off line that reading skips).
         """
-        entry = Entry(secrets.token_hex(6), self.clock(), target or OTHER_APP, text, status)
+        entry = Entry(
+            secrets.token_hex(6),
+            self.clock(),
+            target or OTHER_APP,
+            text,
+            status,
+            heard if heard != text else "",
+        )
         line = encode_record(entry.record())
         private_dir(self.path.parent)
         self._end_cut_off_line()

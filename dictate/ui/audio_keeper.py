@@ -23,6 +23,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.playback import Player
 from dictate.editing.audio_links import AudioLinks, Clip, WordClock
+from dictate.editing.rewrites import RewriteTrail, as_heard
 from dictate.editing.session_audio import (
     AudioStore,
     SessionRecorder,
@@ -59,6 +60,7 @@ class AudioKeeper:
         self.folder = audio_folder(window.journal.path)
         self.links = AudioLinks(self.folder).load()
         self.clock = WordClock()
+        self._rewrites = RewriteTrail()  # the vocabulary's, until their sentence is linked
         self.recorder: SessionRecorder | None = None
         self.player = Player()
         self._lock = threading.Lock()  # the recorder is made on the controller's thread
@@ -145,14 +147,18 @@ class AudioKeeper:
         if isinstance(event, Segment):
             self.clock.heard(event.words)
             self._segment_ends[event.segment] = event.end
+            self._rewrites.segment(event)
             return
         if isinstance(event, Finalized):
             said = event.spoken or event.sentences
-            for sentence, spoken in zip(event.sentences, said, strict=False):
+            rewrites = self._rewrites.finalized(event.sentences)
+            for sentence, spoken, found in zip(event.sentences, said, rewrites, strict=False):
                 span = self.clock.time(spoken)
                 if span is not None and sentence.strip():
                     start, end = span
                     link = {"session": recorder.session, "start": start, "end": end}
+                    if found:  # the vocabulary rewrote words: what was heard is kept too
+                        link["heard"] = as_heard(sentence, found)
                     self.append({"op": "link", **link, "text": sentence})
         if isinstance(event, (Finalized, Pending, Command)):
             until = self._segment_ends.get(event.segment)
@@ -187,6 +193,7 @@ class AudioKeeper:
         recorder.close()
         self.append({"op": "end", "session": recorder.session})
         self.clock.clear()
+        self._rewrites.reset()
         self._segment_ends.clear()
         self._covered = 0.0
         self._forget(self.store().enforce_limit())

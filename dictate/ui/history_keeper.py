@@ -56,12 +56,13 @@ class HistoryKeeper:
                 log.warning("the history could not be pruned: %s", exc)
         return self._store
 
-    def record(self, text: str, target: str, status: str = OK) -> None:
-        """Keep ``text`` (nothing when the history is off); a failure to write is said once."""
+    def record(self, text: str, target: str, status: str = OK, heard: str = "") -> None:
+        """Keep ``text`` (nothing when the history is off), and ``heard``, the text as
+        recognised where the vocabulary rewrote words of it; a failure to write is said once."""
         if not self.on or not any(c.isalnum() for c in text):
             return  # no word in it: a lone mark is not a thing said
         try:
-            self.store().add(text, target, status)
+            self.store().add(text, target, status, heard)
         except OSError as exc:
             log.warning("the history could not be written: %s", exc)
             if not self._failed_once:
@@ -75,8 +76,11 @@ class HistoryKeeper:
         if self.dialog is not None and self.dialog.isVisible():
             self.dialog.reload()
 
-    def window_sentences(self, sentences: list[str]) -> None:
-        self.record(" ".join(s for s in sentences if s), WINDOW)
+    def window_sentences(self, sentences: list[str], heard: list[str] | None = None) -> None:
+        """Sentences finalized into this window; ``heard``: each as recognised."""
+        text = " ".join(s for s in sentences if s)
+        said = " ".join(s for s in heard if s) if heard is not None else ""
+        self.record(text, WINDOW, heard=said if said != text else "")
 
     def where(self, backend: Any) -> str:
         """Where ``backend`` types now (called on the typing thread, right after it typed)."""

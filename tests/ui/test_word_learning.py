@@ -85,3 +85,28 @@ def test_a_spelled_word_is_offered_once(window: Any) -> None:
     assert [e.line() for e in VocabularyFile().entries] == ["Mary"]
     window.events.dispatch(Finalized(0.4, 4, ["Then we left."], pending=""))
     assert _offer(window) is None  # only the spelled word
+
+
+def test_a_rewrite_to_your_words_is_an_undo_step_and_the_history_keeps_what_was_heard(
+    window: Any,
+) -> None:
+    """The vocabulary rewrote "tensor r t": Ctrl+Z (the window's undo) first gives back the
+    words heard, then takes the sentence out; the history keeps both."""
+    from dictate.editing.history import History
+
+    said = [Word(w, i / 2, i / 2 + 0.4) for i, w in enumerate("we ran TensorRT today".split())]
+    rewrites = [["TensorRT", "tensor r t"]]
+    window.events.dispatch(Segment(0.1, 1, 0.0, 2.0, "pause", said, rewrites=rewrites))
+    window.events.dispatch(Finalized(0.2, 1, ["We ran TensorRT today."], pending=""))
+    assert window.editor.text == "We ran TensorRT today."
+    window.edit_actions.undo_action.trigger()
+    assert window.editor.text == "We ran tensor r t today."
+    window.edit_actions.undo_action.trigger()
+    assert window.editor.text == ""
+    window.edit_actions.redo_action.trigger()
+    window.edit_actions.redo_action.trigger()
+    assert window.editor.text == "We ran TensorRT today."
+    entries = History().entries()
+    assert [(e.text, e.heard) for e in entries] == [
+        ("We ran TensorRT today.", "We ran tensor r t today.")
+    ]

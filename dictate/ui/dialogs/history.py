@@ -114,7 +114,10 @@ class HistoryDialog(QDialog):
         for row, entry in enumerate(self._shown):
             for column, text in enumerate((when(entry), where(entry), entry.text)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                if column == 2 and entry.heard:  # your words rewrote some of what was heard
+                    item.setToolTip(f"{text}\n\nAs heard: {entry.heard}")
+                else:
+                    item.setToolTip(text)
                 if column == 0:
                     item.setData(Qt.ItemDataRole.UserRole, entry.id)
                 self.table.setItem(row, column, item)
