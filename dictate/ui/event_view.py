@@ -122,9 +122,9 @@ class EventView(QObject):
                 self._show_latency(event.segment)
             elif isinstance(event, Finalized) and not typing and any(rewrites):
                 # Each rewrite to the vocabulary is an undo step of its own.
-                self._editor.buffer.split_rewrites(
-                    [(r.written, r.heard) for found in rewrites for r in found]
-                )
+                pairs = [(r.written, r.heard) for found in rewrites for r in found]
+                steps = self._editor.buffer.split_rewrites(pairs)
+                log.info("vocabulary rewrites %s: %d made undo steps", pairs, steps)
         elif isinstance(event, Level):
             self._level.setValue(max(-60, min(0, round(event.dbfs))))
         elif isinstance(event, (Partial, Live)) and self._asleep:
