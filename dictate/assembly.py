@@ -75,6 +75,7 @@ def build_pipeline(
         on_event,
         segmenter,
         refiners=refiners_for(second_pass, (text or TextOptions()).vocabulary),
+        vocabulary=(text or TextOptions()).vocabulary,
         **choices,
         **pipeline_options,
     )

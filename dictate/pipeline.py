@@ -50,7 +50,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +159,8 @@ class Pipeline:
         units: Join spelled letters and "p m" after a time into one word before punctuation
             (:class:`TextStage`); off for a language other than English.
         addresses: Join e-mail and web addresses said in words (a written form).
+        vocabulary: The user's vocabulary, for a streaming recogniser that can use it
+            (``add_vocabulary``: PocketSphinx); the refiners' use of it is in ``refiners``.
 
     A pipeline can be started again after it finished (e.g. on another device after one was
     lost); the punctuator is flushed at the end of every run.
@@ -182,6 +184,7 @@ class Pipeline:
         units: bool = True,
         addresses: bool = False,
         refiners: list[Refiner] | None = None,
+        vocabulary: Sequence[Any] = (),
     ) -> None:
         self.clock = CommitClock(commit_after)
         self.engine = engine
@@ -212,6 +215,9 @@ class Pipeline:
         self.on_event = on_event
         self.segmenter = Segmenter(segmenter_options, vad)
         self._recognizer = engine.recognizer()
+        add_vocabulary = getattr(self._recognizer, "add_vocabulary", None)
+        if vocabulary and add_vocabulary is not None:
+            add_vocabulary(vocabulary)
         self._source: AudioSource | None = None
         self._jobs: queue.Queue[_Job | str | None] = queue.Queue()
         self._closed: queue.Queue[ClosedSegment | tuple[str, ClosedSegment] | str | None] = (

@@ -10,6 +10,7 @@ import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,6 +76,43 @@ class SphinxRecognizer:
         self.alternatives: list[list[str]] = []
         """What else the last segment could be (its n-best hypotheses after the best)."""
         self._warm_search = False
+        self._written: dict[str, list[str]] = {}
+        """The vocabulary's dictionary words ("Dr._Nguyen") and their written words."""
+
+    def add_vocabulary(self, entries: Sequence[Any]) -> int:
+        """Put the user's vocabulary (:class:`~dictate.writing.vocabulary.VocabularyEntry`)
+        in the decoder's dictionary and language model, so that the first pass can write an
+        entry itself: each entry whose spoken words (its sounds-like, else its written words)
+        are all in the dictionary is a word pronounced as they are. An entry with a word the
+        dictionary lacks is left out (PocketSphinx has no letter-to-sound rules; the later
+        passes still write it), as is one the dictionary has as it is ("Paris"). How many
+        were added. Call before :meth:`start`."""
+        decoder = self._decoder
+        added: list[tuple[str, str]] = []
+        for entry in entries:
+            spoken = entry.spoken
+            if spoken == [entry.written.lower()] and decoder.lookup_word(spoken[0]):
+                continue  # the dictionary has it: the words after recognition case it
+            sounds = [decoder.lookup_word(word) for word in spoken]
+            if not spoken or not all(sounds):
+                continue
+            token = entry.written.replace(" ", "_")
+            if decoder.lookup_word(token) or token in self._written:
+                continue
+            self._written[token] = entry.written.split()
+            added.append((token, " ".join(sounds)))
+        for i, (token, phones) in enumerate(added):
+            decoder.add_word(token, phones, i == len(added) - 1)  # the search once, at the end
+        if added:
+            log.info("%d of %d vocabulary entries added to PocketSphinx", len(added), len(entries))
+        return len(added)
+
+    def _words(self, said: Sequence[str]) -> list[str]:
+        """``said`` with each vocabulary entry's word as the entry's written words."""
+        out: list[str] = []
+        for word in said:
+            out += self._written.get(word, [word])
+        return out
 
     def start(self, time: float) -> None:
         if self._in_utt:
@@ -95,7 +133,7 @@ class SphinxRecognizer:
             return None
         self._since_partial = 0
         hyp = self._decoder.hyp()
-        words = hyp.hypstr.split() if hyp is not None and hyp.hypstr else []
+        words = self._words(hyp.hypstr.split()) if hyp is not None and hyp.hypstr else []
         if words == self._partial:
             return None
         self._partial = words
@@ -142,7 +180,7 @@ class SphinxRecognizer:
                     break
                 if hypothesis is None or not hypothesis.hypstr:
                     continue
-                said = [w for w in map(_clean, hypothesis.hypstr.split()) if w]
+                said = self._words([w for w in map(_clean, hypothesis.hypstr.split()) if w])
                 if said and tuple(said) not in seen:
                     seen.add(tuple(said))
                     found.append(said)
@@ -160,14 +198,13 @@ class SphinxRecognizer:
         words = []
         for seg in self._decoder.seg() or ():  # None when nothing was decoded
             text = _clean(seg.word)
-            if text:
-                words.append(
-                    Word(
-                        text,
-                        self._offset + seg.start_frame * _FRAME_SECONDS,
-                        self._offset + (seg.end_frame + 1) * _FRAME_SECONDS,
-                        1.0,
-                    )
-                )
+            if not text:
+                continue
+            start = self._offset + seg.start_frame * _FRAME_SECONDS
+            end = self._offset + (seg.end_frame + 1) * _FRAME_SECONDS
+            parts = self._written.get(text, [text])  # an entry of the vocabulary: its words
+            step = (end - start) / len(parts)
+            words += [Word(part, start + i * step, start + (i + 1) * step, 1.0)
+                      for i, part in enumerate(parts)]  # fmt: skip
         self.alternatives = self._nbest(words)
         return words
