@@ -4,22 +4,29 @@ it in the vocabulary (:mod:`dictate.writing.vocabulary`), once, in its message b
 question in the middle of dictation); the same correction made a second time is remembered
 without asking. The entry is the chosen words as written and, as how they sound, the words
 that were heard, so the next time the same near miss is heard it is written as chosen.
-Settings' "Learn words from my corrections" turns it off. The count of corrections is kept for
-the app's session, not on disk.
+Settings' "Learn words from my corrections" turns it off. The count of corrections is kept
+across sessions in ``corrections.json`` beside the vocabulary (private, replaced whole on each
+change: a crash leaves the old count or the new; a damaged file is logged and counting starts
+again), so a correction made once on Monday and once on Tuesday is remembered.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dictate.writing.vocabulary import VocabularyFile, parse_entry
+from dictate.fileio import atomic_write_text, private_dir, read_regular
+from dictate.writing.vocabulary import VocabularyFile, default_vocabulary_path, parse_entry
 
 log = logging.getLogger("dictate.ui")
 
+COUNTS_FILE = "corrections.json"
+MAX_COUNTS = 500
+"""Corrections counted at most (the most recent kept): the file stays small."""
 MAX_WORDS = 4
 """A correction of more words than this is a rephrasing, not a word to learn."""
 _EDGES = re.compile("^[\\s\"'\u201c\u2018(]+|[\\s\"'\u201d\u2019).,;:!?]+$")
@@ -35,9 +42,35 @@ class WordLearning:
         self._settings = settings
         self._messages = messages
         self._path = path
-        self._counts: Counter[tuple[str, str]] = Counter()
         self._offered: set[tuple[str, str]] = set()
         self._spelling = False
+        self._counts_path = (path or default_vocabulary_path()).parent / COUNTS_FILE
+        self._counts: Counter[tuple[str, str]] = self._read_counts()
+
+    def _read_counts(self) -> Counter[tuple[str, str]]:
+        counts: Counter[tuple[str, str]] = Counter()
+        try:
+            data = json.loads(read_regular(self._counts_path, 2**20))
+            for heard, chosen, count in data["counts"]:
+                if isinstance(heard, str) and isinstance(chosen, str) and isinstance(count, int):
+                    counts[(heard, chosen)] = count
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("the corrections counted before could not be read (%s): %s; "
+                        "counting starts again", self._counts_path, exc)  # fmt: skip
+        return counts
+
+    def _write_counts(self) -> None:
+        kept = list(self._counts.items())[-MAX_COUNTS:]
+        self._counts = Counter(dict(kept))
+        data = {"version": 1, "counts": [[h, c, n] for (h, c), n in kept]}
+        try:
+            private_dir(self._counts_path.parent)
+            atomic_write_text(self._counts_path, json.dumps(data), private=True)
+        except OSError as exc:
+            log.warning("the corrections could not be counted on disk (%s): %s",
+                        self._counts_path, exc)  # fmt: skip
 
     def corrected(self, heard: str, chosen: str) -> None:
         """``heard`` (the words selected) was replaced by the alternative ``chosen``."""
@@ -52,7 +85,8 @@ class WordLearning:
         except ValueError:
             return
         key = (sounds, chosen)
-        self._counts[key] += 1
+        self._counts[key] = self._counts.pop(key, 0) + 1  # the most recent last
+        self._write_counts()
         if self._counts[key] >= 2:
             self.remember(entry.written, entry.sounds, asked=False)
         elif key not in self._offered:

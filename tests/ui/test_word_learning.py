@@ -5,6 +5,8 @@ dispatched as the pipeline sends them."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from dictate.asr.engine import Word
@@ -109,4 +111,50 @@ def test_a_rewrite_to_your_words_is_an_undo_step_and_the_history_keeps_what_was_
     entries = History().entries()
     assert [(e.text, e.heard) for e in entries] == [
         ("We ran TensorRT today.", "We ran tensor r t today.")
+    ]
+
+
+class _Messages:
+    """The message bar's two calls, recorded (the real bar is in the tests above)."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def add_message(self, text: str, actions: list[Any]) -> None:
+        self.said.append(text)
+
+    def show_message(self, text: str) -> None:
+        self.said.append(text)
+
+
+def test_a_correction_made_once_in_each_of_two_sessions_is_remembered(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from dictate.ui.word_learning import COUNTS_FILE, WordLearning
+
+    path = tmp_path / "vocabulary.jsonl"
+    settings = SimpleNamespace(learn_words=True)
+    first = _Messages()
+    WordLearning(settings, first, path).corrected("cal al klyk", "Kowalczyk")
+    assert VocabularyFile(path).entries == [] and "Remember" in first.said[-1]
+    assert (tmp_path / COUNTS_FILE).stat().st_mode & 0o777 == 0o600
+    second = _Messages()  # the app started again
+    WordLearning(settings, second, path).corrected("cal al klyk", "Kowalczyk")
+    assert [e.line() for e in VocabularyFile(path).entries] == ["Kowalczyk = cal al klyk"]
+    assert "corrected it twice" in second.said[-1]
+
+
+def test_a_damaged_count_file_starts_counting_again(tmp_path: Path, caplog: Any) -> None:
+    from types import SimpleNamespace
+
+    from dictate.ui.word_learning import COUNTS_FILE, WordLearning
+
+    (tmp_path / COUNTS_FILE).write_text('{"version": 1, "counts": [["a", "b"', encoding="utf-8")
+    messages = _Messages()
+    learning = WordLearning(SimpleNamespace(learn_words=True), messages, tmp_path / "v.jsonl")
+    assert any("could not be read" in r.getMessage() for r in caplog.records)
+    learning.corrected("cal al klyk", "Kowalczyk")  # counted from zero: offered, not learned
+    assert "Remember" in messages.said[-1]
+    assert json.loads((tmp_path / COUNTS_FILE).read_text())["counts"] == [
+        ["cal al klyk", "Kowalczyk", 1]
     ]
