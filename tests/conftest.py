@@ -167,8 +167,10 @@ def _closing_waits(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     leave_question.py), a modal question nobody answers offscreen: on a loaded machine a test
     of the window that closes it mid-dictation would wait on it for ever. Those tests get
     "wait" (what closing did before the question); the tests of the question answer it
-    themselves."""
-    if request.node.path.parent.name == "ui":
+    themselves. A test is taken for a window's where it is in tests/ui or uses Qt (``qtbot``,
+    ``window``), wherever its file is."""
+    uses_qt = {"qtbot", "window"} & set(request.fixturenames)
+    if request.node.path.parent.name == "ui" or uses_qt:
         from dictate.ui.leave_question import Leave
 
         monkeypatch.setattr("dictate.ui.dictation_run.ask_to_leave", lambda *args: Leave.WAIT)

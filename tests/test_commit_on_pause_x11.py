@@ -183,6 +183,23 @@ def wait_for(
     return time.monotonic() - start
 
 
+def speech_file(folder: Path, text: str, voice: str) -> Path:
+    """``text`` said by ``voice`` ("flite:slt", "espeak:en-us") as a 16 kHz mono WAV with
+    0.8 s of silence before and after (skipped where the synthesiser or sox is missing)."""
+    tool, name = voice.split(":")
+    program = {"flite": "flite", "espeak": "espeak-ng"}[tool]
+    need(shutil.which(program) is not None and shutil.which("sox") is not None,
+         f"{program} and sox")  # fmt: skip
+    raw, out = folder / f"{name}_raw.wav", folder / f"{name}.wav"
+    if tool == "flite":
+        subprocess.run(["flite", "-voice", name, "-t", text, "-o", str(raw)], check=True)
+    else:
+        subprocess.run(["espeak-ng", "-v", name, "-s", "150", "-w", str(raw), text], check=True)
+    subprocess.run(["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
+                    "pad", "0.8", "0.8"], check=True)  # fmt: skip
+    return out
+
+
 def speak(pulse: PulseServer, speech: Path) -> None:
     """Play the sentence into the microphone; returns when playback has ended."""
     assert pulse.play(speech).wait(30) == 0

@@ -10,13 +10,11 @@ autosave journal holds the final text.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from pulse import PulseServer, need
-from test_commit_on_pause_x11 import App, speak, wait_for, words
+from pulse import PulseServer
+from test_commit_on_pause_x11 import App, speak, speech_file, wait_for, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
@@ -31,16 +29,7 @@ SAID = (
 
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    need(shutil.which("flite") is not None and shutil.which("sox") is not None, "flite and sox")
-    folder = tmp_path_factory.mktemp("speech")
-    raw, out = folder / "raw.wav", folder / "tale.wav"
-    subprocess.run(["flite", "-voice", "slt", "-t", SAID, "-o", str(raw)], check=True)
-    subprocess.run(
-        ["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out), "pad", "0.8",
-         "0.8"],
-        check=True,
-    )  # fmt: skip
-    return out
+    return speech_file(tmp_path_factory.mktemp("speech"), SAID, "flite:slt")
 
 
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)

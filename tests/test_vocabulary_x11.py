@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from pulse import PulseServer, need
-from test_commit_on_pause_x11 import App, speak, wait_for
+from test_commit_on_pause_x11 import App, speak, speech_file, wait_for
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.editing.journal import decode_record
@@ -25,17 +25,7 @@ SAID = "we exported the model to tensor r t today"
 
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    need(shutil.which("espeak-ng") is not None and shutil.which("sox") is not None,
-         "espeak-ng and sox")  # fmt: skip
-    folder = tmp_path_factory.mktemp("speech")
-    raw, out = folder / "raw.wav", folder / "said.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(raw), SAID], check=True)
-    subprocess.run(
-        ["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out), "pad", "0.8",
-         "0.8"],
-        check=True,
-    )  # fmt: skip
-    return out
+    return speech_file(tmp_path_factory.mktemp("speech"), SAID, "espeak:en-us")
 
 
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
