@@ -123,8 +123,12 @@ class EventView(QObject):
             elif isinstance(event, Finalized) and not typing and any(rewrites):
                 # Each rewrite to the vocabulary is an undo step of its own.
                 pairs = [(r.written, r.heard) for found in rewrites for r in found]
-                steps = self._editor.buffer.split_rewrites(pairs)
-                log.info("vocabulary rewrites %s: %d made undo steps", pairs, steps)
+                try:
+                    steps = self._editor.buffer.split_rewrites(pairs)
+                except ValueError:  # a bug: the text is as it was, undo takes the sentence
+                    log.exception("the vocabulary's rewrites %s could not be undo steps", pairs)
+                else:
+                    log.info("vocabulary rewrites %s: %d made undo steps", pairs, steps)
         elif isinstance(event, Level):
             self._level.setValue(max(-60, min(0, round(event.dbfs))))
         elif isinstance(event, (Partial, Live)) and self._asleep:

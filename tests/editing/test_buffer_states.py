@@ -226,6 +226,28 @@ class BufferMachine(RuleBasedStateMachine):
         self.point = point + len(adjusted)
         assert self.buffer.pending == pending
 
+    @rule(pending=st.sampled_from(["", "and then"]))
+    def finalized_with_a_rewrite(self, pending: str) -> None:
+        """A sentence the vocabulary rewrote ("tensor r t" to "TensorRT"): two undo steps,
+        the sentence as heard, then the rewrite; the text is the written one."""
+        self.events += 1
+        event = self.events
+        sentence = f"Ran TensorRT mk{event:04d}x here."
+        at, end, point = self.insertion()
+        text = self.model_text()
+        adjusted = self.fitted(sentence, text[:at], text[end:])
+        self.record()
+        self.last_typing = None
+        self.buffer.finalize([sentence], pending)
+        heard = adjusted.replace("TensorRT", "tensor r t")
+        self.model_replace(at, end, [(ch, event) for ch in heard])
+        assert self.buffer.split_rewrites([("TensorRT", "tensor r t")]) == 1
+        self.record()
+        self.model_replace(at, at + len(heard), [(ch, event) for ch in adjusted])
+        self.event_length[event] = len(adjusted)
+        self.point = point + len(adjusted)
+        assert self.buffer.pending == pending
+
     def insertion(self) -> tuple[int, int, int]:
         """Where finalized words go: (start, end of what they replace, the point they go after).
         In place of a selection made by voice; else at the point, or, while the user is
