@@ -156,7 +156,8 @@ def decode_file(
         refiner.reset()
     cancel = cancel or threading.Event()
     try:
-        pool = _Pool(engine, workers, queue_chunks)
+        vocabulary = list(getattr(text, "vocabulary", ()) or ())
+        pool = _Pool(engine, workers, queue_chunks, vocabulary)
     except DictateError as exc:
         emit(Error(now(), str(exc), True))
         emit(Finished(now(), "error", 0.0, 0))
@@ -252,8 +253,16 @@ class ParallelRun:
 
     def _run(self) -> None:
         path, args, options = self._call
+        began = time.monotonic()
         try:
             self.result = decode_file(path, *args, **options)
+        except Exception as exc:  # a bug: said as a failure (exit 2), never a silent end
+            log.exception("decoding %s failed", path)
+            on_event = args[2] if len(args) > 2 else options["on_event"]
+            message = f"decoding {path} failed: {exc!r}; what was decoded before is kept"
+            with contextlib.suppress(Exception):
+                on_event(Error(time.monotonic() - began, message, True))
+                on_event(Finished(time.monotonic() - began, "error", 0.0, 0))
         finally:
             self._done.set()
 
@@ -267,7 +276,9 @@ class ParallelRun:
 class _Pool:
     """The worker processes, each with a bounded inbox; one outbox for all."""
 
-    def __init__(self, engine: Any, workers: int, queue_chunks: int) -> None:
+    def __init__(
+        self, engine: Any, workers: int, queue_chunks: int, vocabulary: list[Any] | None = None
+    ) -> None:
         context = multiprocessing.get_context("spawn")
         options = options_of(engine)
         self.outbox: Any = context.Queue()
@@ -275,7 +286,7 @@ class _Pool:
         self.processes = [
             context.Process(
                 target=serve,
-                args=(i, options, self.inboxes[i], self.outbox),
+                args=(i, options, self.inboxes[i], self.outbox, vocabulary or []),
                 name=f"dictate-decode-{i}",
                 daemon=True,
             )

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from dictate.asr.engine import Engine, Word
+from dictate.asr.engine import Engine, Word, recognizer_with
 from dictate.asr.segmenter import (
     SegmentAudio,
     SegmentEnded,
@@ -214,10 +214,7 @@ class Pipeline:
         )
         self.on_event = on_event
         self.segmenter = Segmenter(segmenter_options, vad)
-        self._recognizer = engine.recognizer()
-        add_vocabulary = getattr(self._recognizer, "add_vocabulary", None)
-        if vocabulary and add_vocabulary is not None:
-            add_vocabulary(vocabulary)
+        self._recognizer = recognizer_with(engine, vocabulary)
         self._source: AudioSource | None = None
         self._jobs: queue.Queue[_Job | str | None] = queue.Queue()
         self._closed: queue.Queue[ClosedSegment | tuple[str, ClosedSegment] | str | None] = (

@@ -320,9 +320,9 @@ def test_transcribe_with_64_workers_on_2_cores_starts_2(
     started: list[int] = []
     original = file_decode._Pool.__init__
 
-    def counting(self: Any, engine: Any, workers: int, queue_chunks: int) -> None:
+    def counting(self: Any, engine: Any, workers: int, *args: Any) -> None:
         started.append(workers)
-        original(self, engine, workers, queue_chunks)
+        original(self, engine, workers, *args)
 
     monkeypatch.setattr(file_decode._Pool, "__init__", counting)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
@@ -333,3 +333,24 @@ def test_transcribe_with_64_workers_on_2_cores_starts_2(
     assert code == 0 and out.strip()
     assert started == [2]
     assert "--workers 64 is more than the 2 cores here; using 2" in err
+
+
+def test_an_unexpected_failure_of_the_parallel_decode_is_an_error_not_a_silent_success(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bug inside the parallel decode (here the worker pool raising what it never should)
+    once ended ``transcribe --workers 2`` with exit 0 and no text: it is an error now."""
+    from dictate import file_decode
+    from dictate.cli import main
+    from dictate.paths import asset_path
+
+    def broken(self: Any, *args: Any) -> None:
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(file_decode._Pool, "__init__", broken)
+    sample = str(asset_path("sample_en.wav"))
+    code = main(["transcribe", sample, "--workers", "2", "--engine", "sphinx",
+                 "--second-pass", "off"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "decoding" in err and "failed: TypeError('a bug')" in err

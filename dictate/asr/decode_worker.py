@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dictate.asr.engine import recognizer_with
 from dictate.asr.registry import EngineOptions
 from dictate.asr.segmenter import CHUNK_SAMPLES
 from dictate.parent_watch import exit_with_parent
@@ -67,17 +68,24 @@ def decode_segment(recognizer: Any, segment: SegmentPieces) -> tuple[list[WordTu
     return [(w.text, w.start, w.end, w.confidence) for w in words], alternatives
 
 
-def serve(worker: int, options: EngineOptions, inbox: Any, outbox: Any) -> None:
-    """The worker: load the engine ``options`` describe (the parent's, whole), say ready (and
-    whether it can warm), then take chunks until None. Every failure is sent back as ("error",
-    worker, message); nothing is lost silently."""
+def serve(
+    worker: int,
+    options: EngineOptions,
+    inbox: Any,
+    outbox: Any,
+    vocabulary: list[Any] | None = None,
+) -> None:
+    """The worker: load the engine ``options`` describe (the parent's, whole), with the user's
+    ``vocabulary``, say ready (and whether it can warm), then take chunks until None. Every
+    failure is sent back as ("error", worker, message); nothing is lost silently."""
+    vocabulary = vocabulary or []
     exit_with_parent()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError, KeyboardInterrupt):
         try:
             from dictate.asr.loader import load_engine
 
             engine = load_engine(options=options)
-            recognizer = engine.recognizer()
+            recognizer = recognizer_with(engine, vocabulary)
         except Exception as exc:
             outbox.put(("error", worker, f"could not load the recogniser: {exc}"))
             return
@@ -95,7 +103,7 @@ def serve(worker: int, options: EngineOptions, inbox: Any, outbox: Any) -> None:
                         warm(list(segment.pieces()))
                     continue
                 if not can_warm:
-                    recognizer = engine.recognizer()
+                    recognizer = recognizer_with(engine, vocabulary)
                 results = [decode_segment(recognizer, s) for s in chunk.segments]
                 outbox.put(("done", worker, chunk.index, results))
             except Exception as exc:

@@ -8,9 +8,10 @@ Loading an engine by name is :func:`dictate.asr.loader.load_engine`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -60,3 +61,15 @@ class Engine(Protocol):
     def recognizer(self) -> Recognizer:
         """A new recogniser for one stream of segments."""
         ...
+
+
+def recognizer_with(engine: Any, vocabulary: Sequence[Any] = ()) -> Any:
+    """A new recogniser of ``engine``, given the user's ``vocabulary``
+    (:class:`~dictate.writing.vocabulary.VocabularyEntry`) where it can use it (an
+    ``add_vocabulary`` method: PocketSphinx); the same for the live pipeline and a file's
+    worker processes."""
+    recognizer = engine.recognizer()
+    add_vocabulary = getattr(recognizer, "add_vocabulary", None)
+    if vocabulary and add_vocabulary is not None:
+        add_vocabulary(vocabulary)
+    return recognizer
