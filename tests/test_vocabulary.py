@@ -332,3 +332,15 @@ def test_only_the_named_words_on_a_doubtful_segment_are_not_written() -> None:
     sure = _Scripted(("Cooper Nettie's.", 0.05), ("Kubernetes.", 0.05))
     settled = settle(segment, [SecondPassRefiner(sure, vocabulary=matcher)])
     assert [w.text for w in settled.words] == ["Kubernetes."]
+
+
+def test_an_entry_with_a_sounds_like_is_matched_by_its_written_form_too() -> None:
+    """A recogniser that knows a name writes a spelling near it ("Siobhann"), one that does
+    not writes what it sounds like ("shiv on"): both are the entry."""
+    matcher = VocabularyMatcher([parse_entry("Siobhan = shiv on")])
+    assert matcher.rewrite("i sent it to siobhann today".split())[4] == "Siobhan"
+    assert matcher.rewrite("i sent it to shiv on today".split())[4] == "Siobhan"
+    assert matcher.rewrite("i sent it to susan today".split())[4] == "susan"
+    assert matcher.candidates("i sent it to siobhann today".split()) == [
+        parse_entry("Siobhan = shiv on")
+    ]

@@ -118,6 +118,15 @@ class _Known:
     written_letters: str
 
 
+def _forms(entry: VocabularyEntry) -> list[list[str]]:
+    """The words an entry is said as: how it sounds, and its written words where they differ."""
+    forms = [entry.spoken] if entry.spoken else []
+    written = VocabularyEntry(entry.written).spoken
+    if written and written not in forms:
+        forms.append(written)
+    return forms
+
+
 @dataclass(frozen=True)
 class Match:
     """Words ``start`` to ``end`` (exclusive) of the recognised words are ``entry``."""
@@ -136,16 +145,13 @@ class VocabularyMatcher:
     def __init__(self, entries: Sequence[VocabularyEntry], threshold: float = THRESHOLD) -> None:
         self.threshold = threshold
         self.entries = list(entries)
+        # An entry is matched by how it sounds and by its written words alike (a recogniser
+        # that knows the word writes a spelling near the written form, not the sounds-like:
+        # measured, docs/vocabulary.md).
         self._known: list[_Known] = [
-            _Known(
-                e,
-                len(e.spoken),
-                letters(e.spoken),
-                sound_key(letters(e.spoken)),
-                letters([e.written]),
-            )
+            _Known(e, len(words), letters(words), sound_key(letters(words)), letters([e.written]))
             for e in self.entries
-            if e.spoken
+            for words in _forms(e)
         ]
         self._longest = max((k.words for k in self._known), default=0) + MAX_EXTRA_WORDS
         self._exact: dict[str, list[_Known]] = {}
@@ -223,8 +229,11 @@ class VocabularyMatcher:
                     likeness = (a.ratio() + b.ratio()) / 2
                     if likeness >= so_far:
                         best[id(known)] = (likeness, known.entry)
-        ranked = sorted(best.values(), key=lambda pair: -pair[0])
-        return [entry for _, entry in ranked[:MAX_CANDIDATES]]
+        ranked: list[VocabularyEntry] = []
+        for _, entry in sorted(best.values(), key=lambda pair: -pair[0]):
+            if entry not in ranked:  # an entry has two forms where its sounds differ
+                ranked.append(entry)
+        return ranked[:MAX_CANDIDATES]
 
     def rewrite(self, words: Sequence[str]) -> list[str]:
         """``words`` with every match written as its entry (as whole words: its written form
