@@ -344,3 +344,15 @@ def test_an_entry_with_a_sounds_like_is_matched_by_its_written_form_too() -> Non
     assert matcher.candidates("i sent it to siobhann today".split()) == [
         parse_entry("Siobhan = shiv on")
     ]
+
+
+def test_a_near_miss_of_a_sounds_like_keeps_one_of_its_words() -> None:
+    """ "week in" is near "wah keen" by letters and sound key, but a near miss of a sounds-like
+    must keep one of its words ("doctor when" for "doctor win" does): found as a false
+    rewrite in the benchmark ("We spent a Joaquin Rochester")."""
+    matcher = VocabularyMatcher([parse_entry("Joaquin = wah keen")])
+    assert matcher.rewrite("we spent a week in rochester".split()) == (
+        "we spent a week in rochester".split()
+    )
+    assert matcher.rewrite("tell wah keen now".split()) == ["tell", "Joaquin", "now"]
+    assert matcher.rewrite("tell wa keen now".split()) == ["tell", "Joaquin", "now"]

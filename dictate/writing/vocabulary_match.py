@@ -116,14 +116,17 @@ class _Known:
     letters: str
     sound: str
     written_letters: str
+    keep: frozenset[str] | None = None
+    """A near miss must keep one of these words (a sounds-like's); None: any near miss."""
 
 
-def _forms(entry: VocabularyEntry) -> list[list[str]]:
-    """The words an entry is said as: how it sounds, and its written words where they differ."""
-    forms = [entry.spoken] if entry.spoken else []
+def _forms(entry: VocabularyEntry) -> list[tuple[list[str], bool]]:
+    """The words an entry is said as, each with whether a near miss of them must keep one of
+    them: its written words (no), and how it sounds where that differs (yes)."""
     written = VocabularyEntry(entry.written).spoken
-    if written and written not in forms:
-        forms.append(written)
+    forms = [(written, False)] if written else []
+    if entry.spoken and entry.spoken != written:
+        forms.append((entry.spoken, True))
     return forms
 
 
@@ -147,12 +150,15 @@ class VocabularyMatcher:
         self.entries = list(entries)
         # An entry is matched by how it sounds and by its written words alike (a recogniser
         # that knows the word writes a spelling near the written form, not the sounds-like:
-        # measured, docs/vocabulary.md).
+        # measured, docs/vocabulary.md); a near miss of its sounds-like only where it keeps
+        # one of those words ("doctor when" for "doctor win"): near misses of a short
+        # sounds-like were ordinary words ("week in" for "Joaquin = wah keen").
         self._known: list[_Known] = [
-            _Known(e, len(words), letters(words), sound_key(letters(words)), letters([e.written]))
+            _Known(e, len(words), letters(words), sound_key(letters(words)),
+                   letters([e.written]), frozenset(letters([w]) for w in words) if keep else None)
             for e in self.entries
-            for words in _forms(e)
-        ]
+            for words, keep in _forms(e)
+        ]  # fmt: skip
         self._longest = max((k.words for k in self._known), default=0) + MAX_EXTRA_WORDS
         self._exact: dict[str, list[_Known]] = {}
         self._by_length: dict[int, list[_Known]] = {}
@@ -176,6 +182,10 @@ class VocabularyMatcher:
         """The runs of ``words`` taken for entries, in order, not overlapping."""
         found: list[Match] = []
         floor = 2 * self.threshold - 1  # the letters' similarity below which no score is enough
+
+        def heard(start: int, end: int) -> set[str]:
+            return {letters([w]) for w in words[start:end]}
+
         for start, end, run in self._runs(words):
             count = end - start
             exact = {
@@ -188,6 +198,8 @@ class VocabularyMatcher:
             for length in range(max(low, MIN_FUZZY_LETTERS), high + 1):
                 for known in self._by_length.get(length, ()):
                     if id(known) in exact or abs(count - known.words) > MAX_EXTRA_WORDS:
+                        continue
+                    if known.keep is not None and not known.keep & heard(start, end):
                         continue
                     similar = _at_least(run, known.letters, floor)
                     if similar is None or not anchored(run, known.letters):
