@@ -7,14 +7,18 @@ with a plausible other word in the entry's place (decoys: a rewrite there is a f
 
 Each sentence is synthesised alone (with the silence the voices put around it) and decoded as
 ``dictate transcribe`` decodes a file (the pipeline on the file, in this process: PocketSphinx,
-then Whisper tiny.en where ``--second-pass`` says so, the shipped punctuator), without the
-vocabulary, with its near-miss rewrite after the passes (:mod:`dictate.writing.vocabulary_match`,
-and the exact written forms), and with a second Whisper decode, its prompt naming the entries
-Whisper's first decode came near, taken only where it differs by entries alone, as well. It
-reports, per configuration:
+then Whisper tiny.en where ``--second-pass`` says so, the shipped punctuator), pass by pass:
+without the vocabulary; with it given to PocketSphinx only ("first pass": the entries its
+dictionary can spell); with its near-miss rewrite after the passes only ("rewrite":
+:mod:`dictate.writing.vocabulary_match`, and the exact written forms); with both (the default);
+and with a second Whisper decode, its prompt naming the entries Whisper's first decode came near,
+taken only where it differs by entries alone, as well. ``--sounds`` gives each entry how it
+sounds (:data:`SOUNDS`), as a user adds it; ``--configs`` picks configurations. It reports, per
+configuration:
 
 * entries written exactly: sentences whose text holds the entry's written form, case and all;
 * false rewrites per 100 decoy sentences: decoys whose text holds the entry's written form;
+* sentences (entries' and decoys') whose text holds any entry that was not said;
 * word error rate of the decoys (ordinary sentences: the words the vocabulary must not harm),
   lower-cased, marks removed.
 
@@ -86,6 +90,29 @@ SET: list[tuple[str, str, str]] = [
     ("Chipotle", "Lunch was at {} again.", "the cafe"),
 ]
 
+SOUNDS: dict[str, str] = {
+    # How each entry sounds, as a user would add it ("written = sounds like"), in plain
+    # words; written down before any decode with them was looked at (--sounds).
+    "Nguyen": "new win", "Siobhan": "shiv on", "Kowalczyk": "ko val chick",
+    "Okonkwo": "oh conk woe", "Priyanka": "pre yank a", "Xiaoming": "show ming",
+    "Saoirse": "seer sha", "Joaquin": "wah keen", "Aoife": "ee fa", "Mbeki": "em bay key",
+    "Llanelli": "clan eth lee", "Poughkeepsie": "pa kip see", "Worcestershire": "wooster sheer",
+    "Ouagadougou": "wah ga due goo", "Reykjavik": "rake ya vick",
+    "metoprolol": "met oh pro lol", "atorvastatin": "a tor va statin",
+    "levothyroxine": "lee voe thigh rox een", "amoxicillin": "a mox i sillin",
+    "omeprazole": "oh mep ra zole", "lisinopril": "lie sin oh pril",
+    "sertraline": "sir tra leen", "gabapentin": "gabba pen tin",
+    "prednisolone": "pred niece oh loan", "warfarin": "war fa rin",
+    "Kubernetes": "koo ber net ease", "idempotent": "eye dem potent",
+    "anastomosis": "an ass toe mo sis", "tachycardia": "tacky cardia",
+    "eigenvector": "eye gun vector", "photogrammetry": "photo gram a tree",
+    "myocarditis": "my oh car die tis", "subpoena": "sub pee na",
+    "habeas corpus": "hay bee us core pus", "TensorRT": "tensor r t",
+    "PostgreSQL": "post gress q l", "GitHub": "git hub", "macOS": "mac o s",
+    "PyTorch": "pie torch", "JavaScript": "java script", "WordPress": "word press",
+    "LinkedIn": "linked in", "QuickBooks": "quick books", "Chipotle": "chi pote lay",
+}  # fmt: skip
+
 
 def voices(spec: str) -> list[tuple[str, str]]:
     return [tuple(v.split(":", 1)) for v in spec.split(",")]  # type: ignore[misc]
@@ -117,9 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--second-pass", default="tiny.en", help="a model, or off")
     parser.add_argument("--limit", type=int, default=0, help="only the first N entries")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--sounds",
+        action="store_true",
+        help="entries with how they sound (SOUNDS), as a user adds them",
+    )
+    parser.add_argument(
+        "--configs", default="", help="only these configurations (comma-separated names)"
+    )
     args = parser.parse_args(argv)
     rows = SET[: args.limit] if args.limit else SET
-    entries = [parse_entry(e) for e, _, _ in rows]
+    entries = [
+        parse_entry(f"{e} = {SOUNDS[e]}" if args.sounds and e in SOUNDS else e) for e, _, _ in rows
+    ]
     engine = load_engine("sphinx")
     punctuator = load_punctuation_model()
     second = None if args.second_pass == "off" else load_second_pass(args.second_pass, engine)
@@ -128,22 +165,34 @@ def main(argv: list[str] | None = None) -> int:
 
     matcher = VocabularyMatcher(entries)
     passes = [SecondPassRefiner(second)] if second is not None else []
-    configs: dict[str, tuple[Any, Any]] = {  # (the entries written exactly, the refiners)
-        "without": ((), refiners_for(second, ())),
-        "rewrite": (tuple(entries), [*passes, VocabularyRefiner(matcher)]),
+    # (the entries written exactly, the refiners, whether PocketSphinx gets the entries)
+    configs: dict[str, tuple[Any, Any, bool]] = {
+        "without": ((), refiners_for(second, ()), False),
+        "first pass": (tuple(entries), list(passes), True),
+        "rewrite": (tuple(entries), [*passes, VocabularyRefiner(matcher)], False),
+        "first pass and rewrite (the default)": (
+            tuple(entries),
+            [*passes, VocabularyRefiner(matcher)],
+            True,
+        ),
         **(
             {
                 "prompt+rewrite": (
                     tuple(entries),
                     [SecondPassRefiner(second, vocabulary=matcher), VocabularyRefiner(matcher)],
+                    True,
                 )
             }
             if passes
             else {}
         ),
     }
+    if args.configs:
+        wanted = args.configs.split(",")
+        configs = {name: config for name, config in configs.items() if name in wanted}
     results: dict[str, Any] = {c: {"exact": 0, "entries": 0, "false": 0, "decoys": 0,
-                                   "errors": 0, "ref_words": 0} for c in configs}  # fmt: skip
+                                   "errors": 0, "ref_words": 0, "unsaid": 0}
+               for c in configs}  # fmt: skip
     texts = []
     with tempfile.TemporaryDirectory(prefix="dictate-vocab-") as tmp:
         for voice in voices(args.voices):
@@ -152,18 +201,23 @@ def main(argv: list[str] | None = None) -> int:
                     said = sentence.format(filler)
                     wav = Path(tmp) / f"{voice[1]}_{kind}.wav"
                     say(voice, said, wav)
-                    for config, (vocabulary, refiners) in configs.items():
+                    for config, (vocabulary, refiners, first) in configs.items():
                         text_options = TextOptions(vocabulary=vocabulary)
                         events: list[Any] = []
                         pipeline = build_pipeline(
                             engine, punctuator, events.append, text_options
                         ).pipeline
+                        if not first:  # a recogniser without the entries
+                            pipeline._recognizer = engine.recognizer()
                         pipeline.refiners = refiners  # the configuration's, as refiners_for
                         for refiner in refiners:
                             refiner.reset()
                         pipeline.run(FileSource(wav))
                         got = final_text(events)
                         r = results[config]
+                        # Any entry written that was not said (its own or another's).
+                        r["unsaid"] += any(e.written in got and e.written not in said
+                                           for e in entries)  # fmt: skip
                         if kind == "entry":
                             r["entries"] += 1
                             r["exact"] += entry.written in got
@@ -178,15 +232,19 @@ def main(argv: list[str] | None = None) -> int:
                       flush=True)  # fmt: skip
                 if args.json:  # as it goes: a long run cut short still says what it measured
                     args.json.write_text(json.dumps({"results": results, "texts": texts}))
-    if passes:
+    if "prompt+rewrite" in configs:
         results["prompt+rewrite"]["redecoded"] = configs["prompt+rewrite"][1][0].redecoded
-    print(f"\n{len(rows)} entries, voices {args.voices}, second pass {args.second_pass}")
-    print("| vocabulary | entries written exactly | false rewrites per 100 decoys | decoy WER |")
-    print("|---|---|---|---|")
+    added = engine.recognizer().add_vocabulary(entries)
+    print(f"\n{len(rows)} entries ({added} given to PocketSphinx), voices {args.voices}, "
+          f"second pass {args.second_pass}, sounds {args.sounds}")  # fmt: skip
+    print("| vocabulary | entries written exactly | false rewrites per 100 decoys | "
+          "sentences with an entry not said | decoy WER |")  # fmt: skip
+    print("|---|---|---|---|---|")
     for config, r in results.items():
+        sentences = r["entries"] + r["decoys"]
         print(f"| {config} | {r['exact']}/{r['entries']} ({100 * r['exact'] / r['entries']:.1f}%)"
-              f" | {100 * r['false'] / r['decoys']:.1f} | "
-              f"{100 * r['errors'] / max(1, r['ref_words']):.1f}% |")  # fmt: skip
+              f" | {100 * r['false'] / r['decoys']:.1f} | {r['unsaid']}/{sentences}"
+              f" | {100 * r['errors'] / max(1, r['ref_words']):.1f}% |")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"results": results, "texts": texts}, indent=1))
     return 0
