@@ -77,6 +77,7 @@ def child_run(journal: Path, audio: Path, mic: bool = False) -> int:
     with ``mic``, dictate from the default microphone (the parent plays ``audio`` into it once
     the child prints that it listens)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from dictate.audio.capture import FileSource
@@ -107,12 +108,25 @@ def child_run(journal: Path, audio: Path, mic: bool = False) -> int:
         if isinstance(ev, Finished):
             app.exit(0)
 
+    origin: list[float | None] = [None]
+
+    def report_origin() -> None:
+        # The capture's clock: when its first sample was said (what was kept at a kill is
+        # measured from it). A microphone may deliver its first block well after "listening"
+        # (a null sink's idle monitor: 1.8 s), so it is read until that block has come.
+        began = window.controller.wall_time(0.0)
+        if began is not None and began != origin[0]:
+            origin[0] = began
+            print(json.dumps({"capture_started": began}), flush=True)
+
+    poll = QTimer()
+    poll.timeout.connect(report_origin)
+    poll.start(100)
+
     def state(name: str) -> None:
         if name == "listening":
-            # When the capture began (the clock of its first sample): what was kept at a kill is
-            # measured from it, not from when the parent started the player.
-            began = window.controller.wall_time(0.0)
-            print(json.dumps({"listening": time.monotonic(), "capture_started": began}), flush=True)
+            print(json.dumps({"listening": time.monotonic()}), flush=True)
+            report_origin()
 
     window.controller.pipelineEvent.connect(event)
     window.controller.stateChanged.connect(state)

@@ -342,8 +342,8 @@ class Pipeline:
     def wall_time(self, audio_time: float) -> float | None:
         """When (``time.monotonic()``) the audio at ``audio_time`` was captured; None where the
         source is not a live one (an audio file is read faster than it was said)."""
-        started = getattr(self._source, "started_at", None)
-        return None if started is None else float(started) + audio_time
+        origin = getattr(self._source, "origin", None)
+        return None if origin is None else float(origin) + audio_time
 
     def _catching_up(self) -> bool:
         """Recognition is more than :data:`CATCH_UP_S` behind the microphone: partial words

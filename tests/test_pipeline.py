@@ -322,7 +322,7 @@ class _Behind:
         self.name = self.file.name
         self.behind = behind
         self.dropped_blocks = 0
-        self.started_at = time.monotonic()
+        self.origin = time.monotonic()  # audio time 0 (Pipeline.wall_time)
         self.captured = 0.0
 
     def blocks(self) -> Iterator[AudioBlock]:

@@ -105,7 +105,7 @@ class _LiveSource:
         self.captured: float | None = 0.0
         """Seconds of audio captured so far (its clock: the time of what is said now)."""
         self.started_at: float | None = None
-        """``time.monotonic()`` when capture started: audio time 0 in wall-clock time."""
+        """``time.monotonic()`` when capture started (the device was opened)."""
         self._stop = threading.Event()
         self._capture: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -114,6 +114,12 @@ class _LiveSource:
     def dropped_blocks(self) -> int:
         """Blocks lost: they could not be stored anywhere (never because of a slow consumer)."""
         return self.backlog.lost_blocks
+
+    @property
+    def origin(self) -> float | None:
+        """``time.monotonic()`` of audio time 0, when the first sample captured was said: the
+        start, for a source whose first block comes at once (None before it starts)."""
+        return self.started_at
 
     @property
     def behind(self) -> float:
@@ -314,9 +320,21 @@ class MicrophoneSource(_LiveSource):
         self._raw: deque[np.ndarray] = deque()
         self._finished = threading.Event()
         self._stream: Any = None
+        self._first_at: float | None = None
+
+    @property
+    def origin(self) -> float | None:
+        """When the first sample captured was said: the first block's arrival less its length.
+        A device may deliver nothing for a while after it opens (a PulseAudio null sink's
+        monitor, idle, renders 2 s at a time: its first block came 1.8 s after the start here),
+        and that time is in no block: counted, the audio's clock ran that far ahead of the
+        words (the latency readout, the kept audio's lag at a kill)."""
+        return self._first_at if self._first_at is not None else self.started_at
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy and append (a deque never refuses and never blocks).
+        if self._first_at is None:
+            self._first_at = time.monotonic() - frames / self.device.default_rate
         if status.input_overflow:
             self.overflows += 1
         self._raw.append(indata.copy())

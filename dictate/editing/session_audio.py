@@ -42,9 +42,8 @@ log = logging.getLogger("dictate.editing.session_audio")
 
 FLUSH_SECONDS = 0.5
 """Seconds of audio written between two flushes to disk (what a crash may cost, at most, beside
-the encoder's last block). It was 1 s: with the encoder's block and the microphone's buffering,
-a kill under load then found up to 1.6 s said but not on disk (issue 37 asks for 1 s;
-docs/recovery.md)."""
+the encoder's last block). Measured through a microphone with 4 and 6 busy processes beside the
+window, a kill found at most 0.3 s said but not on disk (docs/recovery.md)."""
 SUFFIX = ".flac"
 UNKNOWN_LENGTH = 2**63 - 1
 """What libsndfile says a FLAC file's length is when its header was never finished (a crash)."""

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -343,6 +344,51 @@ class FakeSoundDevice:
         pass
 
 
+Deliver = Callable[[Callable[..., None]], None]
+
+
+def use_stand_in_stream(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    deliver: Deliver,
+    stop: Callable[[], object] = lambda: None,
+) -> None:
+    """Make :class:`MicrophoneSource` open a stand-in device ``name`` whose stream, started,
+    calls ``deliver`` with the source's callback, and whose stop calls ``stop``: for what a
+    real device cannot be made to do on demand."""
+    from dictate.audio import capture
+    from dictate.audio.devices import InputDevice
+
+    class Stream:
+        closed = False
+        active = True
+
+        def __init__(self, callback: Any, **kwargs: object) -> None:
+            self.callback = callback
+
+        def start(self) -> None:
+            deliver(self.callback)
+
+        def stop(self) -> None:
+            stop()
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(capture, "sounddevice_module", lambda: FakeSoundDevice(Stream))
+    monkeypatch.setattr(
+        capture,
+        "find_input_device",
+        lambda device: InputDevice(0, name, "ALSA", 1, 16000.0, True),
+    )
+
+
+def silent_block(callback: Callable[..., None]) -> None:
+    """One block of 480 samples of silence to ``callback``, as PortAudio calls it."""
+    status = type("Status", (), {"input_overflow": False})()
+    callback(np.zeros((480, 1), np.float32), 480, None, status)
+
+
 def test_a_stream_that_fails_to_start_is_closed() -> None:
     """PortAudio opened the stream and then failed to start it: the stream must be closed at
     once. Left open, PortAudio closed it at its next shutdown (a device rescan), and with the
@@ -388,34 +434,14 @@ def test_a_stream_whose_close_never_returns_does_not_hang_the_run(
     is forgotten once that close returns. Such a close cannot be provoked on demand with a real
     server, so the stream here is a stand-in whose stop waits for the test."""
     from dictate.audio import capture, devices
-    from dictate.audio.devices import InputDevice
 
     release = threading.Event()
 
-    class Stream:
-        closed = False
-        active = True
+    def three_blocks(callback: Callable[..., None]) -> None:
+        for _ in range(3):  # three blocks, then nothing: the device is gone
+            silent_block(callback)
 
-        def __init__(self, callback: Any, **kwargs: object) -> None:
-            self.callback = callback
-
-        def start(self) -> None:
-            status = type("Status", (), {"input_overflow": False})()
-            for _ in range(3):  # three blocks, then nothing: the device is gone
-                self.callback(np.zeros((480, 1), np.float32), 480, None, status)
-
-        def stop(self) -> None:
-            release.wait()
-
-        def close(self) -> None:
-            self.closed = True
-
-    monkeypatch.setattr(capture, "sounddevice_module", lambda: FakeSoundDevice(Stream))
-    monkeypatch.setattr(
-        capture,
-        "find_input_device",
-        lambda device: InputDevice(0, "Stuck mic", "ALSA", 1, 16000.0, True),
-    )
+    use_stand_in_stream(monkeypatch, "Stuck mic", three_blocks, stop=release.wait)
     monkeypatch.setattr(capture, "CLOSE_WAIT_S", 0.1)
     source = MicrophoneSource(stall_timeout=0.2)
     got: list[AudioBlock] = []
@@ -450,3 +476,41 @@ def refresh_devices_refuses_only_while_a_stream_is_open() -> None:
     finally:
         devices.stream_closed(stream)
     assert devices._open_streams == {}
+
+
+def test_the_audio_clock_starts_with_the_first_sample_not_the_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A device may deliver nothing for a while after it opens (a PulseAudio null sink's idle
+    monitor renders 2 s at a time: its first block came 1.8 s after the start). That time is in
+    no block, so audio time 0 is when the first block's first sample was said, not the open:
+    counted from the open, the latency readout and the kept audio's lag at a kill were 1.8 s
+    too long. A stand-in stream delivers late on demand; the clock read is the real one."""
+    stamps: list[float] = []
+
+    def late(callback: Callable[..., None]) -> None:
+        def deliver() -> None:
+            time.sleep(0.3)  # nothing at first, as the null sink
+            for _ in range(3):
+                stamps.append(time.monotonic())
+                silent_block(callback)
+                stamps.append(time.monotonic())
+
+        threading.Thread(target=deliver, daemon=True).start()
+
+    use_stand_in_stream(monkeypatch, "Late mic", late)
+    source = MicrophoneSource()
+    assert source.origin is None
+    source.start()
+    assert source.origin == source.started_at  # nothing delivered yet
+    try:
+        deadline = time.monotonic() + 60  # a hang guard, not a speed limit
+        while len(stamps) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        source.close()
+    one_block = 480 / 16000
+    assert source.started_at is not None and source.origin is not None
+    assert stamps[0] - one_block <= source.origin <= stamps[1] - one_block
+    assert source.origin - source.started_at >= 0.3 - one_block
