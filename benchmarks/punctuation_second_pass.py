@@ -1,8 +1,10 @@
 """Punctuation after the second pass: Whisper's own per-segment punctuation against the
 streaming punctuator over Whisper's words, on the same decode of each recording.
 
-    .venv/bin/python benchmarks/punctuation_second_pass.py --json /tmp/punct.json
+    .venv/bin/python benchmarks/punctuation_second_pass.py --hints 0:0 --json /tmp/punct.json
     .venv/bin/python benchmarks/punctuation_second_pass.py --keep-case   # capitals as a hint
+    .venv/bin/python benchmarks/punctuation_second_pass.py --replay /tmp/punct.json \
+        --only flite_slt_alice,flite_rms_comet --hints 0.5:0.3 --hints 0.4:0.4
 
 Each recording of the manifest (default: the synthetic long-form set of
 benchmarks/longform_set.py, whose texts are punctuated book, speech and TED text read with
@@ -13,8 +15,13 @@ shipped punctuator). Two hypotheses come from that one run:
 * **Whisper's own**: what Whisper wrote for each segment, punctuation and capitals as it gave
   them, the segments joined (a segment whose verdict kept the first pass's words adds those
   words without marks);
-* **streaming**: the app's text: the streaming punctuator over the settled words, finalizing a
-  sentence once the next has begun (the streaming-punctuation papers).
+* **streaming**: the app's text: the streaming punctuator over the settled words, weighing the
+  marks Whisper wrote after them (``Word.mark``, ``StreamingOptions.hint_weight``), finalizing a
+  sentence once the next has begun (the streaming-punctuation papers);
+* ``--hints INNER:END``: the streaming punctuator replayed over the same settled segments with
+  those hint weights (inside a segment, at its last word; 0:0 is the punctuator alone), to
+  choose the weights. ``--json`` keeps the segments, and ``--replay`` scores replays of an
+  earlier run's segments without decoding again.
 
 Each hypothesis is aligned to the reference's words (a minimal edit alignment of the lower-cased
 words); a reference word matched or substituted takes the tag (O, COMMA, PERIOD, QUESTION) of
@@ -57,6 +64,9 @@ class RecordingRefiner(SecondPassRefiner):
     def __init__(self, second_pass: Any) -> None:
         super().__init__(second_pass)
         self.written: list[str] = []
+        self.segments: list[tuple[list[str], list[str | None] | None]] = []
+        """Each segment's settled words and the marks Whisper wrote after them (None: the
+        first pass's words were kept), as the app feeds them to the punctuator."""
 
     def refine(self, segment: Any, words: list[Any]) -> Any:
         seen: dict[str, Any] = {}
@@ -76,6 +86,9 @@ class RecordingRefiner(SecondPassRefiner):
             self.written.append(result.text)
         elif settled is None:  # kept the first pass's words: no marks of Whisper's
             self.written.append(" ".join(w.text for w in words))
+        final = settled if settled is not None else words
+        marks = [w.mark or None for w in final]
+        self.segments.append(([w.text for w in final], marks if any(marks) else None))
         return settled
 
 
@@ -133,45 +146,98 @@ def score(pooled: dict[str, list[str]]) -> dict[str, float]:
     }
 
 
+def hinted_text(
+    segments: list[tuple[list[str], list[str | None] | None]], tagger: Any, inner: float, end: float
+) -> str:
+    """The streaming punctuator over the segments' words, fed one segment at a time as the app
+    feeds it, with Whisper's marks as hints weighed ``inner`` inside a segment and ``end`` at
+    its last word (0, 0: no hints)."""
+    from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+
+    punctuator = StreamingPunctuator(
+        tagger, StreamingOptions(hint_weight=inner, hint_end_weight=end)
+    )
+    parts = []
+    for words, marks in segments:
+        parts.append(punctuator.feed(words, hints=marks).finalized_text)
+    parts.append(punctuator.flush().finalized_text)
+    return " ".join(p for p in parts if p)
+
+
 def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
     from dictate.file_decode import decode_file
     from dictate.pipeline import final_text
+    from dictate.punctuation.decoder import StreamingOptions
     from dictate.punctuation.model import load_punctuation_model
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)
     parser.add_argument("--keep-case", action="store_true", help="Whisper's capitals as a hint")
+    parser.add_argument(
+        "--hints",
+        action="append",
+        default=[],
+        metavar="INNER:END",
+        help="also replay the streaming punctuator over the same segments with Whisper's marks "
+        "as hints of these weights (inside a segment, at its end); repeatable; 0:0 is the "
+        "replay without hints",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        help="no decoding: the segments and texts of an earlier run's --json (hint replays only)",
+    )
+    parser.add_argument("--only", help="recordings to score, by id, comma-separated")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    replays = [tuple(float(x) for x in h.split(":")) for h in args.hints]
     set_name, recordings = load_manifest(args.manifest)
-    engine = load_engine("sphinx")
+    if args.only:
+        wanted = set(args.only.split(","))
+        recordings = [r for r in recordings if r["id"] in wanted]
+    earlier = (
+        {t["id"]: t for t in json.loads(args.replay.read_text())["texts"]} if args.replay else {}
+    )
+    engine = None if args.replay else load_engine("sphinx")
     punctuator = load_punctuation_model()
     second = WhisperSecondPass(WhisperOptions(device="cpu", keep_case=args.keep_case))
     pooled = {
         name: {"ref": [], "hyp": [], "ref_cased": [], "hyp_cased": []}
-        for name in ("whisper", "streaming")
+        for name in ("whisper", "streaming", *(f"hints {i}:{e}" for i, e in replays))
     }
     texts = []
     for recording in recordings:
-        refiner = RecordingRefiner(second)
-        events: list[Any] = []
-        decode_file(recording["wav"], engine, punctuator, events.append, workers=1,
-                    refiners=[refiner])  # fmt: skip
-        hypotheses = {"whisper": " ".join(refiner.written), "streaming": final_text(events)}
+        if args.replay:
+            got = earlier[recording["id"]]
+            segments = [(words, marks) for words, marks in got["segments"]]
+            hypotheses = {"whisper": got["whisper"], "streaming": got["streaming"]}
+        else:
+            refiner = RecordingRefiner(second)
+            events: list[Any] = []
+            decode_file(recording["wav"], engine, punctuator, events.append, workers=1,
+                        refiners=[refiner])  # fmt: skip
+            segments = refiner.segments
+            hypotheses = {"whisper": " ".join(refiner.written), "streaming": final_text(events)}
+        for inner, end in replays:
+            hypotheses[f"hints {inner}:{end}"] = hinted_text(segments, punctuator, inner, end)
         for name, text in hypotheses.items():
             for key, values in projected(recording["text"], text).items():
                 pooled[name][key] += values
-        texts.append({"id": recording["id"], **hypotheses})
+        texts.append({"id": recording["id"], **hypotheses, "segments": segments})
         print(recording["id"], {n: round(score(pooled[n])["segmentation_f05"], 3)
                                 for n in pooled}, flush=True)  # fmt: skip
     results = {name: score(values) for name, values in pooled.items()}
-    print(f"\n{set_name}: {len(recordings)} recordings, keep_case={args.keep_case}")
+    print(f"\n{set_name}: {len(recordings)} recordings, keep_case={args.keep_case}, "
+          f"hint weights (inside a segment, at its end) {StreamingOptions().hint_weight}, "
+          f"{StreamingOptions().hint_end_weight} in the app")  # fmt: skip
     print("| punctuation | overall F1 | segmentation F0.5 | segmentation F1 | capitals F1 |")
     print("|---|---|---|---|---|")
-    for name, label in (("whisper", "Whisper's own, per segment"),
-                        ("streaming", "streaming punctuator over Whisper's words")):  # fmt: skip
+    labels = {"whisper": "Whisper's own, per segment",
+              "streaming": "streaming punctuator over Whisper's words"}  # fmt: skip
+    for name in pooled:
+        label = labels.get(name, f"replay, Whisper's marks as hints {name[6:]}")
         r = results[name]
         print(f"| {label} | {r['punctuation_f1']:.3f} | {r['segmentation_f05']:.3f} | "
               f"{r['segmentation_f1']:.3f} | {r['capitalisation_f1']:.3f} |")  # fmt: skip

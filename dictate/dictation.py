@@ -70,7 +70,12 @@ def live_partial(live: Live | None, segment: int, words: Sequence[str]) -> str:
 class Punctuator(Protocol):
     """StreamingPunctuator or SegmentPunctuator."""
 
-    def feed(self, words: list[str], cases: list[str | None] | None = None) -> Update: ...
+    def feed(
+        self,
+        words: list[str],
+        cases: list[str | None] | None = None,
+        hints: list[str | None] | None = None,
+    ) -> Update: ...
 
     def mark(self, mark: str) -> Update: ...
 
@@ -155,7 +160,12 @@ class TextStage:
         pieces: list[Piece] = (
             split_commands(words, pauses=pauses)
             if self.commands
-            else [Words(tuple(w.text if isinstance(w, Word) else w for w in words))]
+            else [
+                Words(
+                    tuple(w.text if isinstance(w, Word) else w for w in words),
+                    tuple(w.mark if isinstance(w, Word) else "" for w in words),
+                )
+            ]
         )
         self._pieces(pieces, segment)
 
@@ -168,7 +178,7 @@ class TextStage:
         for index, piece in enumerate(pieces):
             try:
                 if isinstance(piece, Words):
-                    update = self._feed(list(piece.words))
+                    update = self._feed(list(piece.words), list(piece.marks))
                 elif piece.kind == CommandKind.MARK:
                     update = self.punctuator.mark(piece.mark)
                 elif piece.kind in (CommandKind.CAP, CommandKind.ALL_CAPS):
@@ -189,11 +199,15 @@ class TextStage:
             if not isinstance(piece, Words):
                 self._report(piece, segment)
 
-    def _feed(self, words: list[str]) -> Update:
-        """Punctuate words, each unit (:mod:`dictate.writing.units`) one word written as is."""
+    def _feed(self, words: list[str], marks: list[str]) -> Update:
+        """Punctuate words, each unit (:mod:`dictate.writing.units`) one word written as is;
+        ``marks``: the recogniser's punctuation after each word, hints (empty: none)."""
         assert self.punctuator is not None
-        words, cases = self._joined(words)
-        return self.punctuator.feed(words, cases)
+        joined, cases = self._joined(words)
+        # Hints only where the words are still the recogniser's one for one (a unit joins
+        # words: its marks no longer line up).
+        hints = [m or None for m in marks] if any(marks) and len(joined) == len(words) else None
+        return self.punctuator.feed(joined, cases, hints)
 
     def _joined(self, words: list[str]) -> tuple[list[str], list[str | None] | None]:
         """``words`` with their units joined, and the forced casing that keeps each as it is

@@ -187,6 +187,9 @@ class Words:
     """Ordinary words of a segment, to be punctuated."""
 
     words: tuple[str, ...]
+    marks: tuple[str, ...] = ()
+    """The recogniser's punctuation after each word (:attr:`dictate.asr.engine.Word.mark`),
+    hints for the punctuator; () where it gave none."""
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,7 @@ def split_commands(
     texts = [_text(w) for w in words]
     pieces: list[Piece] = []
     plain: list[str] = []
+    marks: list[str] = []
     i = 0
     while i < len(texts):
         if _pause_before(words, i, pause, pauses):
@@ -305,17 +309,23 @@ def split_commands(
                 found = _named_words(texts, words, i, pause, pauses)
             if found is not None:
                 if plain:
-                    pieces.append(Words(tuple(plain)))
-                    plain = []
+                    pieces.append(Words(tuple(plain), _marks(marks)))
+                    plain, marks = [], []
                 pieces.append(found[0])
                 i += found[1]
                 continue
         word = words[i]
         plain.append(word.text if isinstance(word, Word) else word)
+        marks.append(word.mark if isinstance(word, Word) else "")
         i += 1
     if plain:
-        pieces.append(Words(tuple(plain)))
+        pieces.append(Words(tuple(plain), _marks(marks)))
     return pieces
+
+
+def _marks(marks: list[str]) -> tuple[str, ...]:
+    """``marks`` as :attr:`Words.marks`: () where the recogniser gave none."""
+    return tuple(marks) if any(marks) else ()
 
 
 def close_open_marks(sentence: str) -> str:

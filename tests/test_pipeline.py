@@ -187,11 +187,16 @@ class BrokenPunctuator:
     def pending(self):  # type: ignore[no-untyped-def]
         return self.inner.pending
 
-    def feed(self, words: list[str], cases: list[str | None] | None = None) -> Update:
+    def feed(
+        self,
+        words: list[str],
+        cases: list[str | None] | None = None,
+        hints: list[str | None] | None = None,
+    ) -> Update:
         self.calls += 1
         if self.calls > 1:
             raise RuntimeError("ONNX Runtime: out of memory")
-        return self.inner.feed(words, cases)
+        return self.inner.feed(words, cases, hints)
 
     def mark(self, mark: str) -> Update:
         return self.inner.mark(mark)

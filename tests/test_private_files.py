@@ -135,7 +135,7 @@ def test_a_failing_punctuator_logs_no_words(caplog: pytest.LogCaptureFixture) ->
     from dictate.punctuation.decoder import StreamingPunctuator
 
     class Broken(StreamingPunctuator):
-        def feed(self, words: Any, cases: Any = None) -> Any:
+        def feed(self, words: Any, cases: Any = None, hints: Any = None) -> Any:
             raise RuntimeError(f"model failed on {words!r}")
 
     events: list[object] = []

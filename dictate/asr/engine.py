@@ -24,6 +24,9 @@ class Word:
     start: float
     end: float
     confidence: float = 1.0
+    mark: str = ""
+    """The punctuation tag the recogniser wrote after the word ("PERIOD", "COMMA", "QUESTION";
+    "O" for none: Whisper punctuates), a hint for the punctuator; "" where it gives none."""
 
 
 MAX_ALTERNATIVES = 40

@@ -15,9 +15,11 @@ much. The guards here:
   one that decoded badly or repeats itself keeps the first pass's words;
 * digits, currency and percent signs are suppressed at decoding time, so the words read as said
   ("twenty dollars"), as every engine gives them; the app's written forms decide how to write
-  them. Its punctuation and capitals are taken off: the streaming punctuator decides across
-  pauses (the streaming-punctuation papers); a capital inside a sentence (a name) is kept as a
-  hint where :attr:`WhisperOptions.keep_case` says so.
+  them. Its punctuation and capitals are taken off the words: the streaming punctuator decides
+  across pauses (the streaming-punctuation papers). The mark it wrote after each word is kept
+  beside it (:attr:`~dictate.asr.engine.Word.mark`), a hint the punctuator weighs
+  (:attr:`~dictate.punctuation.decoder.StreamingOptions.hint_weight`); a capital inside a
+  sentence (a name) is kept as a hint where :attr:`WhisperOptions.keep_case` says so.
 
 The encoder can be given a window sized to the audio (:attr:`WhisperOptions.window` "auto":
 the speech and :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S`) rather than 30 s:
@@ -123,6 +125,13 @@ class SecondPassResult:
     compression_ratio: float = 0.0
     cased: list[bool] = field(default_factory=list)
     """Per word: Whisper wrote it with a capital inside a sentence (a name, "I")."""
+
+
+def mark_after(raw: str) -> str:
+    """The punctuation tag (:mod:`dictate.punctuation.labels`' names) of the mark Whisper
+    wrote after a word: "morning." -> "PERIOD"; "O" for none."""
+    end = raw.rstrip()[-1:]
+    return {".": "PERIOD", "!": "PERIOD", "?": "QUESTION", ",": "COMMA"}.get(end, "O")
 
 
 _DIGITS = re.compile(r"[0-9$%£€¥°]")
@@ -318,7 +327,9 @@ class WhisperSecondPass:
                 capital = raw[:1].isupper() and not sentence_start
                 if capital and self.options.keep_case:
                     word = _EDGE.sub("", raw).replace("\u2019", "'")
-                words.append(Word(word, start, max(start, end), float(spoken.probability)))
+                words.append(
+                    Word(word, start, max(start, end), float(spoken.probability), mark_after(raw))
+                )
                 cased.append(capital)
                 sentence_start = raw[-1:] in ".?!"
         if not words:

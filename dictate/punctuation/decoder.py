@@ -142,6 +142,16 @@ class StreamingOptions:
             right context at a commit; the sentence-end probability is their mean. Empty: the
             probability at the end of the input. (Defaults tuned on dev2012 with the
             simulator: docs/commit-on-pause.md.)
+        hint_weight: How much a recogniser's own mark after a word inside its segment (the
+            ``hints`` of :meth:`StreamingPunctuator.feed`: Whisper writes punctuation) counts
+            against the model: the word's probabilities become ``(1 - w) * model + w * hint``.
+            0: hints are ignored; 0.5: the recogniser's mark decides (no other tag can have
+            more). Only Whisper gives hints; the first pass's words have none.
+        hint_end_weight: The same for the mark after a segment's last word, where the
+            recogniser closes every segment with a full stop whether a sentence ends there or
+            the speaker only paused (the streaming-punctuation papers' point): weighed
+            against the model, which sees the words after it. (Both chosen on half of the
+            long-form set and checked on the other half: docs/second-pass.md.)
     """
 
     min_right_words: int = 4
@@ -150,6 +160,8 @@ class StreamingOptions:
     max_pending_tokens: int | None = None
     commit_end: float = 0.7
     commit_probes: tuple[str, ...] = ("the", "and", "i", "so")
+    hint_weight: float = 0.5
+    hint_end_weight: float = 0.4
 
     def __post_init__(self) -> None:
         if self.min_right_words < 1:
@@ -162,6 +174,8 @@ class StreamingOptions:
             raise ValueError("max_pending_tokens must be positive")
         if not 0.0 <= self.commit_end <= 1.0:
             raise ValueError("commit_end must be between 0 and 1")
+        if not (0.0 <= self.hint_weight <= 1.0 and 0.0 <= self.hint_end_weight <= 1.0):
+            raise ValueError("hint weights must be between 0 and 1")
 
 
 def _end_tag(probs: FloatArray) -> str:
@@ -221,6 +235,9 @@ class _Forced:
     """Casing tag that overrides the model's."""
     before: str = ""
     after: str = ""
+    hint: str | None = None
+    """The recogniser's punctuation tag after the word (not the user's): weighed, not forced."""
+    hint_weight: float = 0.0
 
 
 def _clean(words: Iterable[str]) -> list[str]:
@@ -278,16 +295,32 @@ class StreamingPunctuator:
         words go on with that sentence."""
         return self._continues
 
-    def feed(self, words: Sequence[str], cases: Sequence[str | None] | None = None) -> Update:
+    def feed(
+        self,
+        words: Sequence[str],
+        cases: Sequence[str | None] | None = None,
+        hints: Sequence[str | None] | None = None,
+    ) -> Update:
         """Add one recogniser segment.
 
         Args:
             words: The segment's words (empty strings are ignored).
             cases: A casing tag per word that overrides the model's ("cap john"), or None.
+            hints: The punctuation tag the recogniser wrote after each word (O, COMMA,
+                PERIOD, QUESTION; None: it gave none), weighed against the model by
+                :attr:`StreamingOptions.hint_weight` and, for the last word,
+                :attr:`StreamingOptions.hint_end_weight`; or None.
 
         Returns:
             Sentences finalized by this segment and the new pending text.
         """
+        last = len(words) - 1
+        weighed = [
+            (h, self.options.hint_end_weight if i == last else self.options.hint_weight)
+            for i, h in enumerate(hints or [None] * len(words))
+        ]
+        kept = [i for i, w in enumerate(words) if w.strip()]
+        weighed = [weighed[i] for i in kept]
         words, cases = _clean_cased(words, cases)
         finalized: list[Span] = []
         with self._lock:
@@ -305,6 +338,10 @@ class StreamingPunctuator:
                     for i in range(start, start + len(chunk)):
                         case = cases[i] if cases is not None else None
                         forced = _Forced(case=case) if case else None
+                        hint, weight = weighed[i]
+                        if hint is not None and weight > 0:
+                            forced = forced or _Forced()
+                            forced.hint, forced.hint_weight = hint, weight
                         if self._open:
                             forced = forced or _Forced()
                             forced.before, self._open = self._open, ""
@@ -487,6 +524,15 @@ class StreamingPunctuator:
         tagging = full.slice(len(left), len(left) + n)
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
+        hinted = [j for j, f in enumerate(forced) if f is not None and f.hint is not None]
+        if hinted:
+            probs = probs.copy()
+            for j in hinted:
+                f = forced[j]
+                assert f is not None and f.hint is not None
+                probs[j] *= 1.0 - f.hint_weight
+                probs[j, PUNCT_TAGS.index(f.hint)] += f.hint_weight
+                tags[j] = PUNCT_TAGS[int(np.argmax(probs[j]))]
         case_tags = tagging.case_tags()
         if (
             self._continues
@@ -547,7 +593,12 @@ class StreamingPunctuator:
         revisit = before if self._revisable is not None else None
         if commit and (forced[-1] is None or forced[-1].tag is None):
             # The model's tag at the end of its input is no decision (see commit_end).
-            if self.stream_end_probability(left, pending) >= self.options.commit_end:
+            end = self.stream_end_probability(left, pending)
+            hint = forced[-1]
+            if hint is not None and hint.hint is not None:
+                said_end = 1.0 if hint.hint in SENTENCE_END else 0.0
+                end = (1.0 - hint.hint_weight) * end + hint.hint_weight * said_end
+            if end >= self.options.commit_end:
                 tags[-1] = _end_tag(probs[-1])
             else:
                 # No mark at all: which one belongs there is decided once right context came.
@@ -631,8 +682,14 @@ class SegmentPunctuator:
         """Always empty."""
         return EMPTY_SPAN
 
-    def feed(self, words: Sequence[str], cases: Sequence[str | None] | None = None) -> Update:
-        """Punctuate one segment and finalize it whole (``cases`` override the model's)."""
+    def feed(
+        self,
+        words: Sequence[str],
+        cases: Sequence[str | None] | None = None,
+        hints: Sequence[str | None] | None = None,
+    ) -> Update:
+        """Punctuate one segment and finalize it whole (``cases`` override the model's; the
+        baseline takes no ``hints``)."""
         words, cases = _clean_cased(words, cases)
         if not words:
             return Update()

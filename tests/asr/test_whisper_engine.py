@@ -25,6 +25,7 @@ from dictate.asr.whisper_engine import (
     _install_sized_padding,
     _sized,
     clean_word,
+    mark_after,
     sized_frames,
 )
 from dictate.errors import ProviderError
@@ -80,6 +81,8 @@ def test_tiny_en_hears_a_sentence_with_times_inside_the_segment(
     assert said == "please call me tomorrow morning".split()
     assert all(seg.start - 0.3 <= w.start <= w.end <= seg.end + 0.15 for w in result.words)
     assert [w.start for w in result.words] == sorted(w.start for w in result.words)
+    # Whisper's own full stop, kept beside the word as a hint (the words have no marks).
+    assert [w.mark for w in result.words] == ["O", "O", "O", "O", "PERIOD"]
 
 
 @needs_tiny
@@ -171,6 +174,28 @@ def test_cleaning_takes_off_punctuation_and_capitals() -> None:
     assert clean_word("don\u2019t") == "don't"
     assert clean_word(" ...") == ""
     assert clean_word("I'm") == "i'm"
+
+
+def test_the_mark_whisper_wrote_after_each_word_is_kept_as_a_hint() -> None:
+    """Whisper's punctuation is taken off the words, and kept beside each as a hint for the
+    streaming punctuator (which decides: tests/punctuation/test_decoder_hints.py)."""
+    assert [mark_after(w) for w in (" Hello,", " world.", " why?", " wow!", " so")] == [
+        "COMMA",
+        "PERIOD",
+        "QUESTION",
+        "PERIOD",
+        "O",
+    ]
+    words = [Spoken(" It", 0.0, 0.2), Spoken(" rained.", 0.2, 0.6), Spoken(" We", 0.8, 1.0),
+             Spoken(" left,", 1.0, 1.3), Spoken(" late.", 1.3, 1.6)]  # fmt: skip
+    result = judge([Part(" It rained. We left, late.", words=words)])
+    assert [(w.text, w.mark) for w in result.words] == [
+        ("it", "O"),
+        ("rained", "PERIOD"),
+        ("we", "O"),
+        ("left", "COMMA"),
+        ("late", "PERIOD"),
+    ]
 
 
 @dataclass
