@@ -34,6 +34,7 @@ before it is kept), never a hang. No :class:`~dictate.events.Partial`, :class:`L
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import multiprocessing
 import queue
@@ -238,6 +239,10 @@ class ParallelRun:
     def __init__(self, path: str | Path, *args: Any, **options: Any) -> None:
         self._cancel = threading.Event()
         self._call = (path, args, {**options, "cancel": self._cancel})
+        # Where the events go, as decode_file takes it (a failure is said there too).
+        self._on_event: Callable[[Event], None] = (
+            inspect.signature(decode_file).bind(path, *args, **options).arguments["on_event"]
+        )
         self._done = threading.Event()
         self._started = False
         self.result: Decoded | None = None
@@ -258,11 +263,10 @@ class ParallelRun:
             self.result = decode_file(path, *args, **options)
         except Exception as exc:  # a bug: said as a failure (exit 2), never a silent end
             log.exception("decoding %s failed", path)
-            on_event = args[2] if len(args) > 2 else options["on_event"]
             message = f"decoding {path} failed: {exc!r}; what was decoded before is kept"
             with contextlib.suppress(Exception):
-                on_event(Error(time.monotonic() - began, message, True))
-                on_event(Finished(time.monotonic() - began, "error", 0.0, 0))
+                self._on_event(Error(time.monotonic() - began, message, True))
+                self._on_event(Finished(time.monotonic() - began, "error", 0.0, 0))
         finally:
             self._done.set()
 
