@@ -80,7 +80,7 @@ class HistoryKeeper:
         """Sentences finalized into this window; ``heard``: each as recognised."""
         text = " ".join(s for s in sentences if s)
         said = " ".join(s for s in heard if s) if heard is not None else ""
-        self.record(text, WINDOW, heard=said if said != text else "")
+        self.record(text, WINDOW, heard=said)  # kept only where it differs (History.add)
 
     def where(self, backend: Any) -> str:
         """Where ``backend`` types now (called on the typing thread, right after it typed)."""
