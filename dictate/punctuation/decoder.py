@@ -314,13 +314,17 @@ class StreamingPunctuator:
         Returns:
             Sentences finalized by this segment and the new pending text.
         """
-        last = len(words) - 1
-        weighed = [
-            (h, self.options.hint_end_weight if i == last else self.options.hint_weight)
-            for i, h in enumerate(hints or [None] * len(words))
-        ]
+        if hints is not None and len(hints) != len(words):
+            raise ValueError(f"{len(hints)} hints for {len(words)} words")
         kept = [i for i, w in enumerate(words) if w.strip()]
-        weighed = [weighed[i] for i in kept]
+        # The segment's last word (an empty string is no word) has the end's weight.
+        weighed = [
+            (
+                hints[i] if hints is not None else None,
+                self.options.hint_end_weight if i == kept[-1] else self.options.hint_weight,
+            )
+            for i in kept
+        ]
         words, cases = _clean_cased(words, cases)
         finalized: list[Span] = []
         with self._lock:

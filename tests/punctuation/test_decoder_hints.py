@@ -88,6 +88,16 @@ def test_a_commit_weighs_the_end_hint() -> None:
 def test_hint_weights_are_checked() -> None:
     with pytest.raises(ValueError, match="hint weights"):
         StreamingOptions(hint_weight=1.5)
+    with pytest.raises(ValueError, match="2 hints for 3 words"):
+        punctuator(0.5).feed(["a", "b", "c"], hints=[O, P])
+
+
+def test_the_end_weight_is_the_last_real_word_s() -> None:
+    """An empty string after the last word is no word: the end's weight goes to the word."""
+    p = punctuator(0.0, 0.6)
+    p.feed(["it", "was", "late", " "], hints=[O, O, P, None])
+    words = "we went home and then we slept".split()
+    assert p.feed(words, hints=[O] * len(words)).finalized_text == "It was late."
 
 
 def test_the_words_marks_reach_the_punctuator_through_commands_and_the_text_stage() -> None:
