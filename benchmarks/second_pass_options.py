@@ -9,7 +9,7 @@ Every recording of the manifests (default: those of benchmarks/real_recordings.p
 benchmarks/longform_set.py, where built) is cut into segments by the Silero segmenter with the
 app's default options, as the pipeline and ``transcribe`` cut it; each variant then decodes the
 segments in order as :class:`dictate.segments.SecondPassRefiner` does (the prompt is the last
-``prompt`` words it settled, 24 by default; 0: none), and its words are scored against the
+``prompt`` words it settled; none by default, as in the app), and its words are scored against the
 reference with benchmarks/asr_wer.py's normalisation and alignment. The first pass (PocketSphinx,
 or ``--engine``) hears each segment as the pipeline feeds it; a segment whose verdict keeps the
 first pass's words gets them, under each policy of :data:`POLICIES` (the app's, and one that
@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         for set_name, recordings in sets:
             pooled_by = {policy: Errors() for policy in POLICIES}
             verdicts: dict[str, int] = {}
+            retried = 0  # sized decodes doubted and made again in the 30 s window
             seconds = 0.0
             for recording in recordings:
                 context: list[str] = []
@@ -186,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                     result = second.decode(segment, prompt)
                     seconds += time.monotonic() - began
                     verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
+                    retried += len(result.windows) > 1
                     words = [w.text for w in result.words]
                     for policy, trusted in POLICIES.items():
                         if result.verdict in trusted:
@@ -204,8 +206,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"{name} [{policy}]",
                     set_name,
                     pooled,
-                    {"decode_s": round(seconds, 1), "verdicts": verdicts,
-                     "summary": f"decode {seconds:.0f} s, verdicts {verdicts}"},
+                    {"decode_s": round(seconds, 1), "verdicts": verdicts, "retried": retried,
+                     "summary": f"decode {seconds:.0f} s, verdicts {verdicts}, "
+                                f"{retried} decoded again in 30 s"},
                 )  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps({"rows": rows}, indent=2), encoding="utf-8")

@@ -21,10 +21,14 @@ much. The guards here:
   (:attr:`~dictate.punctuation.decoder.StreamingOptions.hint_weight`); a capital inside a
   sentence (a name) is kept as a hint where :attr:`WhisperOptions.keep_case` says so.
 
-The encoder can be given a window sized to the audio (:attr:`WhisperOptions.window` "auto":
-the speech and :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S`) rather than 30 s:
-CTranslate2 accepts shorter inputs, and the encoder's cost grows with the window. Measured here
-it cost accuracy on real recordings (docs/second-pass.md), so Whisper's 30 s is the default.
+The encoder is given a window sized to the audio (:attr:`WhisperOptions.window` "auto", the
+default: the speech and :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S`) rather than
+30 s: CTranslate2 accepts shorter inputs, and the encoder's cost (time, and memory for its
+attention) grows with the window. Whisper was trained on 30 s windows, and in a sized one it is
+less sure of words it gets right (a lower ``avg_logprob``), so that the guards would doubt them
+and keep the first pass's words. So the sized decode is tried once, greedy and without the
+temperature fallback, and a segment whose guards doubt it (any verdict but "speech") is decoded
+again with Whisper's 30 s window and the fallback (docs/second-pass.md measures both).
 faster-whisper pads every stretch's features to 30 s in ``generate_segments``
 whatever its ``chunk_length`` says, so the padding function it calls is wrapped
 (:func:`_install_sized_padding`): during a sized decode, on the decoding thread only, it pads
@@ -97,10 +101,11 @@ class WhisperOptions:
     """CPU threads (0: every core)."""
     beam_size: int = 1
     language: str | None = "en"
-    window: str = "full"
-    """"full": always 30 s, as Whisper was trained; "auto": an encoder window sized to the
-    audio (at least :data:`MIN_WINDOW_S`), about 3x faster to encode a short segment but less
-    accurate on real speech (docs/second-pass.md), so not the default."""
+    window: str = "auto"
+    """"auto": an encoder window sized to the audio (at least :data:`MIN_WINDOW_S`), about 3x
+    faster to encode a short segment, and a decode the guards doubt is made again with the
+    30 s window; "full": always 30 s, as Whisper was trained; "sized": the sized window only
+    (no second try; for benchmarks)."""
     window_margin_s: float = WINDOW_MARGIN_S
     """Seconds after the audio in a sized window."""
     keep_case: bool = False
@@ -125,6 +130,9 @@ class SecondPassResult:
     compression_ratio: float = 0.0
     cased: list[bool] = field(default_factory=list)
     """Per word: Whisper wrote it with a capital inside a sentence (a name, "I")."""
+    windows: tuple[str, ...] = ()
+    """The encoder windows decoded, in order: ("sized",), ("full",) or ("sized", "full")
+    where the sized decode was doubted and made again."""
 
 
 def mark_after(raw: str) -> str:
@@ -269,18 +277,38 @@ class WhisperSecondPass:
         """Decode int16 ``audio`` whose first sample is at source time ``offset``."""
         samples = audio.astype(np.float32) / 32768.0
         seconds = len(samples) / SAMPLE_RATE
-        options = self.options
+        window = self.options.window
+        if window not in ("auto", "full", "sized"):
+            raise ValueError(f"unknown Whisper window {window!r}; choose auto, full or sized")
+        if window == "full":
+            return self._decode_in(samples, offset, seconds, prompt, sized=False)
+        result = self._decode_in(samples, offset, seconds, prompt, sized=True)
+        if window == "sized" or result.verdict == "speech":
+            return result
+        again = self._decode_in(samples, offset, seconds, prompt, sized=False)
+        again.windows = ("sized", "full")
+        return again
+
+    def _decode_in(
+        self, samples: np.ndarray, offset: float, seconds: float, prompt: str, *, sized: bool
+    ) -> SecondPassResult:
+        """One decode: in a window sized to the audio (greedy, no temperature fallback: a
+        doubt is settled by the 30 s window, not by sampling) or in Whisper's 30 s."""
         with self._lock:
-            _sized.margin = options.window_margin_s if options.window == "auto" else None
+            _sized.margin = self.options.window_margin_s if sized else None
             try:
-                decoded = self._transcribe(samples, prompt)
+                decoded = self._transcribe(samples, prompt, fallback=not sized)
             finally:
                 _sized.margin = None
                 memory.release()  # the features' and encoder's buffers, kept by malloc
-        return self._judge(decoded, offset, seconds)
+        result = self._judge(decoded, offset, seconds)
+        result.windows = ("sized",) if sized else ("full",)
+        return result
 
-    def _transcribe(self, samples: np.ndarray, prompt: str) -> list[Any]:
+    def _transcribe(self, samples: np.ndarray, prompt: str, fallback: bool = True) -> list[Any]:
         options = self.options
+        # faster-whisper's own temperatures (0.0 to 1.0 in steps of 0.2): the fallback
+        temperatures = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0] if fallback else [0.0]
         segments, _info = self.model.transcribe(
             samples,
             language=options.language,
@@ -292,6 +320,7 @@ class WhisperSecondPass:
             suppress_tokens=self._suppress,
             suppress_blank=True,
             without_timestamps=False,
+            temperature=temperatures,
         )
         return list(segments)  # decoding happens here, stretch by stretch
 

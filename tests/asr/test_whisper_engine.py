@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import threading
 import wave
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +128,9 @@ def test_the_padding_is_sized_only_on_the_thread_of_a_sized_decode() -> None:
     assert other == [(80, 3000)]  # another thread's decode is not sized by this one
 
 
-@needs_tiny
-@needs_espeak
-@pytest.mark.slow
-def test_the_sized_window_is_what_the_encoder_hears_and_the_words_hold(
-    whisper: WhisperSecondPass, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def encoder_widths(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The width (mel frames) of every window faster-whisper pads features to, in order."""
     import faster_whisper.transcribe as transcribe
 
     padded = transcribe.pad_or_trim
@@ -145,16 +142,58 @@ def test_the_sized_window_is_what_the_encoder_hears_and_the_words_hold(
         return out
 
     monkeypatch.setattr(transcribe, "pad_or_trim", spy)
+    return widths
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_the_sized_window_is_what_the_encoder_hears_and_the_words_hold(
+    whisper: WhisperSecondPass,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    encoder_widths: list[int],
+) -> None:
+    widths = encoder_widths
     seg = closed(say("please call me tomorrow morning", tmp_path))
     said = {}
-    for window in ("full", "auto"):
+    for window in ("full", "sized", "auto"):
         widths.clear()
         monkeypatch.setattr(
             whisper, "options", WhisperOptions(device="cpu", threads=2, window=window)
         )
-        said[window] = [w.text for w in whisper.decode(seg).words]
+        result = whisper.decode(seg)
+        said[window] = [w.text for w in result.words]
         assert widths and set(widths) == {3000 if window == "full" else 1000}
-    assert said["auto"] == said["full"] == "please call me tomorrow morning".split()
+        assert result.verdict == "speech"
+        assert result.windows == (("full",) if window == "full" else ("sized",))
+    assert said["auto"] == said["sized"] == said["full"]
+    assert said["full"] == "please call me tomorrow morning".split()
+
+
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
+    whisper: WhisperSecondPass,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    encoder_widths: list[int],
+) -> None:
+    """Guards that doubt every decode (a log-probability floor of 0): the sized decode is
+    greedy, once (no temperature fallback), then the segment is decoded in 30 s with the
+    fallback, and that decode's verdict stands."""
+    widths = encoder_widths
+    doubting = WhisperOptions(device="cpu", threads=2, guards=Guards(logprob=0.0))
+    monkeypatch.setattr(whisper, "options", doubting)
+    result = whisper.decode(closed(say("please call me tomorrow morning", tmp_path)))
+    assert result.windows == ("sized", "full")
+    assert result.verdict == "unsure"  # the 30 s decode's: the first pass's words are kept
+    assert widths[0] == 1000 and widths.count(1000) == 1  # one sized try, no fallback
+    assert set(widths[1:]) == {3000}
+    monkeypatch.setattr(whisper, "options", replace(doubting, window="nonsense"))
+    with pytest.raises(ValueError, match="nonsense"):
+        whisper.decode(closed(say("hello", tmp_path)))
 
 
 @needs_tiny
