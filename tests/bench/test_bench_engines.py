@@ -101,3 +101,25 @@ def test_bench_second_pass_times_and_scores_each_window(
     for row in result["rows"]:
         assert row["p50_s"] > 0 and row["words"] > 0 and 0 <= row["wer"] <= 1  # a real decode
         assert row["wer"] < 0.7  # whole Harvard sentences, mostly right
+
+
+@pytest.mark.slow
+def test_bench_gui_dictates_several_times_into_one_window(tmp_path: Path) -> None:
+    """``--runs`` are dictations into the same window, as a person starts and stops one: each
+    run's own words are reported, and the memory is the window's over them all. In its own
+    process (the benchmark makes its own QApplication)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "dictate", "bench", "gui", EN, "--engine", SPHINX.name,
+         "--runs", "2", "--json"],
+        capture_output=True, text=True, timeout=900,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    runs = json.loads(out.stdout)["runs"]
+    assert len(runs) == 2
+    assert runs[0]["text"] and runs[1]["text"]
+    assert not runs[1]["text"].startswith(runs[0]["text"])  # the second run's words only
+    assert runs[1]["peak_rss_mb"] >= runs[0]["peak_rss_mb"] > 0
