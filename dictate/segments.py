@@ -139,6 +139,13 @@ class Refiner(Protocol):
 
     name: str
 
+    @property
+    def rewritten(self) -> Sequence[tuple[str, str]]:
+        """What its last :meth:`refine` wrote in place of words heard, as (written, heard)
+        pairs, kept beside the text so that an undo gives back what was heard (the user's
+        vocabulary); empty for a refiner that recognises words again rather than rewriting."""
+        ...
+
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
         """The segment's words (``words``: as the refiners before this one settled them), or
         None to keep ``words``. An empty list means: nothing was said."""
@@ -184,8 +191,7 @@ def settle(segment: ClosedSegment, refiners: Sequence[Refiner]) -> Settled:
             continue
         result.replaced.append([w.text for w in result.words])
         result.words, result.by = list(words), refiner.name
-        if isinstance(refiner, VocabularyRefiner):
-            result.rewrites = list(refiner.rewritten)
+        result.rewrites = list(refiner.rewritten)  # of these words: a later refiner's own
     return result
 
 
@@ -228,6 +234,7 @@ class CommandRefiner:
     second decode of the audio against the command phrases."""
 
     name = "commands"
+    rewritten: Sequence[tuple[str, str]] = ()
 
     def __init__(
         self, decoder: Any, max_seconds: float = MAX_COMMAND_S, max_words: int = MAX_COMMAND_WORDS
@@ -291,6 +298,8 @@ class SecondPassRefiner:
     that decode (the audio Whisper hears is the same: the speech and its padding), so its
     words are shown that much sooner after the close.
     """
+
+    rewritten: Sequence[tuple[str, str]] = ()
 
     def __init__(
         self, second_pass: SecondPass, prompt_words: int = PROMPT_WORDS, vocabulary: Any = None

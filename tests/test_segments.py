@@ -36,6 +36,8 @@ def segment(*texts: str, seconds: float = 1.0, alternatives: Any = ()) -> Closed
 class Fixed:
     """A refiner that answers ``answer`` and records what it was given."""
 
+    rewritten: tuple[tuple[str, str], ...] = ()
+
     def __init__(self, name: str, answer: list[Word] | None) -> None:
         self.name, self.answer = name, answer
         self.given: list[list[str]] = []
@@ -231,3 +233,19 @@ def test_a_long_segment_is_no_command() -> None:
     decoder = Decoder("comma", True)
     settled = settle(segment("calm", seconds=5.0), [CommandRefiner(decoder)])
     assert [w.text for w in settled.words] == ["calm"] and decoder.calls == 0
+
+
+def test_the_rewrites_settled_are_those_of_the_refiner_whose_words_stand() -> None:
+    """Any refiner can say what it rewrote (the vocabulary does); words replaced again by a
+    later refiner no longer hold those rewrites."""
+    vocabulary = Fixed("vocabulary", words("TensorRT", "runs"))
+    vocabulary.rewritten = (("TensorRT", "tensor rrt"),)
+    assert settle(segment("tensor", "rrt", "runs"), [vocabulary]).rewrites == [
+        ("TensorRT", "tensor rrt")
+    ]
+    again = Fixed("second pass", words("tensor", "runs"))
+    assert settle(segment("tensor", "rrt", "runs"), [vocabulary, again]).rewrites == []
+    keeps = Fixed("keeps", None)
+    assert settle(segment("tensor", "rrt", "runs"), [vocabulary, keeps]).rewrites == [
+        ("TensorRT", "tensor rrt")
+    ]
