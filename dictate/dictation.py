@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from dictate.asr.engine import Word
+from dictate.editing.rewrites import RewriteTrail, as_heard
 from dictate.errors import log_failure
 from dictate.events import Command, Error, Event, Finalized, Live, Pending
 from dictate.punctuation.decoder import Update
@@ -138,6 +140,7 @@ class TextStage:
         said next ("comma", "period") goes right after it."""
         self.asleep = False
         """ "Go to sleep" was said: everything is ignored until "wake up"."""
+        self._rewrites = RewriteTrail()  # the vocabulary's, until their sentence is final
         self.spelling = False
         """ "Spell that" was said: the next segment's words are letters of one word."""
 
@@ -146,16 +149,20 @@ class TextStage:
         segment: int,
         words: Sequence[Word | str],
         pauses: Sequence[tuple[float, float]] = (),
+        rewrites: Sequence[Sequence[str]] = (),
     ) -> None:
-        """One recogniser segment's words (with times when there are any) and the pauses the
-        voice activity detector heard in it."""
+        """One recogniser segment's words (with times when there are any), the pauses the
+        voice activity detector heard in it and the user's vocabulary's rewrites in them
+        ((written, heard) each: said again in the :class:`Finalized` event of the sentence
+        that holds each)."""
+        self._rewrites.add(rewrites)
         if not words:
             return
         if self.spelling and not self.asleep:
             self.spelling = False
             word = spelled([w.text if isinstance(w, Word) else w for w in words])
             # As spelled, case and all (``continues`` keeps the first letter's case).
-            self.emit(Finalized(self.now(), segment, [word], False, "", None, True))
+            self._final(Finalized(self.now(), segment, [word], False, "", None, True))
             return
         pieces: list[Piece] = (
             split_commands(words, pauses=pauses)
@@ -265,6 +272,23 @@ class TextStage:
 
     def finish(self, segment: int) -> None:
         """The run ended: finalize everything pending, and be ready for the next run."""
+        try:
+            self._finish(segment)
+        finally:
+            self._rewrites.reset()
+
+    def _final(self, event: Finalized) -> None:
+        """Emit ``event`` with the vocabulary's rewrites found in its sentences."""
+        found = self._rewrites.finalized(event.sentences)
+        if any(found):
+            event = replace(
+                event,
+                rewrites=[[[r.written, r.heard] for r in each] for each in found],
+                heard=[as_heard(s, each) for s, each in zip(event.sentences, found, strict=True)],
+            )
+        self.emit(event)
+
+    def _finish(self, segment: int) -> None:
         self._bare_end = False
         self.asleep = self.spelling = False
         if self.punctuator is None or self.raw_mode:
@@ -375,7 +399,7 @@ class TextStage:
         goes right after them (where they end in a bare word)."""
         if self._bare_end and mark not in OPENING_MARKS:
             self._bare_end = False
-            self.emit(Finalized(self.now(), segment, [mark], False, "", None, True))
+            self._final(Finalized(self.now(), segment, [mark], False, "", None, True))
 
     def _finalize_held(self, segment: int, committed: bool = False) -> None:
         if self._held:
@@ -383,7 +407,7 @@ class TextStage:
             text = close_open_marks(text)
             written = close_open_marks(self._write(text))
             spoken = [text] if written != text else None
-            self.emit(Finalized(self.now(), segment, [written], False, "", spoken))
+            self._final(Finalized(self.now(), segment, [written], False, "", spoken))
             self._bare_end = committed and written[-1:].isalnum()
 
     def _write(self, text: str) -> str:
@@ -407,10 +431,10 @@ class TextStage:
             # The mark after words a pause committed open: appended to them, never changed.
             # Until the sentences below are taken out, they are pending too.
             rest = " ".join(filter(None, [*sentences, pending]))
-            self.emit(Finalized(self.now(), segment, [update.closes], True, rest, None, True))
+            self._final(Finalized(self.now(), segment, [update.closes], True, rest, None, True))
         if update.finalized:
             spoken = said if said != sentences else None
-            self.emit(
+            self._final(
                 Finalized(
                     self.now(), segment, sentences, True, pending, spoken, update.continues,
                     committed,

@@ -121,6 +121,13 @@ class Finalized(Event):
     committed: bool = False
     """Finalized because the speaker paused for the commit time (not because the next
     sentence began, nor at Stop); the last sentence may be open."""
+    rewrites: list[list[list[str]]] | None = None
+    """Per sentence, the user's vocabulary's rewrites in it, in order: [the entry as written,
+    the words it replaced] each (:attr:`Segment.rewrites`, followed to the sentence that holds
+    them); None: no sentence holds one."""
+    heard: list[str] | None = None
+    """Each sentence as recognised, with the words heard in place of its rewrites (what the
+    history and the kept audio's links keep beside the text); None: as ``sentences``."""
 
     @property
     def text(self) -> str:

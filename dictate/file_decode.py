@@ -202,7 +202,7 @@ def decode_file(
             emit(settled.event(now()))
             done_segment = segment.number
             result.segments = segment.number
-            stage.segment(segment.number, settled.words, segment.pauses)
+            stage.segment(segment.number, settled.words, segment.pauses, settled.rewrites)
             done_time = max(done_time, segment.end)
             if progress is not None:
                 progress(min(done_time, total), total)

@@ -112,6 +112,8 @@ class _Job:
     segment: int
     words: list[Word]
     pauses: tuple[tuple[float, float], ...] = ()
+    rewrites: tuple[tuple[str, str], ...] = ()
+    """The user's vocabulary's rewrites in ``words`` ((written, heard) each)."""
 
 
 _END = None  # the audio thread's last job
@@ -561,7 +563,7 @@ class Pipeline:
                 log.exception("settling segment %d failed", item.number)
                 settled = settle(item, [])
             self._emit(settled.event(self._now()))
-            self._jobs.put(_Job(item.number, settled.words, item.pauses))
+            self._jobs.put(_Job(item.number, settled.words, item.pauses, tuple(settled.rewrites)))
 
     def _punctuate_live(self, done_segment: int) -> None:
         """Punctuate the latest partial words with the pending words (a :class:`Live` event),
@@ -627,7 +629,7 @@ class Pipeline:
                     continue
                 assert isinstance(job, _Job)
                 done_segment = job.segment
-                self.text.segment(job.segment, job.words, job.pauses)
+                self.text.segment(job.segment, job.words, job.pauses, job.rewrites)
                 self._shown(job.segment)
             self.text.finish(self._segments)
         finally:

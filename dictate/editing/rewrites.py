@@ -1,7 +1,9 @@
 """What was recognised where the user's vocabulary rewrote it: the rewrites of settled segments
 (:attr:`dictate.events.Segment.rewrites`) followed until the sentences that hold them are
-finalized, so that the window can make each rewrite an undo step of its own and the history
-and the kept audio's links can keep the words as heard beside the words as written.
+finalized. The text stage does this once (:class:`RewriteTrail`) and says it in the
+:class:`~dictate.events.Finalized` event (its ``rewrites`` and ``heard``), so that the window
+can make each rewrite an undo step of its own and the history and the kept audio's links can
+keep the words as heard beside the words as written.
 
 A finalized sentence does not say which segments' words it holds (the punctuator cuts
 sentences across segments), so a rewrite is found by its written form, whole words, in the
@@ -14,9 +16,8 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from dictate.events import Segment
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?][\"'\u201d\u2019)\]]*)\s*$")
 
@@ -95,8 +96,9 @@ class RewriteTrail:
     def __init__(self) -> None:
         self._waiting: deque[tuple[str, str]] = deque(maxlen=KEEP)
 
-    def segment(self, event: Segment) -> None:
-        for written, heard in event.rewrites or []:
+    def add(self, rewrites: Sequence[Sequence[str]]) -> None:
+        """A settled segment's rewrites ((written, heard) each, in order)."""
+        for written, heard in rewrites:
             self._waiting.append((written, heard))
 
     def finalized(self, sentences: list[str]) -> list[list[Rewrite]]:

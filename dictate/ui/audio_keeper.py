@@ -23,7 +23,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.playback import Player
 from dictate.editing.audio_links import AudioLinks, Clip, WordClock
-from dictate.editing.rewrites import RewriteTrail, as_heard
 from dictate.editing.session_audio import (
     AudioStore,
     SessionRecorder,
@@ -60,7 +59,6 @@ class AudioKeeper:
         self.folder = audio_folder(window.journal.path)
         self.links = AudioLinks(self.folder).load()
         self.clock = WordClock()
-        self._rewrites = RewriteTrail()  # the vocabulary's, until their sentence is linked
         self.recorder: SessionRecorder | None = None
         self.player = Player()
         self._lock = threading.Lock()  # the recorder is made on the controller's thread
@@ -147,18 +145,17 @@ class AudioKeeper:
         if isinstance(event, Segment):
             self.clock.heard(event.words)
             self._segment_ends[event.segment] = event.end
-            self._rewrites.segment(event)
             return
         if isinstance(event, Finalized):
             said = event.spoken or event.sentences
-            rewrites = self._rewrites.finalized(event.sentences)
-            for sentence, spoken, found in zip(event.sentences, said, rewrites, strict=False):
+            heard = event.heard or event.sentences
+            for sentence, spoken, as_heard in zip(event.sentences, said, heard, strict=False):
                 span = self.clock.time(spoken)
                 if span is not None and sentence.strip():
                     start, end = span
                     link = {"session": recorder.session, "start": start, "end": end}
-                    if found:  # the vocabulary rewrote words: what was heard is kept too
-                        link["heard"] = as_heard(sentence, found)
+                    if as_heard != sentence:  # the vocabulary rewrote words: both are kept
+                        link["heard"] = as_heard
                     self.append({"op": "link", **link, "text": sentence})
         if isinstance(event, (Finalized, Pending, Command)):
             until = self._segment_ends.get(event.segment)
@@ -193,7 +190,6 @@ class AudioKeeper:
         recorder.close()
         self.append({"op": "end", "session": recorder.session})
         self.clock.clear()
-        self._rewrites.reset()
         self._segment_ends.clear()
         self._covered = 0.0
         self._forget(self.store().enforce_limit())

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
 
 from dictate.dictation import live_partial
 from dictate.editing.apply import EditTarget, apply_event
-from dictate.editing.rewrites import Rewrite, RewriteTrail, as_heard
 from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
 from dictate.ui.app_typing import AppTyping
 from dictate.ui.editor import DictationEditor
@@ -87,7 +86,6 @@ class EventView(QObject):
         self.punctuation_latency_ms: float | None = None
         self._segment_closed: dict[int, float] = {}
         self._heard: deque[tuple[list[str], list[list[str]]]] = deque(maxlen=100)
-        self._rewrites = RewriteTrail()  # the vocabulary's rewrites until they are finalized
         self._partial_segment = 0
         self._shown_segment = 0
         self._live: Live | None = None  # the last live punctuation of the words being spoken
@@ -111,18 +109,15 @@ class EventView(QObject):
         typing = self._typing.typist is not None
         if isinstance(event, Pending):
             self._shown_segment = max(self._shown_segment, event.segment)
-        rewrites: list[list[Rewrite]] = []
-        if isinstance(event, Finalized):
-            rewrites = self._rewrites.finalized(event.sentences)
         if isinstance(event, Finalized) and not typing:
-            heard = [as_heard(s, r) for s, r in zip(event.sentences, rewrites, strict=True)]
+            heard = event.heard if event.heard is not None else list(event.sentences)
             self._history.window_sentences(event.sentences, heard)
         if apply_event(self._edit_target(), event):
             if isinstance(event, Pending):
                 self._show_latency(event.segment)
-            elif isinstance(event, Finalized) and not typing and any(rewrites):
+            elif isinstance(event, Finalized) and not typing and event.rewrites:
                 # Each rewrite to the vocabulary is an undo step of its own.
-                pairs = [(r.written, r.heard) for found in rewrites for r in found]
+                pairs = [(written, heard) for each in event.rewrites for written, heard in each]
                 try:
                     steps = self._editor.buffer.split_rewrites(pairs)
                 except ValueError:  # a bug: the text is as it was, undo takes the sentence
@@ -162,7 +157,6 @@ class EventView(QObject):
             said, greyed = " ".join(w.text for w in event.words), self._editor.buffer.partial
             log.info("segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed)
         self._segment_closed[event.segment] = event.end
-        self._rewrites.segment(event)
         if event.words:  # for "correct that": what else was heard for these words
             self._heard.append(([w.text for w in event.words], event.alternatives or []))
 
@@ -178,7 +172,6 @@ class EventView(QObject):
         self._partial_segment = self._shown_segment = 0
         self._live = None
         self._segment_closed.clear()
-        self._rewrites.reset()
         if event.dropped_blocks:
             self._dropped_label.setText(f"{event.dropped_blocks} audio blocks dropped")
 

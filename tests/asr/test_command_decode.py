@@ -266,9 +266,9 @@ def test_which_segments_are_decoded_again(words: list[str], speech_s: float, dec
     )
     original = pipeline.text.segment
 
-    def record(segment: int, words: Any, pauses: Any = ()) -> None:
+    def record(segment: int, words: Any, pauses: Any = (), rewrites: Any = ()) -> None:
         fed.append([w.text for w in words])
-        original(segment, words, pauses)
+        original(segment, words, pauses, rewrites)
 
     pipeline.text.segment = record  # type: ignore[method-assign]
     pipeline.run(Blocks(speech_s + 2.0))  # type: ignore[arg-type]
@@ -322,9 +322,9 @@ def test_a_command_among_the_recognisers_other_guesses_is_taken_first(
     pipeline = Pipeline(engine, None, events.append, vad=vad, commands=True)
     original = pipeline.text.segment
 
-    def record(segment: int, words: Any, pauses: Any = ()) -> None:
+    def record(segment: int, words: Any, pauses: Any = (), rewrites: Any = ()) -> None:
         fed.append([w.text for w in words])
-        original(segment, words, pauses)
+        original(segment, words, pauses, rewrites)
 
     pipeline.text.segment = record  # type: ignore[method-assign]
     pipeline.run(Blocks(3.0))  # type: ignore[arg-type]

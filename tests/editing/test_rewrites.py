@@ -7,19 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from dictate.asr.engine import Word
+from dictate.dictation import TextStage
 from dictate.editing.audio_links import AudioLinks
 from dictate.editing.buffer import DictationBuffer
 from dictate.editing.history import History, read_history
 from dictate.editing.journal import Journal, replay
 from dictate.editing.rewrites import KEEP, RewriteTrail, as_heard, find_rewrites
-from dictate.events import Segment
+from dictate.events import Event, Finalized
 from dictate.segments import ClosedSegment, VocabularyRefiner, settle
 from dictate.writing.vocabulary import parse_entry
 from dictate.writing.vocabulary_match import VocabularyMatcher
-
-
-def _segment_event(number: int, rewrites: list[list[str]] | None) -> Segment:
-    return Segment(0.0, number, 0.0, 1.0, "silence", [], rewrites=rewrites)
 
 
 def test_the_refiner_says_what_it_rewrote_and_the_segment_event_carries_it() -> None:
@@ -52,16 +49,16 @@ def test_rewrites_are_found_by_their_written_form_in_order_whole_words() -> None
 
 def test_the_trail_gives_each_finalized_sentence_its_rewrites_and_waits_for_the_rest() -> None:
     trail = RewriteTrail()
-    trail.segment(_segment_event(1, [["Dr. Nguyen", "doctor win"]]))
-    trail.segment(_segment_event(2, [["metoprolol", "metoprolo"]]))
+    trail.add([["Dr. Nguyen", "doctor win"]])
+    trail.add([["metoprolol", "metoprolo"]])
     first = trail.finalized(["Ask Dr. Nguyen today."])
     assert [[(r.written, r.heard) for r in s] for s in first] == [[("Dr. Nguyen", "doctor win")]]
     assert trail.finalized(["Nothing here."]) == [[]]  # the other is still pending
     second = trail.finalized(["Take it.", "Metoprolol daily."])
     assert [[r.heard for r in s] for s in second] == [[], ["metoprolo"]]
     assert trail.finalized(["Metoprolol again."]) == [[]]  # each rewrite is found once
-    for n in range(KEEP + 5):  # a rewrite whose words were scratched never comes: bounded
-        trail.segment(_segment_event(n, [["metoprolol", "x"]]))
+    for _ in range(KEEP + 5):  # a rewrite whose words were scratched never comes: bounded
+        trail.add([["metoprolol", "x"]])
     assert len(trail._waiting) == KEEP
     trail.reset()
     assert trail.finalized(["Metoprolol."]) == [[]]
@@ -117,3 +114,25 @@ def test_the_history_and_the_links_keep_the_words_heard(tmp_path: Path) -> None:
     assert again.find("We ran TensorRT.", 3) and again.find("We ran tensor r t.", 3)
     assert again.find("We ran tensor.", 3) == []
     again.close()
+
+
+def test_the_text_stage_says_each_finalized_sentence_s_rewrites_and_how_it_was_heard() -> None:
+    """Found once, where sentences are made (the window's undo steps, its history and the kept
+    audio's links all read them from the event); a run's unfound rewrites end with it."""
+    events: list[Event] = []
+    stage = TextStage(None, events.append)  # no punctuator: each segment's words are final
+    stage.segment(1, "we ran TensorRT".split(), rewrites=[("TensorRT", "tensor r t")])
+    stage.segment(2, "with Dr. Nguyen".split(), rewrites=[("Dr. Nguyen", "doctor win")])
+    stage.segment(3, "and nothing else".split(), rewrites=[("metoprolol", "meadow pearl")])
+    stage.finish(3)
+    finals = [e for e in events if isinstance(e, Finalized)]
+    with_rewrites = [e for e in finals if e.rewrites]
+    assert [e.rewrites for e in with_rewrites] == [
+        [[["TensorRT", "tensor r t"]]],
+        [[["Dr. Nguyen", "doctor win"]]],
+    ]
+    assert [e.heard for e in with_rewrites] == [["we ran tensor r t"], ["with doctor win"]]
+    assert all(e.heard is None and e.rewrites is None for e in finals if not e.rewrites)
+    stage.segment(4, "metoprolol now".split())  # the next run: the unfound one is gone
+    stage.finish(4)
+    assert [e for e in events[len(finals) :] if isinstance(e, Finalized) and e.rewrites] == []

@@ -99,7 +99,13 @@ def test_a_rewrite_to_your_words_is_an_undo_step_and_the_history_keeps_what_was_
     said = [Word(w, i / 2, i / 2 + 0.4) for i, w in enumerate("we ran TensorRT today".split())]
     rewrites = [["TensorRT", "tensor r t"]]
     window.events.dispatch(Segment(0.1, 1, 0.0, 2.0, "pause", said, rewrites=rewrites))
-    window.events.dispatch(Finalized(0.2, 1, ["We ran TensorRT today."], pending=""))
+    # The text stage found the rewrite in the sentence it finalized, and says so.
+    window.events.dispatch(
+        Finalized(
+            0.2, 1, ["We ran TensorRT today."], pending="", rewrites=[rewrites],
+            heard=["We ran tensor r t today."],
+        )
+    )  # fmt: skip
     assert window.editor.text == "We ran TensorRT today."
     window.edit_actions.undo_action.trigger()
     assert window.editor.text == "We ran tensor r t today."
