@@ -299,9 +299,14 @@ def run_case(pipeline: Any, path: Path) -> Run:
     stage = pipeline.text
     original = type(stage).segment
 
-    def record(segment: int, words: Sequence[Any], pauses: Sequence[Any] = ()) -> None:
+    def record(
+        segment: int,
+        words: Sequence[Any],
+        pauses: Sequence[Any] = (),
+        rewrites: Sequence[Sequence[str]] = (),
+    ) -> None:
         run.fed.append((list(words), [tuple(p) for p in pauses]))
-        original(stage, segment, words, pauses)
+        original(stage, segment, words, pauses, rewrites)
 
     def on_event(event: Any) -> None:
         doc.apply(event)
