@@ -307,8 +307,8 @@ class WhisperSecondPass:
 
     def _transcribe(self, samples: np.ndarray, prompt: str, fallback: bool = True) -> list[Any]:
         options = self.options
-        # faster-whisper's own temperatures (0.0 to 1.0 in steps of 0.2): the fallback
-        temperatures = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0] if fallback else [0.0]
+        # faster-whisper's own temperature fallback, or greedy once
+        greedy: dict[str, Any] = {} if fallback else {"temperature": 0.0}
         segments, _info = self.model.transcribe(
             samples,
             language=options.language,
@@ -320,7 +320,7 @@ class WhisperSecondPass:
             suppress_tokens=self._suppress,
             suppress_blank=True,
             without_timestamps=False,
-            temperature=temperatures,
+            **greedy,
         )
         return list(segments)  # decoding happens here, stretch by stretch
 

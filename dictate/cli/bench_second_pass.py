@@ -57,8 +57,7 @@ def register_second_pass(bench_kinds: Any) -> None:
         "(--runs times; the median per segment), once per encoder --windows (auto, the "
         "default: sized to the audio, at least 10 s, and a decode its guards doubt made again "
         "in 30 s; full: always 30 s; sized: the sized decode alone). Prints p50 and p95 of the "
-        "decode time "
-        "per length and window and the word error rate of the same segments.",
+        "decode time per length and window and the word error rate of the same segments.",
     )
     parser.add_argument("--model", default="tiny.en", help="Whisper model name or folder")
     parser.add_argument(
