@@ -356,3 +356,18 @@ def test_a_near_miss_of_a_sounds_like_keeps_one_of_its_words() -> None:
     )
     assert matcher.rewrite("tell wah keen now".split()) == ["tell", "Joaquin", "now"]
     assert matcher.rewrite("tell wa keen now".split()) == ["tell", "Joaquin", "now"]
+
+
+def test_letters_spelled_in_a_sounds_like_are_matched_by_their_names_too() -> None:
+    """Whisper tiny.en wrote espeak-ng's "tensor r t" as "tensor our tea" in a window sized to
+    the audio: the letters' names ("tensor ar tee") are a form of the entry too, whose near
+    miss must keep one of its words; they do not make ordinary words an entry."""
+    matcher = VocabularyMatcher([*ENTRIES, parse_entry("AWS = a w s")])
+    assert matcher.rewrite("we exported it to tensor our tea today".split())[4:] == [
+        "TensorRT",
+        "today",
+    ]
+    assert matcher.rewrite("we host on a double you ess now".split())[3:] == ["AWS", "now"]
+    for other in ("he had tea for an hour today", "the tensor is our tea", "is nice today"):
+        assert matcher.rewrite(other.split()) == other.split()
+    assert matcher.candidates("the weather is nice today".split()) == []

@@ -118,15 +118,32 @@ class _Known:
     written_letters: str
     keep: frozenset[str] | None = None
     """A near miss must keep one of these words (a sounds-like's); None: any near miss."""
+    names: bool = False
+    """The sounds-like with its letters' names: for the rewrite, not for choosing candidates
+    (at a likeness of :data:`CANDIDATE`, "tensor ar tee" comes near "is nice today")."""
 
 
-def _forms(entry: VocabularyEntry) -> list[tuple[list[str], bool]]:
+LETTER_NAMES = dict(zip("abcdefghijklmnopqrstuvwxyz", (
+    "ay", "bee", "see", "dee", "ee", "ef", "gee", "aitch", "eye", "jay", "kay", "el", "em",
+    "en", "oh", "pee", "cue", "ar", "ess", "tee", "you", "vee", "double you", "ex", "why",
+    "zee",
+), strict=True))  # fmt: skip
+"""English letter names: a recogniser given a spelled letter often writes a word that sounds
+like its name ("tensor r t" came back "tensor our tea" from Whisper tiny.en)."""
+
+
+def _forms(entry: VocabularyEntry) -> list[tuple[list[str], bool, bool]]:
     """The words an entry is said as, each with whether a near miss of them must keep one of
-    them: its written words (no), and how it sounds where that differs (yes)."""
+    them and whether it is made of letters' names: its written words (no, no), how it sounds
+    where that differs (yes, no), and where how it sounds spells letters ("tensor r t"), the
+    same with the letters' names ("tensor ar tee"; yes, yes)."""
     written = VocabularyEntry(entry.written).spoken
-    forms = [(written, False)] if written else []
+    forms = [(written, False, False)] if written else []
     if entry.spoken and entry.spoken != written:
-        forms.append((entry.spoken, True))
+        forms.append((entry.spoken, True, False))
+        named = [n for w in entry.spoken for n in LETTER_NAMES.get(w, w).split()]
+        if named != entry.spoken:
+            forms.append((named, True, True))
     return forms
 
 
@@ -155,9 +172,10 @@ class VocabularyMatcher:
         # sounds-like were ordinary words ("week in" for "Joaquin = wah keen").
         self._known: list[_Known] = [
             _Known(e, len(words), letters(words), sound_key(letters(words)),
-                   letters([e.written]), frozenset(letters([w]) for w in words) if keep else None)
+                   letters([e.written]), frozenset(letters([w]) for w in words) if keep else None,
+                   names)
             for e in self.entries
-            for words, keep in _forms(e)
+            for words, keep, names in _forms(e)
         ]  # fmt: skip
         self._longest = max((k.words for k in self._known), default=0) + MAX_EXTRA_WORDS
         self._exact: dict[str, list[_Known]] = {}
@@ -229,7 +247,7 @@ class VocabularyMatcher:
             sound = sound_key(run)
             for length in range(math.ceil(len(run) / 3), 3 * len(run) + 1):
                 for known in self._by_length.get(length, ()):
-                    if abs((end - start) - known.words) > MAX_EXTRA_WORDS:
+                    if known.names or abs((end - start) - known.words) > MAX_EXTRA_WORDS:
                         continue
                     if known.letters in present or known.written_letters in present:
                         continue
