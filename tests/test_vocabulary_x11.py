@@ -1,8 +1,15 @@
 """The vocabulary in the real app: ``python -m dictate`` on a real X server (Xvfb), listening
 to a real microphone (the private PulseAudio server of tests/pulse.py), with "TensorRT" said as
-"tensor r t" in the user's words. espeak-ng says "we exported the model to tensor r t today"
-into the microphone; Whisper tiny.en writes "tensor rrt", and the window writes the entry as
-given. Without the vocabulary the same speech is not written "TensorRT" (the control run)."""
+"tensor r t" in the user's words. flite's slt voice says "we exported the model to tensor r t
+today" into the microphone; Whisper tiny.en writes a near miss of "tensor r t", and the window
+writes the entry as given. Without the vocabulary the same speech is not written "TensorRT" (the
+control run).
+
+The voice was espeak-ng's until CI failed on it: in the window sized to the audio, tiny.en heard
+espeak-ng's "tensor r t" come through the microphone as "ten sorority" (or "to tensor" as "to
+answer"), which no matcher should take for the entry, in most of the runs tried here; flite slt's
+came back as the entry in 6 of 6 runs (and awb's in 3 of 3). What tiny.en makes of each voice's
+entries is measured by benchmarks/vocabulary_set.py (docs/vocabulary.md), not here."""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ SAID = "we exported the model to tensor r t today"
 
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return speech_file(tmp_path_factory.mktemp("speech"), SAID, "espeak:en-us")
+    return speech_file(tmp_path_factory.mktemp("speech"), SAID, "flite:slt")
 
 
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
