@@ -358,6 +358,25 @@ def test_a_near_miss_of_a_sounds_like_keeps_one_of_its_words() -> None:
     assert matcher.rewrite("tell wa keen now".split()) == ["tell", "Joaquin", "now"]
 
 
+def test_a_near_miss_of_a_sounds_like_keeps_most_of_its_letters() -> None:
+    """espeak-ng's "He posted the news on LinkedIn today." came back from Whisper as "...the new
+    on linkedin...", and "new on" was taken for "Nguyen = new win" because it kept "new": a
+    common word that is half the sounds-like is not enough."""
+    entries = ["Dr. Nguyen = doctor win", "Nguyen = new win", "LinkedIn"]
+    matcher = VocabularyMatcher([parse_entry(e) for e in entries])
+    assert matcher.rewrite("he posted the new on linkedin today".split()) == (
+        "he posted the new on LinkedIn today".split()
+    )
+    assert matcher.rewrite("ask doctor when about it".split()) == [
+        "ask",
+        "Dr.",
+        "Nguyen",
+        "about",
+        "it",
+    ]
+    assert matcher.rewrite("ask new win about it".split()) == ["ask", "Nguyen", "about", "it"]
+
+
 def test_letters_spelled_in_a_sounds_like_are_matched_by_their_names_too() -> None:
     """Whisper tiny.en wrote espeak-ng's "tensor r t" as "tensor our tea" in a window sized to
     the audio: the letters' names ("tensor ar tee") are a form of the entry too, whose near

@@ -116,8 +116,9 @@ class _Known:
     letters: str
     sound: str
     written_letters: str
-    keep: frozenset[str] | None = None
-    """A near miss must keep one of these words (a sounds-like's); None: any near miss."""
+    keep: tuple[str, ...] | None = None
+    """A near miss must keep words of these (a sounds-like's) that make more than half its
+    letters; None: any near miss."""
     names: bool = False
     """The sounds-like with its letters' names: for the rewrite, not for choosing candidates
     (at a likeness of :data:`CANDIDATE`, "tensor ar tee" comes near "is nice today")."""
@@ -133,8 +134,8 @@ like its name ("tensor r t" came back "tensor our tea" from Whisper tiny.en)."""
 
 
 def _forms(entry: VocabularyEntry) -> list[tuple[list[str], bool, bool]]:
-    """The words an entry is said as, each with whether a near miss of them must keep one of
-    them and whether it is made of letters' names: its written words (no, no), how it sounds
+    """The words an entry is said as, each with whether a near miss of them must keep most
+    of them and whether it is made of letters' names: its written words (no, no), how it sounds
     where that differs (yes, no), and where how it sounds spells letters ("tensor r t"), the
     same with the letters' names ("tensor ar tee"; yes, yes)."""
     written = VocabularyEntry(entry.written).spoken
@@ -145,6 +146,15 @@ def _forms(entry: VocabularyEntry) -> list[tuple[list[str], bool, bool]]:
         if named != entry.spoken:
             forms.append((named, True, True))
     return forms
+
+
+def _kept_most(known: _Known, heard: set[str]) -> bool:
+    """Whether the heard words keep words of ``known``'s sounds-like that make more than half
+    its letters: "doctor when" keeps "doctor" of "doctor win" (6 of 9), but "new on" keeps
+    only "new" of "new win" (3 of 6), a common word that made "the news on LinkedIn" an entry
+    that was not said (measured, docs/vocabulary.md)."""
+    kept = sum(len(word) for word in known.keep or () if word in heard)
+    return 2 * kept > len(known.letters)
 
 
 @dataclass(frozen=True)
@@ -168,11 +178,11 @@ class VocabularyMatcher:
         # An entry is matched by how it sounds and by its written words alike (a recogniser
         # that knows the word writes a spelling near the written form, not the sounds-like:
         # measured, docs/vocabulary.md); a near miss of its sounds-like only where it keeps
-        # one of those words ("doctor when" for "doctor win"): near misses of a short
+        # most of those words' letters ("doctor when" for "doctor win"): near misses of a short
         # sounds-like were ordinary words ("week in" for "Joaquin = wah keen").
         self._known: list[_Known] = [
             _Known(e, len(words), letters(words), sound_key(letters(words)),
-                   letters([e.written]), frozenset(letters([w]) for w in words) if keep else None,
+                   letters([e.written]), tuple(letters([w]) for w in words) if keep else None,
                    names)
             for e in self.entries
             for words, keep, names in _forms(e)
@@ -217,7 +227,7 @@ class VocabularyMatcher:
                 for known in self._by_length.get(length, ()):
                     if id(known) in exact or abs(count - known.words) > MAX_EXTRA_WORDS:
                         continue
-                    if known.keep is not None and not known.keep & heard(start, end):
+                    if known.keep is not None and not _kept_most(known, heard(start, end)):
                         continue
                     similar = _at_least(run, known.letters, floor)
                     if similar is None or not anchored(run, known.letters):
