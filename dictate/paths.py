@@ -19,6 +19,14 @@ def user_data_dir() -> Path:
     return Path(user_data_path(APP_NAME, appauthor=False))
 
 
+def user_cache_dir() -> Path:
+    """The per-user cache directory (files made from others, made again if lost); not created
+    here."""
+    from platformdirs import user_cache_path
+
+    return Path(user_cache_path(APP_NAME, appauthor=False))
+
+
 def asset_path(name: str) -> Path:
     """A file shipped in ``assets/`` (icon, desktop entry, sample recording).
 

