@@ -8,6 +8,14 @@ it back; it costs about a millisecond. Each thread that allocates may also get a
 (up to eight per core), each keeping its own free memory: :func:`limit_heaps` caps them, as
 ``MALLOC_ARENA_MAX`` would, for a process with a handful of busy threads.
 
+glibc also serves a block of more than 128 KiB from its own mapping, handed back when it is
+freed, but each time such a block is freed it raises that size to the block's (up to 32 MiB),
+so that the next ones come from the heaps, where they stay until trimmed: a Whisper decode's
+buffers then piled up to 25-35 MiB over the window's resident size while it ran (each decode
+of librivox_sense in `dictate bench gui`, sampled every 5 ms), and set the window's peak
+(348-351 MiB against 314 between decodes). :func:`map_large_blocks` fixes that size at 256 KiB:
+the peak went to 330 MiB (docs/second-pass.md).
+
 Elsewhere than glibc (macOS, Windows, musl) these do nothing.
 """
 
@@ -23,6 +31,13 @@ from typing import Any
 
 _M_ARENA_MAX = -8
 """``mallopt``'s parameter for the most heaps (glibc's malloc.h)."""
+_M_MMAP_THRESHOLD = -3
+"""``mallopt``'s parameter for the size from which a block gets a mapping of its own."""
+_M_TRIM_THRESHOLD = -1
+"""``mallopt``'s parameter for the free memory at a heap's top from which it is handed back."""
+LARGE_BLOCK = 256 * 1024
+"""From this size a block is mapped on its own and handed back when freed (measured against
+1 and 4 MiB: peaks of 339 and 344 MiB in the window, against 330)."""
 HEAPS = 2
 """Heaps for the window and ``transcribe``: the audio, refining and punctuation threads share
 them; what glibc would allow on this 2-core machine is 16."""
@@ -56,6 +71,18 @@ def limit_heaps(heaps: int = HEAPS) -> bool:
     if libc is None:
         return False
     return bool(libc.mallopt(_M_ARENA_MAX, heaps))
+
+
+def map_large_blocks(size: int = LARGE_BLOCK) -> bool:
+    """Give every block of ``size`` or more a mapping of its own, handed back when it is freed,
+    and trim a heap's top from 4 times that (fixed: glibc no longer raises them as blocks are
+    freed); True where set."""
+    libc = _glibc()
+    if libc is None:
+        return False
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, size)) and bool(
+        libc.mallopt(_M_TRIM_THRESHOLD, 4 * size)
+    )
 
 
 class _Deferred(types.ModuleType):

@@ -114,6 +114,7 @@ _WRITING = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EPIPE, errno.EIO, err
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dictate`` console script."""
     memory.limit_heaps()  # before any thread: the window and transcribe run a few busy ones
+    memory.map_large_blocks()  # a decode's buffers handed back as they are freed
     try:
         return run(argv)
     except DictateError as exc:
