@@ -43,6 +43,7 @@ def bench_gui(
         window.document.load_text("", None)
         window.show()
         window.controller.preload_now()  # loading is startup's cost, not dictation's
+        loaded_peak = round(peak_rss_mb(), 1)  # the window and its models, before dictation
         events: list[Event] = []
         window.events.subscribe("observer", events.append)
         for _ in range(runs):
@@ -94,6 +95,7 @@ def bench_gui(
         "second_pass": second_pass or OFF,
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
+        "loaded_peak_rss_mb": loaded_peak,
         "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
         "rss_mb": results[-1]["rss_mb"],
     }

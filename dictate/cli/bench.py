@@ -97,8 +97,9 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
         )
     stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
     stdout.write(
-        f"memory of the window's process: peak {result['peak_rss_mb']} MiB, "
-        f"{result['rss_mb']} MiB at the end\n"
+        f"memory of the window's process: peak {result['loaded_peak_rss_mb']} MiB once "
+        f"loaded, {result['peak_rss_mb']} MiB over dictation, {result['rss_mb']} MiB at the "
+        "end\n"
     )
     return 0
 

@@ -118,8 +118,10 @@ def test_bench_gui_dictates_several_times_into_one_window(tmp_path: Path) -> Non
         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
-    runs = json.loads(out.stdout)["runs"]
+    result = json.loads(out.stdout)
+    runs = result["runs"]
     assert len(runs) == 2
+    assert 0 < result["loaded_peak_rss_mb"] <= runs[0]["peak_rss_mb"]  # before any dictation
     assert runs[0]["text"] and runs[1]["text"]
     assert not runs[1]["text"].startswith(runs[0]["text"])  # the second run's words only
     assert runs[1]["peak_rss_mb"] >= runs[0]["peak_rss_mb"] > 0
