@@ -56,6 +56,8 @@ README_COMMANDS = (
 three close forms the table's "..." stands for; "close bracket" is listed apart)."""
 
 _PIPELINE: Any = None
+_HEARD_P: list[float] = []
+"""The probabilities of the words the next command decode is asked about."""
 _WORK = Path()
 
 
@@ -65,6 +67,15 @@ def _init(
     global _PIPELINE, _WORK
     _WORK = Path(work)
     _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
+    import dictate.segments as segments
+
+    judge = segments.heard_command
+
+    def heard_command(decoder: Any, words: Any, *args: Any) -> Any:
+        _HEARD_P[:] = [w.confidence for w in words]  # recorded with the decode it leads to
+        return judge(decoder, words, *args)
+
+    segments.heard_command = heard_command  # type: ignore[assignment]
     if tune and _PIPELINE.command_decoder is not None:
         # Accept every phrase the grammar finds, up to generous limits: the record of every
         # decode's margin lets thresholds be chosen afterwards (--tune).
@@ -85,6 +96,8 @@ def _one(case: Case) -> dict[str, Any]:
             record = asdict(result) if result is not None else {}
             record["seconds"] = time.perf_counter() - began
             record["audio_s"] = len(samples) / 16000
+            record["heard"] = list(heard)  # the words the decode was asked about
+            record["heard_p"] = list(_HEARD_P)  # their probabilities (Whisper's, where it ran)
             decoder.log.append(record)
             return result
 

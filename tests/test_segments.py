@@ -222,11 +222,38 @@ def test_the_command_check_judges_the_second_pass_words_and_skips_the_first_pass
     # It heard ordinary words: the first pass's n-best (of other words) is not consulted, the
     # grammar decode is.
     seg = segment("calm", "up", alternatives=[["period"]])
-    settled = settle(seg, [Fixed("whisper", words("come", "up")), commands])
+    unsure = [replace(w, confidence=0.5) for w in words("come", "up")]  # Whisper's, unsure
+    settled = settle(seg, [Fixed("whisper", unsure), commands])
     assert decoder.calls == 1 and [w.text for w in settled.words] == ["comma"]
     # Without a second pass, the first pass's n-best still wins first.
     settled = settle(segment("calm", "up", alternatives=[["period"]]), [commands])
     assert [w.text for w in settled.words] == ["period"] and decoder.calls == 1
+
+
+def test_a_word_the_second_pass_is_sure_of_and_the_phrase_lacks_keeps_its_words() -> None:
+    """ "close friends" said apart was heard so by Whisper (friends at 0.97) and the grammar
+    decode took it for "close paren": the words as heard stand. "comment" at 0.18 is still
+    "comma", and a word the phrase has ("close") does not count."""
+
+    def heard(*pairs: tuple[str, float]) -> list[Word]:
+        return [Word(w, 1.0 + i * 0.3, 1.3 + i * 0.3, p) for i, (w, p) in enumerate(pairs)]
+
+    def judged(phrase: str, *pairs: tuple[str, float], first: str = "clothes friend") -> list[str]:
+        refiners: list[Any] = [
+            Fixed("whisper", heard(*pairs)),
+            CommandRefiner(Decoder(phrase, True)),
+        ]
+        return [w.text for w in settle(segment(*first.split()), refiners).words]
+
+    assert judged("close paren", ("close", 0.44), ("friends", 0.97)) == ["close", "friends"]
+    assert judged("comma", ("comment", 0.18)) == ["comma"]
+    assert judged("close paren", ("close", 0.99), ("parent", 0.6)) == ["close", "paren"]
+    # The first pass's words (PocketSphinx's confidences) are judged as before: where no
+    # second pass replaced them, the grammar decode's phrase is taken.
+    refiners = [CommandRefiner(Decoder("close paren", True))]
+    sure = [Word("close", 1.0, 1.3, 1.0), Word("friends", 1.3, 1.6, 1.0)]
+    seg = replace(segment("close", "friends"), words=sure)
+    assert [w.text for w in settle(seg, refiners).words] == ["close", "paren"]
 
 
 def test_a_long_segment_is_no_command() -> None:
