@@ -261,7 +261,12 @@ class CommandRefiner:
             return None
         replaced = [w.text for w in words] != [w.text for w in segment.words]
         alternatives = [] if replaced else segment.alternatives
-        sure = SURE_WORD if replaced else None  # the second pass's words and probabilities
+        # Words a refiner before this one settled (the second pass's: new words, even where
+        # their text is the first pass's) carry its probabilities.
+        settled = len(words) != len(segment.words) or any(
+            w is not s for w, s in zip(words, segment.words, strict=False)
+        )
+        sure = SURE_WORD if settled else None
         heard = heard_command(self.decoder, words, audio, alternatives, segment.span, sure)
         return None if heard is words else heard
 

@@ -246,6 +246,9 @@ def test_a_word_the_second_pass_is_sure_of_and_the_phrase_lacks_keeps_its_words(
         return [w.text for w in settle(segment(*first.split()), refiners).words]
 
     assert judged("close paren", ("close", 0.44), ("friends", 0.97)) == ["close", "friends"]
+    # The same where the first pass heard the same words: they are the second pass's now.
+    agreed = ("close", 0.44), ("friends", 0.97)
+    assert judged("close paren", *agreed, first="close friends") == ["close", "friends"]
     assert judged("comma", ("comment", 0.18)) == ["comma"]
     assert judged("close paren", ("close", 0.99), ("parent", 0.6)) == ["close", "paren"]
     # The first pass's words (PocketSphinx's confidences) are judged as before: where no
