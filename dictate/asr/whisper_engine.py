@@ -43,6 +43,7 @@ import math
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,6 +156,31 @@ class SecondPassResult:
     windows: tuple[str, ...] = ()
     """The encoder windows decoded, in order: ("sized",), ("full",) or ("sized", "full")
     where the sized decode was doubted and made again."""
+
+
+TAIL_S = 0.3
+"""Words the sized decode heard this long after the 30 s decode's last word end are a tail
+the 30 s decode dropped (:func:`keep_dropped_tail`)."""
+
+
+def keep_dropped_tail(
+    again: SecondPassResult, sized: SecondPassResult, heard: Sequence[Word]
+) -> None:
+    """Where the 30 s decode (``again``) ends before the sized decode's words did, the first
+    pass's words after its last word are added to it: both other decodes heard words there,
+    so they were said ("Thank you very much." then "explanation mark." in the sized window,
+    doubted; "Thank you very much." alone in 30 s, while the first pass heard "exclamation
+    mark": the command was lost)."""
+    if again.verdict != "speech" or not again.words or not sized.words:
+        return
+    end = again.words[-1].end
+    if sized.words[-1].end < end + TAIL_S:
+        return
+    tail = [w for w in heard if (w.start + w.end) / 2 > end]  # most of the word after it
+    if tail:
+        again.words += tail
+        again.cased += [False] * len(tail)
+        again.windows = (*again.windows, "first pass tail")
 
 
 def mark_after(raw: str) -> str:
@@ -309,8 +335,11 @@ class WhisperSecondPass:
                 found.append(number)
         return [-1, *sorted(found)]
 
-    def decode_audio(self, audio: np.ndarray, offset: float, prompt: str = "") -> SecondPassResult:
-        """Decode int16 ``audio`` whose first sample is at source time ``offset``."""
+    def decode_audio(
+        self, audio: np.ndarray, offset: float, prompt: str = "", heard: Sequence[Word] = ()
+    ) -> SecondPassResult:
+        """Decode int16 ``audio`` whose first sample is at source time ``offset`` (``heard``:
+        the first pass's words of it, for :func:`keep_dropped_tail`)."""
         samples = audio.astype(np.float32) / 32768.0
         seconds = len(samples) / SAMPLE_RATE
         window = self.options.window
@@ -323,6 +352,7 @@ class WhisperSecondPass:
             return result
         again = self._decode_in(samples, offset, seconds, prompt, sized=False)
         again.windows = ("sized", "full")
+        keep_dropped_tail(again, result, heard)
         return again
 
     def _decode_in(
@@ -418,7 +448,7 @@ class WhisperSecondPass:
         offset = max(segment.audio_start, segment.start - PAD_BEFORE_S)
         if len(audio) < 0.1 * SAMPLE_RATE:
             return SecondPassResult([], "no_speech")
-        return self.decode_audio(audio, offset, prompt)
+        return self.decode_audio(audio, offset, prompt, segment.words)
 
     def close(self) -> None:
         self.model = None

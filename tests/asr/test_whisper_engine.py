@@ -27,6 +27,7 @@ from dictate.asr.whisper_engine import (
     _install_sized_padding,
     _sized,
     clean_word,
+    keep_dropped_tail,
     mark_after,
     sized_doubt,
     sized_frames,
@@ -192,6 +193,28 @@ def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
     monkeypatch.setattr(whisper, "options", replace(doubting, window="nonsense"))
     with pytest.raises(ValueError, match="nonsense"):
         whisper.decode(closed(say("hello", tmp_path)))
+
+
+def test_a_tail_the_30_s_decode_dropped_is_kept_from_the_first_pass() -> None:
+    """Seen on one machine: "Thank you very much. explanation mark." in the sized window
+    (doubted), "Thank you very much." alone in 30 s; the first pass heard "exclamation mark".
+    Both other decodes heard words after "much", so the first pass's are kept; where the
+    sized decode ended with the 30 s one, nothing is added."""
+
+    def timed(*spans: tuple[str, float, float]) -> list[Word]:
+        return [Word(t, a, b, 0.9) for t, a, b in spans]
+
+    sized = SecondPassResult(timed(("much", 10.8, 11.3), ("explanation", 11.4, 11.9),
+                                   ("mark", 12.0, 12.4)), "unsure")  # fmt: skip
+    first = timed(("very", 10.3, 10.7), ("much", 10.7, 10.9), ("exclamation", 11.3, 12.2),
+                  ("mark", 12.2, 12.4))  # fmt: skip
+    again = SecondPassResult(timed(("thank", 9.6, 10.2), ("much", 10.8, 11.35)), "speech")
+    keep_dropped_tail(again, sized, first)
+    assert [w.text for w in again.words] == ["thank", "much", "exclamation", "mark"]
+    assert again.windows[-1] == "first pass tail"
+    same = SecondPassResult(timed(("thank", 9.6, 10.2), ("much", 10.8, 11.35)), "speech")
+    keep_dropped_tail(same, SecondPassResult(timed(("much", 10.8, 11.4)), "unsure"), first)
+    assert [w.text for w in same.words] == ["thank", "much"]
 
 
 def test_a_sized_decode_with_a_hesitation_or_an_improbable_word_is_doubted() -> None:
