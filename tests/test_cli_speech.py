@@ -116,20 +116,24 @@ def test_voice_commands_from_real_speech(capsys: pytest.CaptureFixture[str]) -> 
     mark" after a 0.35 s pause inside a segment, "next paragraph", "exclamation mark" and "stop
     dictating" as segments of their own."""
     audio = str(DATA / "en_commands.wav")
-    code, out, _ = call(["transcribe", audio, "--engine", "sphinx"], capsys)
+    # PocketSphinx's own words, as this test says: with Whisper's 30 s re-decode, whose
+    # temperature fallback samples, "exclamation mark" after "thank you very much" is
+    # sometimes dropped in a full run of the suite (a known loss, docs/second-pass.md).
+    first_pass = ["--engine", "sphinx", "--second-pass", "off"]
+    code, out, _ = call(["transcribe", audio, *first_pass], capsys)
     assert code == 0
     first, second = out.strip("\n").split("\n\n")
     assert first.startswith("We finish") and "time?" in first
     assert second == "Thank you very much!"
     for word in ("question", "mark", "paragraph", "exclamation", "stop", "dictating"):
         assert word not in out.lower()
-    code, out, _ = call(["transcribe", audio, "--engine", "sphinx", "--json"], capsys)
+    code, out, _ = call(["transcribe", audio, *first_pass, "--json"], capsys)
     events = [json.loads(line) for line in out.splitlines()]
     said = [(e["kind"], e["target"]) for e in events if e["event"] == "command"]
     # Every command has its event, spoken punctuation included (its target is the mark).
     assert said == [("mark", "?"), ("new_paragraph", ""), ("mark", "!"), ("stop", "")]
     assert any(e["event"] == "segment" and e["pauses"] for e in events)
-    code, out, _ = call(["transcribe", audio, "--engine", "sphinx", "--no-commands"], capsys)
+    code, out, _ = call(["transcribe", audio, *first_pass, "--no-commands"], capsys)
     assert "question mark" in out.lower() and "stop dictating" in out.lower()
 
 
