@@ -38,6 +38,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from dictate.store.whisper_models import sha256_of
+
 log = logging.getLogger("dictate.models")
 
 FOLDER = "whisper-int8"
@@ -112,14 +114,6 @@ def _source_identity(model_bin: Path) -> dict[str, Any]:
     return {"path": str(model_bin.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-def _sha256(file: Path) -> str:
-    digest = hashlib.sha256()
-    with file.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _key(identity: dict[str, Any]) -> str:
     text = json.dumps(identity, sort_keys=True).encode("utf-8")
     return hashlib.sha256(text).hexdigest()[:16]
@@ -133,7 +127,7 @@ def _valid_copy(folder: Path, identity: dict[str, Any]) -> bool:
             manifest.get("version") == VERSION
             and manifest.get("source") == identity
             and copy.stat().st_size == manifest.get("size")
-            and _sha256(copy) == manifest.get("sha256")
+            and sha256_of(copy) == manifest.get("sha256")
         )
     except (OSError, ValueError, AttributeError):
         return False
@@ -188,7 +182,7 @@ def _make_copy(model: Path, folder: Path, identity: dict[str, Any]) -> None:
             "version": VERSION,
             "source": identity,
             "size": copy.stat().st_size,
-            "sha256": _sha256(copy),
+            "sha256": sha256_of(copy),
         }
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         if folder.exists():  # a damaged copy, or another process's finished one

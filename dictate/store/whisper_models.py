@@ -347,7 +347,7 @@ def verify_bundled_model(path: str | Path | None = None) -> Path:
             if key in _verified:
                 continue
             try:
-                actual = _sha256(file)
+                actual = sha256_of(file)
             except OSError as exc:
                 raise ModelError(
                     f"the bundled Whisper model {BUNDLED_NAME} is damaged: {file} cannot be read "
@@ -363,7 +363,8 @@ def verify_bundled_model(path: str | Path | None = None) -> Path:
     return folder
 
 
-def _sha256(file: Path) -> str:
+def sha256_of(file: Path) -> str:
+    """The SHA-256 of ``file``'s bytes (hex), read a MiB at a time."""
     digest = hashlib.sha256()
     with file.open("rb") as stream:
         while chunk := stream.read(1024 * 1024):

@@ -506,14 +506,14 @@ def test_a_verified_file_is_hashed_once(
         else:
             shutil.copyfile(bundled / name, copy / name)
     hashed: list[str] = []
-    real = whisper_models._sha256
+    real = whisper_models.sha256_of
 
     def counting(file: Path) -> str:
         hashed.append(file.name)
         return real(file)
 
     monkeypatch.setattr(whisper_models, "_verified", set())
-    monkeypatch.setattr(whisper_models, "_sha256", counting)
+    monkeypatch.setattr(whisper_models, "sha256_of", counting)
     monkeypatch.setattr(
         whisper_models,
         "BUNDLED_FILES",
