@@ -20,6 +20,10 @@ text is scored against the reference:
   "nineteen eighty four" and "1984" agree whatever the variant prints (``--no-written-norm``
   turns this off); then lower case, curly apostrophes straight, hyphens, dashes and slashes
   between words as spaces, every other mark removed, quotes at the ends of a word stripped;
+  then the hesitations the app never writes (:data:`dictate.dictation.FILLERS`: "uh", "um")
+  are left out on both sides, as Whisper's English normaliser and the ASR leaderboards that use
+  it do (the real set's Montreal Forced Aligner transcripts are verbatim and hold 16 of them;
+  ``--count-fillers`` counts them as words);
 * errors are the fewest substitutions, deletions and insertions (a Levenshtein alignment, whose
   total is checked against :func:`dictate.edit_distance.edit_distance`); WER = errors /
   reference words, pooled over a set as total errors / total reference words.
@@ -61,8 +65,9 @@ DEFAULT_VARIANT = "sphinx=--engine sphinx"
 # -- scoring -----------------------------------------------------------------------------------
 
 
-def normalise(text: str, written_forms: bool = True) -> list[str]:
-    """``text`` as the words that are compared (see the module docstring)."""
+def normalise(text: str, written_forms: bool = True, fillers: bool = False) -> list[str]:
+    """``text`` as the words that are compared (see the module docstring); ``fillers``: keep
+    the hesitations."""
     if written_forms:
         from dictate.writing.forms import written
 
@@ -70,7 +75,12 @@ def normalise(text: str, written_forms: bool = True) -> list[str]:
     text = text.lower().replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"[-\u2010-\u2015/]", " ", text)
     text = re.sub(r"[^\w\s']", "", text)
-    return [word for word in (w.strip("'") for w in text.split()) if word]
+    words = [word for word in (w.strip("'") for w in text.split()) if word]
+    if fillers:
+        return words
+    from dictate.dictation import FILLERS
+
+    return [word for word in words if word not in FILLERS]
 
 
 @dataclass
@@ -325,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per file")
     parser.add_argument("--no-written-norm", action="store_true",
                         help="compare without the written-forms normalisation")  # fmt: skip
+    parser.add_argument("--count-fillers", action="store_true",
+                        help="count 'uh' and 'um' as words (the app writes none)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write every result (with hypotheses) here")
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     args = parser.parse_args(argv)
@@ -345,13 +357,13 @@ def main(argv: list[str] | None = None) -> int:
         for rec in recordings:
             if only and rec["id"] not in only:
                 continue
-            ref = normalise(rec["text"], not args.no_written_norm)
+            ref = normalise(rec["text"], not args.no_written_norm, args.count_fillers)
             for run, (name, extra) in (
                 (run, v) for run in range(1, args.runs + 1) for v in variants
             ):
                 runner = through_window if args.through == "window" else transcribe
                 text, wall, failed = runner(dictate, rec["wav"], extra, args.timeout)
-                errors = align(ref, normalise(text, not args.no_written_norm))
+                errors = align(ref, normalise(text, not args.no_written_norm, args.count_fillers))
                 how = ["transcribe", rec["wav"]] if args.through == "transcribe" else [
                     "bench", "gui", rec["wav"]]  # fmt: skip
                 command = [*dictate, *how, *extra]
@@ -390,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}. "
         f"Variants:\n\n{variant_lines}\n\n"
         f"Normalisation: {'written forms, then ' if not args.no_written_norm else ''}lower case, "
-        f"punctuation removed, hyphens split. Wall time includes start-up and model loading."
+        f"punctuation removed, hyphens split"
+        f"{'' if args.count_fillers else ', uh and um left out'}. "
+        f"Wall time includes start-up and model loading."
     )
     report = markdown(results, names, header)
     print(report)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from dictate.asr.engine import Word
 from dictate.editing.rewrites import RewriteTrail, as_heard
@@ -37,6 +37,8 @@ from dictate.writing.units import join_words
 
 log = logging.getLogger("dictate.dictation")
 
+_W = TypeVar("_W", bound=Word | str)
+
 _SETTLE = {
     CommandKind.NEW_LINE: False,
     CommandKind.NEW_PARAGRAPH: True,
@@ -55,6 +57,17 @@ _SETTLE = {
 }
 """The commands that finalize the pending words before they act, and whether that closes the
 sentence (``flush(close=...)``)."""
+
+FILLERS = frozenset({"uh", "um", "uhm", "erm"})
+"""Hesitations that are never written, whatever the engine heard: a dictation app writes what
+was meant, as Whisper's transcripts (and its English normaliser, which scores without "uh" and
+"um") do. "hmm", "mhm" and "ah" are kept (said on purpose in dialogue), as is "er" (Whisper's
+"ER" lower-cased)."""
+
+
+def without_fillers(words: Sequence[_W]) -> list[_W]:
+    """``words`` (:class:`Word` or text) without the :data:`FILLERS`."""
+    return [w for w in words if (w.text if isinstance(w, Word) else w).lower() not in FILLERS]
 
 
 def live_partial(live: Live | None, segment: int, words: Sequence[str]) -> str:
@@ -156,6 +169,7 @@ class TextStage:
         ((written, heard) each: said again in the :class:`Finalized` event of the sentence
         that holds each)."""
         self._rewrites.add(rewrites)
+        words = without_fillers(words)
         if not words:
             return
         if self.spelling and not self.asleep:

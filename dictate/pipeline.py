@@ -67,7 +67,7 @@ from dictate.asr.segmenter import (
 from dictate.audio.capture import AudioSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
-from dictate.dictation import Punctuator, TextStage
+from dictate.dictation import Punctuator, TextStage, without_fillers
 from dictate.editing.text import separator
 from dictate.errors import DictateError, close_quietly, log_failure
 from dictate.events import (
@@ -454,7 +454,7 @@ class Pipeline:
                 words = self._feed(event.samples, catching_up)
                 if words is not None:
                     with self._unshown_lock:
-                        self._partial = list(words)
+                        self._partial = without_fillers(words)
                         shown = self._unshown_words() + self._partial
                         self._emit(Partial(self._now(), self._segments, shown))
                     if not catching_up:
@@ -538,7 +538,7 @@ class Pipeline:
             self._now(),
         )
         with self._unshown_lock:
-            self._unshown[closed.number] = (closed.end, [w.text for w in words])
+            self._unshown[closed.number] = (closed.end, [w.text for w in without_fillers(words)])
             self._partial = []
         self._closed.put(closed)
 

@@ -203,6 +203,13 @@ def test_new_paragraph_closes_the_pending_sentence_and_starts_a_paragraph() -> N
     assert kinds.index("Finalized") < kinds.index("Command")
 
 
+def test_hesitations_are_never_written_and_do_not_split_a_command() -> None:
+    document, _, _ = run(["so um we went uh home", "uhm", "new um paragraph", "er hmm fine"])
+    assert document.text == "So we went home.\n\nEr hmm fine."
+    document, _, _ = run(["Um UH erm"])  # a segment of hesitations alone writes nothing
+    assert document.text == ""
+
+
 def test_new_line_keeps_a_list_as_said() -> None:
     document, _, _ = run(["apples", "new line", "pears", "new line", "milk"])
     assert document.text == "Apples\nPears\nMilk."

@@ -27,6 +27,9 @@ def test_word_errors_count_each_edit_once() -> None:
 def test_normalising_makes_written_and_spoken_forms_agree() -> None:
     assert normalise("Twenty-five dollars, please.") == normalise("$25 please")
     assert normalise("It's \u201cfine\u201d") == ["it's", "fine"]
+    # The hesitations the app never writes are left out on both sides, unless counted.
+    assert normalise("So, um, it's uh fine.") == normalise("So it's fine") == ["so", "it's", "fine"]
+    assert normalise("So, um, it's fine.", fillers=True) == ["so", "um", "it's", "fine"]
 
 
 def test_punctuation_is_scored_on_the_aligned_words_only() -> None:
