@@ -17,7 +17,7 @@ also trusts Whisper's "unsure" decodes); the verdicts are counted per variant. T
 seconds are Whisper's alone, summed per variant (one run; the machine's load shows).
 
 A variant is ``NAME=KEY=VALUE,KEY=VALUE`` over :class:`dictate.asr.whisper_engine.WhisperOptions`
-fields (``beam_size``, ``window``, ``window_margin_s``, ``keep_case``, ``threads``,
+fields (``beam_size``, ``again_beam``, ``window``, ``window_margin_s``, ``keep_case``, ``threads``,
 ``model``), ``prompt`` (words; 0: none) and ``prompt_raw`` (1: the prompt is Whisper's
 text as written, with its marks and capitals, not the settled words).
 The punctuator does not run (word errors ignore punctuation and case).
@@ -91,7 +91,7 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
         key, _, value = part.partition("=")
-        if key in ("beam_size", "threads", "prompt", "prompt_raw"):
+        if key in ("beam_size", "again_beam", "threads", "prompt", "prompt_raw"):
             fields[key] = int(value)
         elif key == "window_margin_s":
             fields[key] = float(value)

@@ -131,6 +131,10 @@ class WhisperOptions:
     (no second try; for benchmarks)."""
     window_margin_s: float = WINDOW_MARGIN_S
     """Seconds after the audio in a sized window."""
+    again_beam: int = 0
+    """The 30 s decode of a doubted segment: 0, faster-whisper's temperature fallback (it
+    samples, so its words depend on the decodes before it); N, a beam of N at temperature 0
+    (the same words for the same audio, whatever came before)."""
     keep_case: bool = False
     """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
     capital is never kept)."""
@@ -373,12 +377,18 @@ class WhisperSecondPass:
 
     def _transcribe(self, samples: np.ndarray, prompt: str, fallback: bool = True) -> list[Any]:
         options = self.options
-        # faster-whisper's own temperature fallback, or greedy once
-        greedy: dict[str, Any] = {} if fallback else {"temperature": 0.0}
+        # faster-whisper's own temperature fallback, or once at temperature 0 (greedy, or the
+        # beam of again_beam)
+        beam = options.beam_size
+        greedy: dict[str, Any] = {"temperature": 0.0}
+        if fallback and options.again_beam:
+            beam = options.again_beam
+        elif fallback:
+            greedy = {}
         segments, _info = self.model.transcribe(
             samples,
             language=options.language,
-            beam_size=options.beam_size,
+            beam_size=beam,
             condition_on_previous_text=False,
             initial_prompt=prompt or None,
             word_timestamps=True,

@@ -195,6 +195,39 @@ def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
         whisper.decode(closed(say("hello", tmp_path)))
 
 
+@needs_tiny
+@needs_espeak
+@pytest.mark.slow
+def test_the_30_s_decode_of_a_doubted_segment_can_be_a_beam_that_never_samples(
+    whisper: WhisperSecondPass, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``again_beam``: the 30 s decode is one beam search at temperature 0 (faster-whisper's
+    fallback would sample at rising temperatures where its thresholds fail), so a doubted
+    segment's words do not depend on the decodes before it; the sized decode stays greedy."""
+    asked: list[dict[str, Any]] = []
+    real = whisper.model.transcribe
+
+    def transcribe(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(whisper.model, "transcribe", transcribe)
+    doubting = WhisperOptions(device="cpu", threads=2, guards=Guards(logprob=0.0))
+    seg = closed(say("please call me tomorrow morning", tmp_path))
+    for again_beam in (0, 4):
+        monkeypatch.setattr(whisper, "options", replace(doubting, again_beam=again_beam))
+        asked.clear()
+        result = whisper.decode(seg)
+        assert result.windows == ("sized", "full")
+        sized, full = asked
+        assert (sized["beam_size"], sized["temperature"]) == (1, 0.0)
+        if again_beam:
+            assert (full["beam_size"], full["temperature"]) == (4, 0.0)
+        else:
+            assert full["beam_size"] == 1 and "temperature" not in full  # the fallback
+        assert [w.text for w in result.words] == "please call me tomorrow morning".split()
+
+
 def test_a_tail_the_30_s_decode_dropped_is_kept_from_the_first_pass() -> None:
     """Seen on one machine: "Thank you very much. explanation mark." in the sized window
     (doubted), "Thank you very much." alone in 30 s; the first pass heard "exclamation mark".
