@@ -45,12 +45,12 @@ def main(out: Path) -> int:
             Journal(Path(tmp) / "journal.jsonl"),
             save_settings_on_change=False,
         )
-        window.load_text("Notes from Tuesday\n\n", None)
+        window.document.load_text("Notes from Tuesday\n\n", None)
         window.resize(900, 560)
         window.show()
         events: list[Event] = []
         window.controller.pipelineEvent.connect(events.append)
-        window.start_dictation(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
+        window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             QCoreApplication.processEvents()
@@ -65,11 +65,11 @@ def main(out: Path) -> int:
             QCoreApplication.processEvents()
             time.sleep(0.01)
         saved = window.grab().save(str(out))
-        window.stop_dictation()
+        window.dictation.stop()
         while not any(isinstance(e, Finished) for e in events):
             QCoreApplication.processEvents()
             time.sleep(0.01)
-        window.modified = False
+        window.document.modified = False
         window.close()
     if not saved:
         print(f"screenshot: could not write {out}", file=sys.stderr)
