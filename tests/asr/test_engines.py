@@ -127,6 +127,17 @@ def test_sphinx_recognizer_restarts_cleanly() -> None:
     assert isinstance(rec.finish(), list)
 
 
+def test_sphinx_starts_from_the_measured_cepstral_means_not_its_own_default() -> None:
+    """The first phrase's words depend on the cepstral means the live normalisation starts
+    from (CMN_PRIOR, measured in docs/second-pass.md); PocketSphinx's own default is 40,3,-1."""
+    from dictate.asr.sphinx_engine import CMN_PRIOR
+
+    rec = SphinxEngine().recognizer()
+    start = [float(v) for v in rec._decoder.get_cmn(False).split(",")]
+    assert start == pytest.approx([float(v) for v in CMN_PRIOR.split(",")])
+    assert len(start) == 13 and start[:3] != [40.0, 3.0, -1.0]
+
+
 @pytest.mark.slow
 def test_engine_resolution(
     tmp_path: Path, korean_vosk_model: Path, monkeypatch: pytest.MonkeyPatch
