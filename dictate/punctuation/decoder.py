@@ -528,6 +528,7 @@ class StreamingPunctuator:
         tagging = full.slice(len(left), len(left) + n)
         probs = tagging.punct_probs
         tags = tagging.punct_tags()
+        model_tags = list(tags)
         hinted = [j for j, f in enumerate(forced) if f is not None and f.hint is not None]
         if hinted:
             probs = probs.copy()
@@ -552,22 +553,24 @@ class StreamingPunctuator:
             # committed words is not one.
             case_tags[0] = LOWER
         for j, f in enumerate(forced):
+            if f is not None and f.tag is not None:
+                tags[j] = f.tag
+        for j in range(n - 1):
+            after = forced[j + 1]
+            if (
+                model_tags[j] in SENTENCE_END
+                and tags[j] not in SENTENCE_END
+                and case_tags is not None
+                and case_tags[j + 1] == CAPITALIZED
+                and (after is None or after.case is None)
+            ):
+                # The model ended a sentence here and capitalised the next word for it; the
+                # user said a comma (colon, semicolon) instead, or the recogniser's mark
+                # outweighed the model's, so no sentence starts there.
+                case_tags[j + 1] = LOWER
+        for j, f in enumerate(forced):
             if f is None:
                 continue
-            if f.tag is not None:
-                after = forced[j + 1] if j + 1 < n else None
-                if (
-                    tags[j] in SENTENCE_END
-                    and f.tag not in SENTENCE_END
-                    and case_tags is not None
-                    and j + 1 < n
-                    and case_tags[j + 1] == CAPITALIZED
-                    and (after is None or after.case is None)
-                ):
-                    # The model ended a sentence here and capitalised the next word for it; the
-                    # user said a comma (colon, semicolon) instead, so no sentence starts there.
-                    case_tags[j + 1] = LOWER
-                tags[j] = f.tag
             if f.case is not None:
                 case_tags = case_tags if case_tags is not None else [LOWER] * n
                 case_tags[j] = f.case

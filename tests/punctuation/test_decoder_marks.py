@@ -198,3 +198,8 @@ def test_a_spoken_comma_where_the_model_ended_a_sentence_keeps_the_next_word_low
     assert d.feed("then we left".split()).pending_text == "It was short, then we left"
     d.feed(["paris"])  # a capital the model gives for its own sake stays
     assert "left Paris" in d.flush().finalized_text
+    # The same where Whisper's comma after "short" (a hint) outweighs the model's period:
+    # seen as "I think it was a great, The rain had stopped." from espeak-ng speech.
+    d = StreamingPunctuator(Tagger(), StreamingOptions(hint_weight=0.5))
+    update = d.feed("it was short then we left".split(), hints=[None, None, "COMMA"] + [None] * 3)
+    assert update.pending_text == "It was short, then we left"
