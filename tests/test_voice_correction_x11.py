@@ -20,6 +20,8 @@ from pulse import PulseServer, need
 from test_commit_on_pause_x11 import SAMPLE, SPOKEN_S, App, speak, wait_for, words
 from xserver import XServer, desktop_servers
 
+from dictate.editing.journal import Recovered
+
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 
 
@@ -53,6 +55,11 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
+def heard(doc: Recovered) -> bool:
+    """The sentence is text, none of it greyed: "morning" and at least 8 of its 9 words."""
+    return "morning" in words(doc.text) and len(words(doc.text)) >= 8 and not doc.pending
+
+
 def test_speech_selects_a_word_and_the_next_words_said_replace_it(
     desktop: tuple[XServer, PulseServer], speech: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -64,14 +71,18 @@ def test_speech_selects_a_word_and_the_next_words_said_replace_it(
         app.start()
         speak(pulse, speech["sentence"])
         text: Callable[[], str] = lambda: app.document().text  # noqa: E731
-        wait_for(lambda: "morning" in text() and "today" in text(), 30, "the sentence", app, text)
+        wait_for(lambda: heard(app.document()), 30, "the sentence", app, app.document)
+        # What PocketSphinx made of the rest of the sentence is not what this test is about
+        # (under load in CI it once wrote "today" as "to bed"): the command must change the
+        # one word it selected and nothing else
+        before = words(text())
         speak(pulse, speech["select"])
         speak(pulse, speech["word"])
         wait_for(lambda: "afternoon" in text(), 30, "the word to replace it", app, text)
         app.stop()
         got = words(text())
         assert "morning" not in got and "select" not in got, text()
+        assert got == ["afternoon" if w == "morning" else w for w in before], (before, text())
         assert got[:5] == ["please", "call", "me", "tomorrow", "afternoon"], text()
-        assert got[-4:] == ["weather", "is", "nice", "today"], text()
     finally:
         app.close()
