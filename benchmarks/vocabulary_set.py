@@ -10,8 +10,10 @@ Each sentence is synthesised alone (with the silence the voices put around it) a
 then Whisper tiny.en where ``--second-pass`` says so, the shipped punctuator), pass by pass:
 without the vocabulary; with it given to PocketSphinx only ("first pass": the entries its
 dictionary can spell); with its near-miss rewrite after the passes only ("rewrite":
-:mod:`dictate.writing.vocabulary_match`, and the exact written forms); with both (the default);
-and with a second Whisper decode, its prompt naming the entries Whisper's first decode came near,
+:mod:`dictate.writing.vocabulary_match`, and the exact written forms); with both; with both and
+Whisper judging the runs that only come near an entry ("judged by Whisper (the default)", since
+2026-12-01: :meth:`dictate.segments.VocabularyRefiner._judged`, ``--margin``); and with a
+second Whisper decode, its prompt naming the entries Whisper's first decode came near,
 taken only where it differs by entries alone, as well. ``--sounds`` gives each entry how it
 sounds (:data:`SOUNDS`), as a user adds it; ``--configs`` picks configurations. It reports, per
 configuration:
@@ -152,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--configs", default="", help="only these configurations (comma-separated names)"
     )
+    parser.add_argument(
+        "--margin", type=float, default=None,
+        help="the judged rewrite's margin (default: segments.JUDGE_MARGIN)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     rows = SET[: args.limit] if args.limit else SET
     entries = [
@@ -170,10 +176,21 @@ def main(argv: list[str] | None = None) -> int:
         "without": ((), refiners_for(second, ()), False),
         "first pass": (tuple(entries), list(passes), True),
         "rewrite": (tuple(entries), [*passes, VocabularyRefiner(matcher)], False),
-        "first pass and rewrite (the default)": (
+        "first pass and rewrite": (
             tuple(entries),
             [*passes, VocabularyRefiner(matcher)],
             True,
+        ),
+        **(
+            {
+                "judged by Whisper (the default)": (
+                    tuple(entries),
+                    [*passes, VocabularyRefiner(matcher, judge=second, margin=args.margin)],
+                    True,
+                )
+            }
+            if passes
+            else {}
         ),
         **(
             {
@@ -232,6 +249,10 @@ def main(argv: list[str] | None = None) -> int:
                       flush=True)  # fmt: skip
                 if args.json:  # as it goes: a long run cut short still says what it measured
                     args.json.write_text(json.dumps({"results": results, "texts": texts}))
+    judged = "judged by Whisper (the default)"
+    if judged in configs:
+        judge = configs[judged][1][-1]
+        results[judged].update(judged=judge.judged, taken=judge.taken)
     if "prompt+rewrite" in configs:
         results["prompt+rewrite"]["redecoded"] = configs["prompt+rewrite"][1][0].redecoded
     added = engine.recognizer().add_vocabulary(entries)

@@ -85,7 +85,9 @@ def build_pipeline(
 def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
     """The refiners before the command check: the second pass, where there is one, then the
     near-miss rewrite of the user's vocabulary
-    (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries."""
+    (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries, with the
+    second pass as the judge of runs that only come near an entry where it can score words
+    (Whisper)."""
     from dictate.segments import SecondPassRefiner, VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
@@ -97,7 +99,9 @@ def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
         # errors of ordinary sentences and once wrote an entry that was not said.
         refiners.append(SecondPassRefiner(second_pass))
     if matcher:
-        refiners.append(VocabularyRefiner(matcher))
+        # Whisper judges the runs that only come near an entry (docs/vocabulary.md)
+        judge = second_pass if callable(getattr(second_pass, "score", None)) else None
+        refiners.append(VocabularyRefiner(matcher, judge=judge))
     return refiners
 
 

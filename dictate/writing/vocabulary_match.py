@@ -39,6 +39,18 @@ MIN_LENGTH_RATIO = 0.75
 """A run's letters are at least this share of the entry's, and the entry's of the run's: a part
 of an entry ("doctor" of "doctor win") is not the entry."""
 
+JUDGE_FLOOR = 0.65
+"""The likeness from which a run of heard words is put to Whisper as an entry
+(:meth:`VocabularyMatcher.near`)."""
+JUDGE_SLACK = 3
+"""A run put to Whisper matches the entry from its first letters to its last within this many
+letters (:func:`anchored`)."""
+JUDGE_PER_ENTRY = 2
+"""Runs of one segment put to Whisper for each entry, likeliest first."""
+MAX_JUDGED = 12
+"""Runs of one segment put to Whisper in all: the cost of a judgement grows with them."""
+
+
 _LETTERS = re.compile(r"[^a-z0-9]+")
 _SOUNDS = [
     (re.compile(p), r)
@@ -90,6 +102,19 @@ def _at_least(a: str, b: str, floor: float) -> float | None:
         return None
     ratio = matcher.ratio()
     return ratio if ratio >= floor else None
+
+
+def _edges(text: str) -> tuple[set[str], set[str]]:
+    """The letters :func:`anchored` (with :data:`JUDGE_SLACK`) can match first and last."""
+    return set(text[: JUDGE_SLACK + 1]), set(text[-JUDGE_SLACK - 1 :])
+
+
+def _length_bound(a: str, b: str, c: str, d: str) -> float:
+    """The most the mean of the similarities of ``a`` and ``b`` and of ``c`` and ``d`` can be,
+    from their lengths alone."""
+    first = 2 * min(len(a), len(b)) / (len(a) + len(b))
+    second = 2 * min(len(c), len(d)) / (len(c) + len(d)) if c and d else 0.0
+    return (first + second) / 2
 
 
 def anchored(run: str, target: str, slack: int = 1) -> bool:
@@ -274,6 +299,74 @@ class VocabularyMatcher:
             if entry not in ranked:  # an entry has two forms where its sounds differ
                 ranked.append(entry)
         return ranked[:MAX_CANDIDATES]
+
+    def near(
+        self,
+        heard: Sequence[str],
+        floor: float = JUDGE_FLOOR,
+        matched: Sequence[Match] | None = None,
+    ) -> list[Match]:
+        """Runs of ``heard`` that come near an entry (a likeness of ``floor`` or more: the mean
+        similarity of letters and sound keys, any form of the entry; a run of a third to three
+        times the entry's letters and up to three words more or fewer than its words, for a
+        word Whisper did not know comes back in pieces ("tcha ik ovs ky"), that matches it
+        from within :data:`JUDGE_SLACK` letters of its first letter to its last: "new mythorex
+        today" is not "pneumothorax", whose run would eat "today") but are not matched by
+        :meth:`matches`: each entry's
+        :data:`JUDGE_PER_ENTRY` likeliest runs, at most :data:`MAX_JUDGED` in all, likeliest
+        first (``matched``: :meth:`matches` of ``heard``, where the caller has them). Whisper
+        judges them (:class:`~dictate.segments.VocabularyRefiner`)."""
+        runs = [
+            (start, end, letters(heard[start:end]))
+            for start in range(len(heard))
+            for end in range(start + 1, min(len(heard), start + self._longest + 1) + 1)
+        ]
+        present = {run for _, _, run in runs}
+        found: dict[int, list[Match]] = {}
+        edges: dict[int, tuple[set[str], set[str]]] = {}
+        for start, end, run in runs:
+            if not run:
+                continue
+            sound = sound_key(run)
+            head, tail = _edges(run)
+            for length in range(math.ceil(len(run) / 3), 3 * len(run) + 1):
+                for known in self._by_length.get(length, ()):
+                    if abs((end - start) - known.words) > MAX_EXTRA_WORDS + 1:
+                        continue
+                    if known.letters in present or known.written_letters in present:
+                        continue
+                    # anchored needs a letter of the first and of the last few in common,
+                    # and a ratio is at most 2 min / (sum) of the lengths: most pairs stop here
+                    ends = edges.get(id(known))
+                    if ends is None:
+                        ends = edges[id(known)] = _edges(known.letters)
+                    if not (head & ends[0] and tail & ends[1]):
+                        continue
+                    if _length_bound(run, known.letters, sound, known.sound) < floor:
+                        continue
+                    a = SequenceMatcher(None, run, known.letters, autojunk=False)
+                    b = SequenceMatcher(None, sound, known.sound, autojunk=False)
+                    if (a.quick_ratio() + b.quick_ratio()) / 2 < floor:
+                        continue
+                    likeness = (a.ratio() + b.ratio()) / 2
+                    if likeness >= floor and anchored(run, known.letters, JUDGE_SLACK):
+                        found.setdefault(id(known.entry), []).append(
+                            Match(start, end, known.entry, likeness)
+                        )
+        matched = self.matches(heard) if matched is None else matched
+        taken = {(m.start, m.end) for m in matched}
+        best: list[Match] = []
+        for matches in found.values():
+            seen: set[tuple[int, int]] = set()
+            for match in sorted(matches, key=lambda m: -m.score):
+                span = (match.start, match.end)
+                if span in seen or span in taken:
+                    continue
+                seen.add(span)
+                best.append(match)
+                if len(seen) == JUDGE_PER_ENTRY:
+                    break
+        return sorted(best, key=lambda m: -m.score)[:MAX_JUDGED]
 
     def rewrite(self, words: Sequence[str]) -> list[str]:
         """``words`` with every match written as its entry (as whole words: its written form

