@@ -12,7 +12,7 @@ without the vocabulary; with it given to PocketSphinx only ("first pass": the en
 dictionary can spell); with its near-miss rewrite after the passes only ("rewrite":
 :mod:`dictate.writing.vocabulary_match`, and the exact written forms); with both; with both and
 Whisper judging the runs that only come near an entry ("judged by Whisper (the default)", since
-2026-12-01: :meth:`dictate.segments.VocabularyRefiner._judged`, ``--margin``); and with a
+2026-12-01: :meth:`dictate.vocabulary_refiner.VocabularyRefiner._judged`, ``--margin``); and with a
 second Whisper decode, its prompt naming the entries Whisper's first decode came near,
 taken only where it differs by entries alone, as well. ``--sounds`` gives each entry how it
 sounds (:data:`SOUNDS`), as a user adds it; ``--configs`` picks configurations. It reports, per
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--margin", type=float, default=None,
-        help="the judged rewrite's margin (default: segments.JUDGE_MARGIN)",
+        help="the judged rewrite's margin (default: vocabulary_refiner.JUDGE_MARGIN)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     rows = SET[: args.limit] if args.limit else SET
@@ -166,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     engine = load_engine("sphinx")
     punctuator = load_punctuation_model()
     second = None if args.second_pass == "off" else load_second_pass(args.second_pass, engine)
-    from dictate.segments import SecondPassRefiner, VocabularyRefiner
+    from dictate.segments import SecondPassRefiner
+    from dictate.vocabulary_refiner import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(entries)

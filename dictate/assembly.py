@@ -88,7 +88,8 @@ def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
     (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries, with the
     second pass as the judge of runs that only come near an entry where it can score words
     (Whisper)."""
-    from dictate.segments import SecondPassRefiner, VocabularyRefiner
+    from dictate.segments import SecondPassRefiner
+    from dictate.vocabulary_refiner import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(vocabulary)

@@ -55,6 +55,7 @@ LAYERS: list[set[str]] = [
         "heard_commands",
         "pipeline",
         "segments",  # a closed segment, its refiners (second pass, commands), the commit clock
+        "vocabulary_refiner",  # the vocabulary's rewrite of a closed segment, Whisper its judge
         "file_decode",  # a file in several recogniser processes, with the pipeline's words
         "assembly",
         "instance_client",

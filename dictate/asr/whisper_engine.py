@@ -167,21 +167,6 @@ TAIL_S = 0.3
 the 30 s decode dropped (:func:`keep_dropped_tail`)."""
 
 
-SCORE_BATCH = 16
-"""Texts scored in one call of the decoder (:meth:`WhisperSecondPass.score`)."""
-
-
-@dataclass
-class Scored:
-    """What :meth:`WhisperSecondPass.score` found."""
-
-    log_probs: list[list[float]]
-    """For each prompt, each text's log probability given the audio and the prompt, in
-    order."""
-    no_speech_prob: float
-    """Whisper's probability that the audio holds no speech."""
-
-
 def keep_dropped_tail(
     again: SecondPassResult, sized: SecondPassResult, heard: Sequence[Word]
 ) -> None:
@@ -466,66 +451,19 @@ class WhisperSecondPass:
         worst.verdict = doubt or "speech"  # doubted words are kept for benchmarks, not used
         return worst
 
-    def score(
-        self, audio: np.ndarray, texts: Sequence[str], prompts: Sequence[str] = ("",)
-    ) -> Scored | None:
+    def score(self, audio: np.ndarray, texts: Sequence[str], prompts: Sequence[str] = ("",)) -> Any:
         """How likely Whisper finds each of ``texts`` as the words of int16 ``audio`` after
-        each of ``prompts`` (the sum of the log probabilities of its tokens, the end of text
-        included, each given the audio, the prompt and the tokens before it: CTranslate2's
-        forced alignment), and how likely it finds that the audio holds no speech; None for
-        audio longer than Whisper's window.
+        each of ``prompts``, and that the audio holds no speech
+        (:func:`dictate.asr.whisper_score.score`: a
+        :class:`~dictate.asr.whisper_score.Scored`); None for audio over Whisper's window.
+        :class:`~dictate.vocabulary_refiner.VocabularyRefiner` asks it."""
+        from dictate.asr.whisper_score import score
 
-        Whisper's own greedy decode is not always the text it finds most likely: a name it
-        wrote as "tchaiko vsky" it finds likelier written "Tchaikovsky"
-        (:class:`~dictate.segments.VocabularyRefiner` asks it). The audio is encoded once, in
-        Whisper's 30 s window, as its fallback decodes it."""
-        import ctranslate2
-
-        if len(audio) > MAX_WINDOW_S * SAMPLE_RATE or not texts:
-            return None
-        model = self.model
-        tokenizer = self._tokenizer()
         with self._lock:
             try:
-                features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
-                frames = min(features.shape[-1], MAX_WINDOW_S * _FRAMES_PER_S)
-                window = np.zeros((features.shape[0], MAX_WINDOW_S * _FRAMES_PER_S), np.float32)
-                window[:, :frames] = features[:, :frames]
-                encoded = np.array(model.encode(window))
-                tokens = [[*tokenizer.encode(" " + t.strip()), tokenizer.eot] for t in texts]
-                scores: list[list[float]] = []
-                for prompt in prompts:
-                    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-                    if prompt.strip():
-                        start = [tokenizer.sot_prev, *tokenizer.encode(" " + prompt.strip()),
-                                 *start]  # fmt: skip
-                    scores.append([])
-                    for at in range(0, len(tokens), SCORE_BATCH):
-                        batch = tokens[at : at + SCORE_BATCH]
-                        copies = np.ascontiguousarray(np.repeat(encoded, len(batch), axis=0))
-                        aligned = model.model.align(
-                            ctranslate2.StorageView.from_array(copies), start, batch,
-                            [frames] * len(batch),
-                        )  # fmt: skip
-                        for result in aligned:
-                            p = np.asarray(result.text_token_probs, np.float64)
-                            scores[-1].append(float(np.log(np.maximum(p, 1e-12)).sum()))
-                first = model.model.generate(
-                    ctranslate2.StorageView.from_array(encoded), [list(tokenizer.sot_sequence)],
-                    max_length=2, return_no_speech_prob=True,
-                )  # fmt: skip
+                return score(self.model, self.options.language, audio, texts, prompts)
             finally:
                 memory.release()
-        return Scored(scores, float(first[0].no_speech_prob))
-
-    def _tokenizer(self) -> Any:
-        from faster_whisper.tokenizer import Tokenizer
-
-        model = self.model
-        return Tokenizer(
-            model.hf_tokenizer, model.model.is_multilingual, task="transcribe",
-            language=(self.options.language or "en") if model.model.is_multilingual else "en",
-        )  # fmt: skip
 
     def decode(self, segment: Any, prompt: str = "") -> SecondPassResult:
         """Decode a :class:`~dictate.segments.ClosedSegment`: its speech, padded

@@ -1,6 +1,7 @@
 """Whisper as the judge of the vocabulary's near misses (:meth:`WhisperSecondPass.score`,
-:meth:`dictate.segments.VocabularyRefiner._judged`): a run of heard words that only comes near
-an entry is written as the entry where Whisper, given the segment's audio, finds it likelier.
+:meth:`dictate.vocabulary_refiner.VocabularyRefiner._judged`): a run of heard words that only
+comes near an entry is written as the entry where Whisper, given the segment's audio, finds it
+likelier.
 
 The rules are tested with a scripted judge (its scores are the test's); the scores and the
 rewrite with the real tiny.en and flite's slt voice.
@@ -20,15 +21,10 @@ import numpy as np
 import pytest
 
 from dictate.asr.engine import Word
-from dictate.asr.whisper_engine import Scored, WhisperOptions, WhisperSecondPass
-from dictate.segments import (
-    JUDGE_MARGIN,
-    JUDGE_PLAIN_MARGIN,
-    ClosedSegment,
-    SecondPassRefiner,
-    VocabularyRefiner,
-    settle,
-)
+from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
+from dictate.asr.whisper_score import Scored
+from dictate.segments import ClosedSegment, SecondPassRefiner, settle
+from dictate.vocabulary_refiner import JUDGE_MARGIN, JUDGE_PLAIN_MARGIN, VocabularyRefiner
 from dictate.writing.vocabulary import parse_entry
 from dictate.writing.vocabulary_match import JUDGE_FLOOR, VocabularyMatcher
 

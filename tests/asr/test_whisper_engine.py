@@ -677,7 +677,8 @@ def test_the_vocabulary_in_the_prompt_writes_its_entries_and_nothing_on_silence(
     rala" for metoprolol and "calalqilik" for Kowalczyk; named in its prompt (the entries most
     like what the first pass heard), it writes them. On silence and on noise the prompt's words
     do not come back."""
-    from dictate.segments import SecondPassRefiner, VocabularyRefiner, settle
+    from dictate.segments import SecondPassRefiner, settle
+    from dictate.vocabulary_refiner import VocabularyRefiner
     from dictate.writing.vocabulary import parse_entry
     from dictate.writing.vocabulary_match import VocabularyMatcher
 

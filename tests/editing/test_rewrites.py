@@ -14,7 +14,8 @@ from dictate.editing.history import History, read_history
 from dictate.editing.journal import Journal, replay
 from dictate.editing.rewrites import KEEP, RewriteTrail, as_heard, find_rewrites
 from dictate.events import Event, Finalized
-from dictate.segments import ClosedSegment, VocabularyRefiner, settle
+from dictate.segments import ClosedSegment, settle
+from dictate.vocabulary_refiner import VocabularyRefiner
 from dictate.writing.vocabulary import parse_entry
 from dictate.writing.vocabulary_match import VocabularyMatcher
 

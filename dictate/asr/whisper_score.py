@@ -1,0 +1,92 @@
+"""Whisper's own judgement of words: how likely it finds a given text as the words of some
+audio (:func:`score`), for :class:`~dictate.vocabulary_refiner.VocabularyRefiner`.
+
+Whisper's greedy decode is not always the text it finds most likely: a name it wrote as
+"my card item" it finds likelier written "myocarditis" once it is asked about that spelling.
+CTranslate2's forced alignment (``Whisper.align``) gives the probability of each token of a
+text given the audio and the tokens before it; their log sum, the end of text included, is the
+text's score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dictate.audio.format import SAMPLE_RATE
+
+WINDOW_FRAMES = 3000
+"""Whisper's 30 s window in log-mel frames: the audio is encoded in it, as Whisper's fallback
+decodes it."""
+SCORE_BATCH = 16
+"""Texts scored in one call of the decoder."""
+
+
+@dataclass
+class Scored:
+    """What :func:`score` found."""
+
+    log_probs: list[list[float]]
+    """For each prompt, each text's log probability given the audio and the prompt, in
+    order."""
+    no_speech_prob: float
+    """Whisper's probability that the audio holds no speech."""
+
+
+def tokenizer_for(model: Any, language: str | None) -> Any:
+    """faster-whisper's tokenizer of ``model`` (a ``WhisperModel``), transcribing ``language``
+    (English for an English-only model, or where none is given)."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    multilingual = model.model.is_multilingual
+    return Tokenizer(
+        model.hf_tokenizer, multilingual, task="transcribe",
+        language=(language or "en") if multilingual else "en",
+    )  # fmt: skip
+
+
+def score(
+    model: Any,
+    language: str | None,
+    audio: np.ndarray,
+    texts: Sequence[str],
+    prompts: Sequence[str] = ("",),
+) -> Scored | None:
+    """How likely ``model`` (a faster-whisper ``WhisperModel``) finds each of ``texts`` as the
+    words of int16 ``audio`` after each of ``prompts`` ("" for none), and how likely it finds
+    that the audio holds no speech; None for audio longer than Whisper's window or no texts.
+    The audio is encoded once."""
+    import ctranslate2
+
+    if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE or not texts:
+        return None
+    tokenizer = tokenizer_for(model, language)
+    features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
+    frames = min(features.shape[-1], WINDOW_FRAMES)
+    window = np.zeros((features.shape[0], WINDOW_FRAMES), np.float32)
+    window[:, :frames] = features[:, :frames]
+    encoded = np.array(model.encode(window))
+    tokens = [[*tokenizer.encode(" " + t.strip()), tokenizer.eot] for t in texts]
+    scores: list[list[float]] = []
+    for prompt in prompts:
+        start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        if prompt.strip():
+            start = [tokenizer.sot_prev, *tokenizer.encode(" " + prompt.strip()), *start]
+        scores.append([])
+        for at in range(0, len(tokens), SCORE_BATCH):
+            batch = tokens[at : at + SCORE_BATCH]
+            copies = np.ascontiguousarray(np.repeat(encoded, len(batch), axis=0))
+            aligned = model.model.align(
+                ctranslate2.StorageView.from_array(copies), start, batch, [frames] * len(batch)
+            )
+            for result in aligned:
+                p = np.asarray(result.text_token_probs, np.float64)
+                scores[-1].append(float(np.log(np.maximum(p, 1e-12)).sum()))
+    first = model.model.generate(
+        ctranslate2.StorageView.from_array(encoded), [list(tokenizer.sot_sequence)],
+        max_length=2, return_no_speech_prob=True,
+    )  # fmt: skip
+    return Scored(scores, float(first[0].no_speech_prob))

@@ -1,0 +1,126 @@
+"""The vocabulary's rewrite as a refiner of closed segments (:class:`VocabularyRefiner`):
+near misses of the user's entries (:mod:`dictate.writing.vocabulary_match`) written as the
+entries, and, where the second pass can score words (Whisper), runs that only come near an
+entry put to it (:meth:`VocabularyRefiner._judged`): docs/vocabulary.md measures both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dictate.asr.engine import Word
+from dictate.segments import VOCABULARY_NO_SPEECH, ClosedSegment
+
+JUDGE_MARGIN = 4.0
+"""How much likelier (natural log), with the entries in question named in its prompt, Whisper
+must find the words with an entry in place of a run that only came near it than the words as
+heard (:meth:`VocabularyRefiner._judged`)."""
+JUDGE_PLAIN_MARGIN = -2.0
+"""And without the prompt, no less likely than this: a named entry makes Whisper like it too
+much ("Padraig" for a "Patrick" it heard right gained 9.4 with the prompt, lost 11.9 without:
+benchmarks/vocabulary_dev.py, where the floor, :data:`JUDGE_MARGIN` and this were chosen; at
+-8, a few more entries on that set (1 of 48 on its first run, 3 on its last), the benchmark's
+decoys "Patricia" and "Simon" were written "PyTorch" and "Siobhan": docs/vocabulary.md)."""
+
+
+class VocabularyRefiner:
+    """Near misses of the user's vocabulary in the settled words, rewritten to the entries'
+    written forms (:class:`~dictate.writing.vocabulary_match.VocabularyMatcher`); the words it
+    rewrote stay among the segment's alternatives, so "correct that" offers them. An entry's
+    words share the time of the words they replace."""
+
+    name = "vocabulary"
+
+    def __init__(self, matcher: Any, judge: Any = None, margin: float | None = None) -> None:
+        self.matcher = matcher
+        self.judge = judge
+        """The second pass (a ``score(audio, texts)`` method: Whisper), asked about runs that
+        only come near an entry (:meth:`_judged`); None: near matches alone."""
+        self.margin = JUDGE_MARGIN if margin is None else margin
+        self.rewritten: list[tuple[str, str]] = []
+        """The last :meth:`refine`'s rewrites: (the entry as written, the words it replaced)."""
+        self.judged = 0
+        """Segments Whisper was asked about, and runs it took (for benchmarks)."""
+        self.taken = 0
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        self.rewritten = []
+        heard = [w.text for w in words]
+        matches = self.matcher.matches(heard)
+        if self.judge is not None and heard:
+            matches = self._judged(segment, heard, matches)
+        if not matches:
+            return None
+        out: list[Word] = []
+        at = 0
+        for match in matches:
+            out += words[at : match.start]
+            span = words[match.start : match.end]
+            parts = match.entry.written.split()
+            start, step = span[0].start, (span[-1].end - span[0].start) / len(parts)
+            confidence = min(w.confidence for w in span)
+            out += [Word(part, start + i * step, start + (i + 1) * step, confidence)
+                    for i, part in enumerate(parts)]  # fmt: skip
+            replaced = " ".join(w.text for w in span)
+            if replaced != match.entry.written:
+                self.rewritten.append((match.entry.written, replaced))
+            at = match.end
+        out += words[at:]
+        if [w.text for w in out] == [w.text for w in words]:
+            self.rewritten = []
+            return None
+        return out
+
+    def _judged(self, segment: ClosedSegment, heard: list[str], matches: list[Any]) -> list[Any]:
+        """``matches`` and the runs of ``heard`` that only come near an entry
+        (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.near`) where Whisper,
+        given the segment's audio, finds the words with the entry in the run's place likelier
+        than the words as heard: by at least :attr:`margin` (natural log) with the entries in
+        question named in its prompt (:func:`~dictate.writing.vocabulary_match.naming`, as a
+        user's context), and by no less than :data:`JUDGE_PLAIN_MARGIN` without (its greedy
+        decode missed a word it knows when it is written out: "clop in a grill" for
+        "clopidogrel"). Never an entry alone on a segment Whisper thinks may not be speech
+        (:data:`VOCABULARY_NO_SPEECH`). The thresholds were set on a development set of other
+        entries (benchmarks/vocabulary_dev.py), the stricter :data:`JUDGE_PLAIN_MARGIN` after
+        one run of the benchmark had shown the looser one's cost (docs/vocabulary.md).
+
+        It costs a segment with such a run one more encoding of its audio and the scoring of
+        its texts (about 0.5 s here for a short sentence); one with none costs the search."""
+        from dictate.asr.whisper_engine import PAD_AFTER_S, PAD_BEFORE_S
+        from dictate.writing.vocabulary_match import MAX_CANDIDATES, naming
+
+        near = [m for m in self.matcher.near(heard, matched=matches)
+                if all(m.end <= c.start or m.start >= c.end for c in matches)]  # fmt: skip
+        if not near:
+            return matches
+        named: list[Any] = []
+        for match in near:  # likeliest first
+            if match.entry not in named and len(named) < MAX_CANDIDATES:
+                named.append(match.entry)
+        texts = [" ".join(heard)]
+        texts += [" ".join([*heard[: m.start], m.entry.written, *heard[m.end :]]) for m in near]
+        audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
+        scored = self.judge.score(audio, texts, ("", naming(named)))
+        self.judged += 1
+        if scored is None:
+            return matches
+        (heard_p, *plain), (heard_named, *with_named) = scored.log_probs
+        gains = [(q - heard_named, p - heard_p, m)
+                 for p, q, m in zip(plain, with_named, near, strict=True)]  # fmt: skip
+        taken = list(matches)
+        for gain, plain_gain, match in sorted(gains, key=lambda g: -g[0]):
+            alone = match.start == 0 and match.end == len(heard)
+            if gain < self.margin or plain_gain < JUDGE_PLAIN_MARGIN:
+                continue
+            if alone and scored.no_speech_prob > VOCABULARY_NO_SPEECH:
+                continue
+            if all(match.end <= c.start or match.start >= c.end for c in taken):
+                taken.append(match)
+                self.taken += 1
+        return sorted(taken, key=lambda m: m.start)
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
