@@ -6,10 +6,14 @@ entry put to it (:meth:`VocabularyRefiner._judged`): docs/vocabulary.md measures
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from dictate.asr.engine import Word
+from dictate.errors import log_failure
 from dictate.segments import VOCABULARY_NO_SPEECH, ClosedSegment
+
+log = logging.getLogger("dictate.vocabulary")
 
 JUDGE_MARGIN = 4.0
 """How much likelier (natural log), with the entries in question named in its prompt, Whisper
@@ -100,7 +104,11 @@ class VocabularyRefiner:
         texts = [" ".join(heard)]
         texts += [" ".join([*heard[: m.start], m.entry.written, *heard[m.end :]]) for m in near]
         audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
-        scored = self.judge.score(audio, texts, ("", naming(named)))
+        try:
+            scored = self.judge.score(audio, texts, ("", naming(named)))
+        except Exception:  # the near misses' rewrites stand without the judge
+            log_failure(log, "Whisper could not judge segment %d", segment.number)
+            return matches
         self.judged += 1
         if scored is None:
             return matches

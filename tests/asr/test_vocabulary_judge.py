@@ -110,10 +110,18 @@ def test_what_whisper_cannot_score_keeps_the_words() -> None:
         def score(self, *args: Any) -> None:
             return None
 
-    matcher = VocabularyMatcher([parse_entry("metronidazole")])
+    class Fails:
+        def score(self, *args: Any) -> None:
+            raise RuntimeError("no scores on this device")
+
+    matcher = VocabularyMatcher([parse_entry("metronidazole"), parse_entry("Tchaikovsky")])
     heard = "cleared with matronid and all".split()
     settled = settle(segment(heard), [VocabularyRefiner(matcher, judge=Declines())])
     assert [w.text for w in settled.words] == heard
+    # a judge that fails leaves the near misses' own rewrites ("tchaiko vsky") standing
+    heard = "tchaiko vsky cleared with matronid and all".split()
+    settled = settle(segment(heard), [VocabularyRefiner(matcher, judge=Fails())])
+    assert [w.text for w in settled.words] == ["Tchaikovsky", *heard[2:]]
 
 
 needs_real = pytest.mark.skipif(
