@@ -20,7 +20,7 @@ text is scored against the reference:
   "nineteen eighty four" and "1984" agree whatever the variant prints (``--no-written-norm``
   turns this off); then lower case, curly apostrophes straight, hyphens, dashes and slashes
   between words as spaces, every other mark removed, quotes at the ends of a word stripped;
-  then the hesitations the app never writes (:data:`dictate.dictation.FILLERS`: "uh", "um")
+  then the hesitations the app never writes (:data:`dictate.text.stage.FILLERS`: "uh", "um")
   are left out on both sides, as Whisper's English normaliser and the ASR leaderboards that use
   it do (the real set's Montreal Forced Aligner transcripts are verbatim and hold 16 of them;
   ``--count-fillers`` counts them as words);
@@ -78,7 +78,7 @@ def normalise(text: str, written_forms: bool = True, fillers: bool = False) -> l
     words = [word for word in (w.strip("'") for w in text.split()) if word]
     if fillers:
         return words
-    from dictate.dictation import FILLERS
+    from dictate.text.stage import FILLERS
 
     return [word for word in words if word not in FILLERS]
 

@@ -8,7 +8,7 @@
 
 Synthesises (flite and espeak-ng voices, two speeds each; sox to 16 kHz mono; cached under
 --work) a sentence, ~1 s of silence, a phrase, ~1 s of silence, another sentence, for every
-fixed command phrase of ``dictate.voice_commands.grammar_phrases()`` and for ordinary short
+fixed command phrase of ``dictate.commands.table.grammar_phrases()`` and for ordinary short
 phrases, plus ~50 sentences of dictation read with natural pauses; runs each through the
 pipeline (segmenter, recogniser, commands, punctuator) with the second command decode off and/or
 on, and prints, per command and overall, how often the command was carried out exactly, false
@@ -67,7 +67,7 @@ def _init(
     global _PIPELINE, _WORK
     _WORK = Path(work)
     _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
-    import dictate.segments as segments
+    import dictate.seam.segment as segments
 
     judge = segments.heard_command
 
@@ -125,7 +125,7 @@ def _one(case: Case) -> dict[str, Any]:
 
 
 def cases_for(args: argparse.Namespace) -> list[Case]:
-    from dictate.voice_commands import grammar_phrases
+    from dictate.commands.table import grammar_phrases
 
     voices = [v for v in VOICES if not args.voices or v.name in args.voices.split(",")]
     cases: list[Case] = []

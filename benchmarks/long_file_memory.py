@@ -106,10 +106,10 @@ def read(path: Path) -> None:
 
 def pipeline(path: Path, minutes: float) -> None:
     from dictate.asr.loader import load_engine
-    from dictate.assembly import TextOptions, build_pipeline
     from dictate.audio.capture import FileSource
     from dictate.events import Finalized, Finished
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import TextOptions, build_pipeline
 
     engine = load_engine("sphinx", None)
     model = load_punctuation_model()

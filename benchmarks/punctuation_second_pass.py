@@ -9,7 +9,7 @@ streaming punctuator over Whisper's words, on the same decode of each recording.
 Each recording of the manifest (default: the synthetic long-form set of
 benchmarks/longform_set.py, whose texts are punctuated book, speech and TED text read with
 pauses between and inside sentences) is decoded once as ``transcribe`` decodes it
-(:func:`dictate.file_decode.decode_file`: PocketSphinx, Whisper tiny.en as the second pass, the
+(:func:`dictate.run.file_decode.decode_file`: PocketSphinx, Whisper tiny.en as the second pass, the
 shipped punctuator). Two hypotheses come from that one run:
 
 * **Whisper's own**: what Whisper wrote for each segment, punctuation and capitals as it gave
@@ -53,7 +53,7 @@ from dictate.evaluation.metrics import (  # noqa: E402
     segmentation_scores,
 )
 from dictate.evaluation.readers import _RANK, parse_punctuated_text  # noqa: E402
-from dictate.segments import SecondPassRefiner  # noqa: E402
+from dictate.seam.segment import SecondPassRefiner  # noqa: E402
 
 DEFAULT_MANIFEST = CACHE / "longform" / "manifest.json"
 
@@ -167,10 +167,10 @@ def hinted_text(
 def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
-    from dictate.file_decode import decode_file
-    from dictate.pipeline import final_text
     from dictate.punctuation.decoder import StreamingOptions
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.file_decode import decode_file
+    from dictate.run.pipeline import final_text
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)

@@ -8,10 +8,11 @@ segmenter cuts from the benchmark recordings.
 Every recording of the manifests (default: those of benchmarks/real_recordings.py and
 benchmarks/longform_set.py, where built) is cut into segments by the Silero segmenter with the
 app's default options, as the pipeline and ``transcribe`` cut it; each variant then decodes the
-segments in order as :class:`dictate.segments.SecondPassRefiner` does (the prompt is the last
-``prompt`` words it settled; none by default, as in the app), and its words are scored against the
-reference with benchmarks/asr_wer.py's normalisation and alignment. The first pass (PocketSphinx,
-or ``--engine``) hears each segment as the pipeline feeds it; a segment whose verdict keeps the
+segments in order as :class:`dictate.seam.second_pass.SecondPassRefiner` does (the prompt is the
+last ``prompt`` words it settled; none by default, as in the app), and its words are scored
+against the reference with benchmarks/asr_wer.py's normalisation and alignment. The first pass
+(PocketSphinx, or ``--engine``) hears each segment as the pipeline feeds it; a segment whose
+verdict keeps the
 first pass's words gets them, under each policy of :data:`POLICIES` (the app's, and one that
 also trusts Whisper's "unsure" decodes); the verdicts are counted per variant. The decode
 seconds are Whisper's alone, summed per variant (one run; the machine's load shows).
@@ -43,7 +44,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from asr_wer import DEFAULT_MANIFESTS, Errors, align, load_manifest, normalise, pct  # noqa: E402
 
-from dictate.segments import PROMPT_WORDS, ClosedSegment  # noqa: E402
+from dictate.seam.second_pass import PROMPT_WORDS  # noqa: E402
+from dictate.seam.segment import ClosedSegment  # noqa: E402
 
 
 def cut(path: Path, engine: Any) -> list[ClosedSegment]:
@@ -115,7 +117,8 @@ POLICIES = {
     "trust unsure": ("speech", "unsure"),
 }
 """Which verdicts put Whisper's words in the text; the others keep the first pass's words
-("no_speech" writes none). "app" is what :class:`dictate.segments.SecondPassRefiner` does."""
+("no_speech" writes none). "app" is what
+:class:`dictate.seam.second_pass.SecondPassRefiner` does."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """The development set of the vocabulary's judged rewrite: where the thresholds of
-:meth:`dictate.vocabulary_refiner.VocabularyRefiner._judged` come from
+:meth:`dictate.seam.vocabulary.VocabularyRefiner._judged` come from
 (benchmarks/vocabulary_set.py is the test set: its entries were not used to choose them).
 
     .venv/bin/python benchmarks/vocabulary_dev.py --json /tmp/vocabulary_dev.json

@@ -12,7 +12,7 @@ without the vocabulary; with it given to PocketSphinx only ("first pass": the en
 dictionary can spell); with its near-miss rewrite after the passes only ("rewrite":
 :mod:`dictate.writing.vocabulary_match`, and the exact written forms); with both; with both and
 Whisper judging the runs that only come near an entry ("judged by Whisper (the default)", since
-2026-12-01: :meth:`dictate.vocabulary_refiner.VocabularyRefiner._judged`, ``--margin``); and with a
+2026-12-01: :meth:`dictate.seam.vocabulary.VocabularyRefiner._judged`, ``--margin``); and with a
 second Whisper decode, its prompt naming the entries Whisper's first decode came near,
 taken only where it differs by entries alone, as well. ``--sounds`` gives each entry how it
 sounds (:data:`SOUNDS`), as a user adds it; ``--configs`` picks configurations. It reports, per
@@ -135,10 +135,10 @@ def words(text: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine, load_second_pass
-    from dictate.assembly import TextOptions, build_pipeline, refiners_for
     from dictate.audio.capture import FileSource
-    from dictate.pipeline import final_text
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import TextOptions, build_pipeline, refiners_for
+    from dictate.run.pipeline import final_text
     from dictate.writing.vocabulary import parse_entry
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -166,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     engine = load_engine("sphinx")
     punctuator = load_punctuation_model()
     second = None if args.second_pass == "off" else load_second_pass(args.second_pass, engine)
-    from dictate.segments import SecondPassRefiner
-    from dictate.vocabulary_refiner import VocabularyRefiner
+    from dictate.seam.second_pass import SecondPassRefiner
+    from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(entries)

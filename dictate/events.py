@@ -61,7 +61,7 @@ class Live(Event):
 
 @dataclass(frozen=True)
 class Segment(Event):
-    """A segment's words are settled (:mod:`dictate.segments`): its final words with source
+    """A segment's words are settled (:mod:`dictate.seam.segment`): its final words with source
     times, as the text stage gets them."""
 
     segment: int
@@ -136,7 +136,7 @@ class Finalized(Event):
 
 @dataclass(frozen=True)
 class Command(Event):
-    """A voice command the user said (see :mod:`dictate.voice_commands`), to carry out in order.
+    """A voice command the user said (see :mod:`dictate.commands.table`), to carry out in order.
 
     Spoken punctuation and "cap" never appear here: the punctuator applies them. The pipeline
     has already done its part: for "new_line"/"new_paragraph" the pending sentence is
@@ -147,7 +147,7 @@ class Command(Event):
 
     segment: int
     kind: str
-    """A :class:`dictate.voice_commands.CommandKind` (equal to its string: "new_line",
+    """A :class:`dictate.commands.table.CommandKind` (equal to its string: "new_line",
     "new_paragraph", "scratch", "undo" or "stop", as ``--json`` prints it)."""
     spoken: str
     target: str = ""
@@ -167,6 +167,6 @@ class Finished(Event):
 
     reason: str
     """"end_of_audio", "stopped", "left" (stopped, the rest not recognised:
-    :meth:`~dictate.pipeline.Pipeline.leave`) or "error"."""
+    :meth:`~dictate.run.pipeline.Pipeline.leave`) or "error"."""
     audio_seconds: float
     dropped_blocks: int

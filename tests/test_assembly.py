@@ -1,4 +1,4 @@
-"""The one pipeline factory (:func:`dictate.assembly.build_pipeline`): the window, ``dictate
+"""The one pipeline factory (:func:`dictate.run.assembly.build_pipeline`): the window, ``dictate
 transcribe`` and ``dictate bench pipeline`` get the same choices from it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 from fake_tagger import FakeTagger
 
-from dictate.assembly import TextOptions, build_pipeline
 from dictate.events import Event, Finalized
 from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
+from dictate.run.assembly import TextOptions, build_pipeline
 
 
 @dataclass

@@ -55,7 +55,7 @@ def test_subtitles_and_json_of_a_real_recording_parse_and_hold_the_texts_words(
 
 def _render(data: dict, format: str) -> str:
     """The document's words (times and sentences) as ``format``, through the Transcript."""
-    from dictate.transcript import Transcript
+    from dictate.timed.transcript import Transcript
 
     transcript = Transcript(data["duration"])
     for n, sentence in enumerate(data["sentences"]):

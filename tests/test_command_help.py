@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from dictate import command_help
 from dictate.asr.engine import Word
-from dictate.command_help import (
+from dictate.commands import help as command_help
+from dictate.commands.help import (
     GROUPS,
     OTHER,
     WORD,
@@ -17,7 +17,7 @@ from dictate.command_help import (
     command_help_text,
     command_rows,
 )
-from dictate.voice_commands import (
+from dictate.commands.table import (
     PHRASES,
     WORD_COMMANDS,
     WORDS_COMMANDS,

@@ -24,14 +24,14 @@ from dictate.audio.capture import AudioBlock
 from dictate.audio.format import SAMPLE_RATE
 from dictate.cli import run as cli_run
 from dictate.config import Settings
-from dictate.dictation import TextStage, live_partial
 from dictate.editing.apply import EventDocument
 from dictate.editing.buffer import DictationBuffer
 from dictate.editing.text import fit_to_context, separator, takes_mark
 from dictate.events import Event, Finalized, Live, Partial, Pending, SpeechStart
 from dictate.output.typist import Typist
-from dictate.pipeline import Pipeline
 from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.run.pipeline import Pipeline
+from dictate.text.stage import TextStage, live_partial
 
 # -- the pipeline, scripted --------------------------------------------------------------------
 
@@ -505,7 +505,7 @@ def test_commit_on_pause_with_the_shipped_model(
 
 
 def test_final_text_joins_an_appended_mark_without_a_space() -> None:
-    from dictate.pipeline import final_text
+    from dictate.run.pipeline import final_text
 
     events: list[Event] = [
         Finalized(0.0, 1, ["Dear John"], committed=True),

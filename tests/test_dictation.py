@@ -1,4 +1,4 @@
-"""Voice commands from recognised words to the document: dictate.voice_commands, the TextStage and
+"""Voice commands from recognised words to the document: dictate.commands.table, the TextStage and
 the EventDocument the command line uses (the window applies the same events to its buffer)."""
 
 from __future__ import annotations
@@ -12,12 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dictate.asr.engine import Word
-from dictate.dictation import TextStage
-from dictate.editing.apply import EventDocument
-from dictate.events import Command as CommandEvent
-from dictate.events import Error, Event, Finalized, Pending
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
-from dictate.voice_commands import (
+from dictate.commands.table import (
     PHRASES,
     WORD_COMMANDS,
     Command,
@@ -25,6 +20,11 @@ from dictate.voice_commands import (
     Words,
     split_commands,
 )
+from dictate.editing.apply import EventDocument
+from dictate.events import Command as CommandEvent
+from dictate.events import Error, Event, Finalized, Pending
+from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.text.stage import TextStage
 
 
 def timed(spec: str, gap: float = 0.05, pause: float = 0.6) -> list[Word]:

@@ -1,4 +1,4 @@
-"""The parallel decode of a file (dictate.file_decode): the sequential pipeline's words with 1
+"""The parallel decode of a file (dictate.run.file_decode): the sequential pipeline's words with 1
 and 2 workers, progress, cancel, a dying worker, and the reader held back by full inboxes."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pytest
 from dictate.asr.segmenter import Segmenter, SegmenterOptions
 from dictate.audio.capture import FileSource
 from dictate.events import Command, Error, Finished, Segment
-from dictate.file_decode import _Reader, decode_file
-from dictate.pipeline import final_text
+from dictate.run.file_decode import _Reader, decode_file
+from dictate.run.pipeline import final_text
 
 DATA = Path(__file__).resolve().parent / "data"
 RATE = 16_000
@@ -72,7 +72,7 @@ def punctuation() -> Any:
 @pytest.fixture(scope="module")
 def sequential(recording: Path, sphinx: Any, punctuation: Any) -> list[Any]:
     """As ``dictate transcribe`` runs it: "stop dictating" does nothing in a file."""
-    from dictate.assembly import TextOptions, build_pipeline
+    from dictate.run.assembly import TextOptions, build_pipeline
 
     events: list[Any] = []
     text = TextOptions(commands=True, written_forms=True)
@@ -113,7 +113,7 @@ class _ClosingEngine:
 def test_the_words_are_the_sequential_pipelines(
     recording: Path, sphinx: Any, punctuation: Any, sequential: list[Any], workers: int
 ) -> None:
-    from dictate.assembly import TextOptions
+    from dictate.run.assembly import TextOptions
 
     events: list[Any] = []
     done: list[tuple[float, float]] = []
@@ -313,9 +313,9 @@ def test_transcribe_with_64_workers_on_2_cores_starts_2(
 ) -> None:
     import os
 
-    from dictate import file_decode
     from dictate.cli import main
     from dictate.paths import asset_path
+    from dictate.run import file_decode as file_decode
 
     started: list[int] = []
     original = file_decode._Pool.__init__
@@ -340,9 +340,9 @@ def test_an_unexpected_failure_of_the_parallel_decode_is_an_error_not_a_silent_s
 ) -> None:
     """A bug inside the parallel decode (here the worker pool raising what it never should)
     once ended ``transcribe --workers 2`` with exit 0 and no text: it is an error now."""
-    from dictate import file_decode
     from dictate.cli import main
     from dictate.paths import asset_path
+    from dictate.run import file_decode as file_decode
 
     def broken(self: Any, *args: Any) -> None:
         raise TypeError("a bug")

@@ -43,23 +43,14 @@ LAYERS: list[set[str]] = [
     },  # base: no dictation in them
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)
-    # words to edited text (command_help: the list of voice commands, read from voice_commands)
-    # word_times: aligning written words with the recogniser's times (no imports of dictate)
-    {"word_times"},
-    {"events", "voice_commands", "command_help", "editing", "writing", "punctuation"},
-    # a run's text with word times, and its subtitles (transcribe --format)
-    {"transcript", "subtitles"},
-    {"output"},  # typing the text into other windows
-    {
-        "dictation",
-        "heard_commands",
-        "pipeline",
-        "segments",  # a closed segment, its refiners (second pass, commands), the commit clock
-        "vocabulary_refiner",  # the vocabulary's rewrite of a closed segment, Whisper its judge
-        "file_decode",  # a file in several recogniser processes, with the pipeline's words
-        "assembly",
-        "instance_client",
-    },  # together; reaching the app
+    {"events"},  # what a run reports
+    # the command table and its help, a command heard on audio; words to edited text
+    {"commands", "editing", "writing", "punctuation"},
+    {"timed"},  # a run's text with word times, and its subtitles (transcribe --format)
+    {"output", "instance_client"},  # typing the text into other windows; reaching the app
+    {"seam"},  # a closed segment, the cutter, the refiners (second pass, vocabulary, commands)
+    {"text"},  # the text stage: commands, the punctuator, written forms
+    {"run"},  # builds the stages and drives them: pipeline, file decode, the sink
     {"evaluation", "training"},
     {"ui"},
     {"bench"},  # measures the pipeline and the window

@@ -17,9 +17,9 @@ from dictate.asr.vosk_engine import VoskEngine
 from dictate.audio.capture import AudioBlock, FileSource
 from dictate.errors import AudioDeviceError
 from dictate.events import Error, Event, Finalized, Finished, Level, Partial, Pending, Segment
-from dictate.pipeline import Pipeline, final_text
 from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator, Update
 from dictate.punctuation.model import PunctuationModel
+from dictate.run.pipeline import Pipeline, final_text
 from dictate.store.resolve import resolve_punctuator_model
 
 DATA = Path(__file__).resolve().parent / "data"

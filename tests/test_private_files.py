@@ -112,9 +112,9 @@ def _logged(caplog: pytest.LogCaptureFixture) -> str:
 
 
 def test_a_failing_written_forms_stage_logs_no_words(caplog: pytest.LogCaptureFixture) -> None:
-    from dictate.dictation import TextStage
     from dictate.events import Finalized
     from dictate.punctuation.decoder import StreamingPunctuator
+    from dictate.text.stage import TextStage
 
     def writer(text: str) -> str:
         raise ValueError(f"cannot write {text!r}")  # as int('twenty') would quote its input
@@ -131,8 +131,8 @@ def test_a_failing_written_forms_stage_logs_no_words(caplog: pytest.LogCaptureFi
 
 
 def test_a_failing_punctuator_logs_no_words(caplog: pytest.LogCaptureFixture) -> None:
-    from dictate.dictation import TextStage
     from dictate.punctuation.decoder import StreamingPunctuator
+    from dictate.text.stage import TextStage
 
     class Broken(StreamingPunctuator):
         def feed(self, words: Any, cases: Any = None, hints: Any = None) -> Any:
@@ -164,7 +164,7 @@ def test_an_internal_error_in_written_forms_logs_no_words(
 
 def test_a_failing_event_listener_logs_no_words(caplog: pytest.LogCaptureFixture) -> None:
     from dictate.events import Pending
-    from dictate.pipeline import Pipeline
+    from dictate.run.pipeline import Pipeline
 
     def listener(event: object) -> None:
         raise ValueError(f"could not show {event!r}")

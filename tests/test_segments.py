@@ -1,5 +1,5 @@
-"""The segment seam (dictate.segments): settling a closed segment with refiners, without threads,
-and the one commit clock; then the pipeline and the parallel file decode through the same seam."""
+"""The segment seam (dictate.seam): settling a closed segment with refiners, without threads, and
+the one commit clock; then the pipeline and the parallel file decode through the same seam."""
 
 from __future__ import annotations
 
@@ -10,14 +10,9 @@ import numpy as np
 import pytest
 
 from dictate.asr.engine import Word
-from dictate.segments import (
-    ClosedSegment,
-    CommandRefiner,
-    CommitClock,
-    SecondPassRefiner,
-    prepare_early,
-    settle,
-)
+from dictate.seam.command_refiner import CommandRefiner
+from dictate.seam.second_pass import SecondPassRefiner
+from dictate.seam.segment import ClosedSegment, CommitClock, prepare_early, settle
 
 RATE = 16000
 
@@ -148,7 +143,7 @@ def test_the_second_pass_replaces_keeps_or_writes_nothing_by_its_verdict() -> No
 
 def test_by_default_the_second_pass_hears_no_prompt() -> None:
     """A prompt of the settled words made Whisper doubt, fall back and err more (measured:
-    dictate/segments.py PROMPT_WORDS)."""
+    dictate/seam/segment.py PROMPT_WORDS)."""
     fake = FakeSecondPass([Result(words("one", "two"), "speech")] * 3)
     refiner = SecondPassRefiner(fake)
     for text in ("a", "b", "c"):

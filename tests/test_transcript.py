@@ -1,5 +1,5 @@
-"""dictate.transcript, dictate.word_times and dictate.subtitles: a run's events to text with
-times, as Markdown, JSON, SubRip and WebVTT, each read back by its own parser."""
+"""dictate.timed.transcript, dictate.editing.word_times and dictate.timed.subtitles: a run's events
+to text with times, as Markdown, JSON, SubRip and WebVTT, each read back by its own parser."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from transcript_checks import check_json, check_markdown, check_srt, check_vtt
 
 from dictate.asr.engine import Word
-from dictate.dictation import TextStage
+from dictate.editing.word_times import Timed, align, fill
 from dictate.events import Command, Event, Finalized, Finished, Segment
 from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
-from dictate.subtitles import MAX_CHARS, CueWord, cues, to_srt, to_vtt
-from dictate.transcript import PARAGRAPH_SENTENCES, Transcript
-from dictate.word_times import Timed, align, fill
+from dictate.text.stage import TextStage
+from dictate.timed.subtitles import MAX_CHARS, CueWord, cues, to_srt, to_vtt
+from dictate.timed.transcript import PARAGRAPH_SENTENCES, Transcript
 from dictate.writing.writer import make_writer
 
 

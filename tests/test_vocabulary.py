@@ -1,7 +1,7 @@
 """The user's vocabulary (dictate/writing/vocabulary.py): its file (checksummed, written whole and
 renamed, private, read around damage, whole after kill -9 during an edit), its plain-text form,
 the command line, and the near-miss rewrite (dictate/writing/vocabulary_match.py,
-dictate/vocabulary_refiner.py's VocabularyRefiner) with the words it rewrote kept for "correct
+dictate/seam/vocabulary.py's VocabularyRefiner) with the words it rewrote kept for "correct
 that"."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import pytest
 
 from dictate.asr.engine import Word
 from dictate.cli import main
-from dictate.segments import ClosedSegment, SecondPassRefiner, settle
-from dictate.vocabulary_refiner import VocabularyRefiner
+from dictate.seam.second_pass import SecondPassRefiner
+from dictate.seam.segment import ClosedSegment, settle
+from dictate.seam.vocabulary import VocabularyRefiner
 from dictate.writing.vocabulary import (
     VocabularyEntry,
     VocabularyFile,

@@ -12,7 +12,7 @@ import re
 import srt
 import webvtt
 
-from dictate.subtitles import MAX_CHARS, MAX_LINES, MAX_SECONDS
+from dictate.timed.subtitles import MAX_CHARS, MAX_LINES, MAX_SECONDS
 
 SLACK = 0.0015  # times are written to the millisecond
 STAMP = re.compile(r"^\[(\d\d):([0-5]\d):([0-5]\d)\] (.*)$")

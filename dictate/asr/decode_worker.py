@@ -1,4 +1,4 @@
-"""The worker process of the parallel decode of a file (:mod:`dictate.file_decode`).
+"""The worker process of the parallel decode of a file (:mod:`dictate.run.file_decode`).
 
 A worker loads the engine itself (spawned, not forked) and takes :class:`Chunk` s from its
 inbox, in the file's order: a run of consecutive segments to decode, or, for an engine whose

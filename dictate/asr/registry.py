@@ -32,7 +32,7 @@ class Abilities:
     command_grammar: bool = False
     """A second decode of a short segment against the command phrases."""
     second_pass: bool = False
-    """Decodes a closed segment's whole audio again, better (:mod:`dictate.segments`)."""
+    """Decodes a closed segment's whole audio again, better (:mod:`dictate.seam.segment`)."""
     own_process: bool = False
     """Holds Python's GIL while decoding: the window runs it in a child process."""
     gpu: bool = False

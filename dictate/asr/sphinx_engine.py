@@ -157,7 +157,7 @@ class SphinxRecognizer:
         over to the next segment, just as a decode's does (it depends on the audio and how it
         was cut into calls, not on the search). The search is a grammar of one word, about
         4% of the cost of a decode. The parallel decode of a file
-        (:mod:`dictate.file_decode`) warms each worker on the segments others decode, so its
+        (:mod:`dictate.run.file_decode`) warms each worker on the segments others decode, so its
         words are those of one recogniser hearing the file from the start."""
         decoder = self._decoder
         if self._in_utt:

@@ -1,6 +1,6 @@
 """Whisper (faster-whisper, on CTranslate2) as the second pass: a closed segment's audio
 decoded again, its words replacing the streaming recogniser's
-(:class:`~dictate.segments.SecondPassRefiner`).
+(:class:`~dictate.seam.second_pass.SecondPassRefiner`).
 
 Whisper is not a streaming recogniser: it decodes a whole segment at once, well. It also writes
 text that was never said when it is given silence, noise or music, or a prompt it likes too
@@ -456,7 +456,7 @@ class WhisperSecondPass:
         each of ``prompts``, and that the audio holds no speech
         (:func:`dictate.asr.whisper_score.score`: a
         :class:`~dictate.asr.whisper_score.Scored`); None for audio over Whisper's window.
-        :class:`~dictate.vocabulary_refiner.VocabularyRefiner` asks it."""
+        :class:`~dictate.seam.vocabulary.VocabularyRefiner` asks it."""
         from dictate.asr.whisper_score import score
 
         with self._lock:
@@ -466,7 +466,7 @@ class WhisperSecondPass:
                 memory.release()
 
     def decode(self, segment: Any, prompt: str = "") -> SecondPassResult:
-        """Decode a :class:`~dictate.segments.ClosedSegment`: its speech, padded
+        """Decode a :class:`~dictate.seam.segment.ClosedSegment`: its speech, padded
         (:data:`PAD_BEFORE_S`, :data:`PAD_AFTER_S`)."""
         audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
         offset = max(segment.audio_start, segment.start - PAD_BEFORE_S)

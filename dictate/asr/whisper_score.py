@@ -1,5 +1,5 @@
 """Whisper's own judgement of words: how likely it finds a given text as the words of some
-audio (:func:`score`), for :class:`~dictate.vocabulary_refiner.VocabularyRefiner`.
+audio (:func:`score`), for :class:`~dictate.seam.vocabulary.VocabularyRefiner`.
 
 Whisper's greedy decode is not always the text it finds most likely: a name it wrote as
 "my card item" it finds likelier written "myocarditis" once it is asked about that spelling.

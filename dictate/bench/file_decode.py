@@ -1,4 +1,4 @@
-"""``dictate bench file``: the parallel decode of a file (:mod:`dictate.file_decode`) with each
+"""``dictate bench file``: the parallel decode of a file (:mod:`dictate.run.file_decode`) with each
 number of workers: real-time factor (median of runs), speed-up over the fewest workers, peak
 memory, and whether the words are those of the fewest workers' run (and, with ``sequential``,
 of the sequential pipeline)."""
@@ -74,11 +74,11 @@ def bench_file(
     ``second_pass``: the Whisper model that refines each segment ("auto", a name or folder;
     None or "off": none, as before there was one)."""
     from dictate.asr.loader import load_engine, load_second_pass
-    from dictate.assembly import refiners_for
     from dictate.audio.capture import FileSource
-    from dictate.file_decode import decode_file
-    from dictate.pipeline import final_text
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import refiners_for
+    from dictate.run.file_decode import decode_file
+    from dictate.run.pipeline import final_text
 
     engine = load_engine(engine_name, model)
     second = load_second_pass(second_pass, engine)
@@ -129,7 +129,7 @@ def bench_file(
             "segments": len(reference[0]) if reference else 0,
         }
     if sequential and reference is not None:
-        from dictate.assembly import build_pipeline
+        from dictate.run.assembly import build_pipeline
 
         events = []
         built = build_pipeline(engine, punctuation, events.append, second_pass=second, live=False)

@@ -21,8 +21,8 @@ def _timed_run(
     time, its events, why punctuation was off ("" if it was on) and the CPU time it took
     (every thread of this process). ``asleep``: as after "go to sleep" (the recogniser listens
     for "wake up"; nothing is punctuated). ``second_pass``: a loaded one (None: none)."""
-    from dictate.assembly import build_pipeline
     from dictate.events import Error
+    from dictate.run.assembly import build_pipeline
 
     events: list[Any] = []
     built = build_pipeline(engine, model, events.append, second_pass=second_pass)

@@ -7,7 +7,7 @@ The segments are Harvard sentences (IEEE 1969 recommended practice for speech qu
 measurements; public domain) read by espeak-ng and flite voices and joined, with short pauses,
 up to each length (1, 2, 4, 8, 15 s by default). Every decode is one
 :meth:`~dictate.asr.whisper_engine.WhisperSecondPass.decode` of a
-:class:`~dictate.segments.ClosedSegment`, as the pipeline makes it.
+:class:`~dictate.seam.segment.ClosedSegment`, as the pipeline makes it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 from dictate.audio.format import SAMPLE_RATE
 from dictate.bench.punctuator import peak_rss_mb, percentile
 from dictate.edit_distance import edit_distance
-from dictate.segments import ClosedSegment
+from dictate.seam.segment import ClosedSegment
 
 HARVARD = (
     "the birch canoe slid on the smooth planks",

@@ -37,8 +37,8 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     from dictate.cli.text_output import TextOutput
-    from dictate.dictation import TextStage
     from dictate.punctuation.decoder import make_punctuator
+    from dictate.text.stage import TextStage
     from dictate.writing.writer import make_writer
 
     options = decoder_options(args)

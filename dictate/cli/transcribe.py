@@ -71,12 +71,12 @@ def _transcribe(
     source: Any,
     out_path: Any,
 ) -> int:
-    from dictate.assembly import TextOptions, build_pipeline, refiners_for
     from dictate.cli.transcript_output import make_output
     from dictate.config import load_settings
     from dictate.editing.apply import apply_event
     from dictate.events import Error, Event, Finalized, Level
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import TextOptions, build_pipeline, refiners_for
     from dictate.writing.vocabulary import load_vocabulary
 
     seg_options = segmenter_options(args)
@@ -160,8 +160,8 @@ def _transcribe(
         stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
     )
     pipeline: Any = built.pipeline
-    if args.workers > 1:  # the file in recogniser processes at once (dictate.file_decode)
-        from dictate.file_decode import ParallelRun
+    if args.workers > 1:  # the file in recogniser processes at once (dictate.run.file_decode)
+        from dictate.run.file_decode import ParallelRun
 
         pipeline = ParallelRun(
             args.audio,

@@ -1,5 +1,5 @@
 """``dictate transcribe --format`` and ``--output``: the transcript as plain text, Markdown,
-JSON, SubRip or WebVTT subtitles (:mod:`dictate.transcript`), on standard output or in a file.
+JSON, SubRip or WebVTT subtitles (:mod:`dictate.timed.transcript`), on standard output or in a file.
 
 Plain text on standard output is printed as before (:class:`~dictate.cli.text_output.TextOutput`,
 sentence by sentence with ``--no-commands``); every other format needs the whole run, so it is
@@ -72,11 +72,11 @@ def _same_file(one: Path, other: Path) -> bool:
 
 
 class TranscriptOutput:
-    """Collects a run's events (:class:`~dictate.transcript.Transcript`) and writes the
+    """Collects a run's events (:class:`~dictate.timed.transcript.Transcript`) and writes the
     transcript in ``format`` when the run ends (:meth:`close`)."""
 
     def __init__(self, format: str, path: Path | None, stdout: TextIO) -> None:
-        from dictate.transcript import Transcript
+        from dictate.timed.transcript import Transcript
 
         self.format = format
         self.path = path

@@ -13,10 +13,10 @@ events, which gives the command line and the tests exactly the text the window w
 
 from __future__ import annotations
 
+from dictate.commands.table import BREAKS, CommandKind
 from dictate.editing import voice_edits
 from dictate.editing.buffer import DictationBuffer
 from dictate.events import Command, Event, Finalized, Pending
-from dictate.voice_commands import BREAKS, CommandKind
 
 
 class EditTarget:

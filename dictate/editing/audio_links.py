@@ -22,8 +22,8 @@ typed, has no link (its words are not the words said).
 
 A sentence's time comes from the recogniser's word times (:class:`WordClock`): each finalized
 sentence, as said (before written forms), is aligned with the words recognised after the last
-sentence by :func:`dictate.word_times.align`, as the transcript formats do (letters said apart
-and joined, "u s" -> "US", still match), and spans its first to its last matched word.
+sentence by :func:`dictate.editing.word_times.align`, as the transcript formats do (letters said
+apart and joined, "u s" -> "US", still match), and spans its first to its last matched word.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from dictate.editing.journal import decode_record, encode_record
+from dictate.editing.word_times import Timed, align, key
 from dictate.fileio import (
     atomic_write,
     bounded_lines,
@@ -46,7 +47,6 @@ from dictate.fileio import (
     private_dir,
     seek_tail,
 )
-from dictate.word_times import Timed, align, key
 
 log = logging.getLogger("dictate.editing.audio_links")
 
@@ -61,7 +61,7 @@ JOIN_GAP_S = 2.0
 between them included)."""
 _KEEP_WORDS = 2000
 _WINDOW = 400
-"""Recognised words a sentence is looked for in (as :data:`dictate.transcript.WINDOW`)."""
+"""Recognised words a sentence is looked for in (as :data:`dictate.timed.transcript.WINDOW`)."""
 _WORD = re.compile(r"\S+")
 _AROUND = 4000
 """Characters each side of the cursor searched for its sentence."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dictate.asr.engine import Word
+from dictate.commands.table import Command, CommandKind, split_commands
 from dictate.evaluation.simulate import simulate_segments
-from dictate.voice_commands import Command, CommandKind, split_commands
 
 
 @dataclass(frozen=True)

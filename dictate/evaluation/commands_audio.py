@@ -3,7 +3,7 @@
 Every case is a WAV file made with a speech synthesiser (flite or espeak-ng, several voices at
 two speeds), resampled by sox to 16 kHz mono: a short sentence, about 1 s of silence, a phrase,
 about 1 s of silence, another short sentence. The phrase is a voice command (each fixed phrase of
-:func:`dictate.voice_commands.grammar_phrases`) or an ordinary short phrase; a third set is
+:func:`dictate.commands.table.grammar_phrases`) or an ordinary short phrase; a third set is
 dictation, several sentences read with natural pauses between them.
 
 :func:`run_case` puts a case through the pipeline in-process (segmenter, recogniser, commands,
@@ -34,7 +34,7 @@ import numpy as np
 
 from dictate.asr.engine import Word
 from dictate.asr.registry import SPHINX
-from dictate.voice_commands import PHRASES, Command, CommandKind, split_commands
+from dictate.commands.table import PHRASES, Command, CommandKind, split_commands
 
 RATE = 16000
 PAUSE_S = 1.0
@@ -403,8 +403,8 @@ def pipeline_factory(
 
     def make() -> Any:
         from dictate.asr.loader import load_engine, load_second_pass
-        from dictate.assembly import TextOptions, build_pipeline
         from dictate.punctuation.model import load_punctuation_model
+        from dictate.run.assembly import TextOptions, build_pipeline
 
         engine = load_engine(engine_name)
         second = load_second_pass(second_pass, engine, "cpu")

@@ -10,7 +10,7 @@ QUESTION = "QUESTION"
 #: Punctuation tags in the canonical column order of every probability array in this package.
 PUNCT_TAGS: tuple[str, ...] = (O, COMMA, PERIOD, QUESTION)
 # Marks the model never predicts, written only when the user says them ("exclamation mark",
-# "colon", "semicolon"; see dictate/voice_commands.py).
+# "colon", "semicolon"; see dictate/commands/table.py).
 EXCLAMATION = "EXCLAMATION"
 COLON = "COLON"
 SEMICOLON = "SEMICOLON"

@@ -36,8 +36,8 @@ def preload_modules() -> None:
     import vosk  # noqa: F401
 
     import dictate.asr.segmenter
-    import dictate.pipeline
     import dictate.punctuation.model
+    import dictate.run.pipeline
     from dictate.errors import ProviderError
     from dictate.punctuation.session import import_onnxruntime
 

@@ -66,7 +66,7 @@ class AudioImport(QObject):
         """The file being transcribed; None when none is."""
         self.transcript: Any = None
         """The timed transcript of the audio transcribed into this document (for Export);
-        None when the document holds none (or ``dictate.transcript`` is missing)."""
+        None when the document holds none (or ``dictate.timed.transcript`` is missing)."""
         self._transcript_class = _transcript_class()
         self._cancelled = False
         self.progress = AudioProgress()
@@ -367,10 +367,10 @@ class AudioImport(QObject):
 
 
 def _transcript_class() -> Any:
-    """``dictate.transcript.Transcript``, or None where it is not there (no Export then)."""
+    """``dictate.timed.transcript.Transcript``, or None where it is not there (no Export then)."""
     import importlib
 
     try:
-        return importlib.import_module("dictate.transcript").Transcript
+        return importlib.import_module("dictate.timed.transcript").Transcript
     except ImportError:
         return None

@@ -15,9 +15,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
 
-from dictate.dictation import live_partial
 from dictate.editing.apply import EditTarget, apply_event
 from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
+from dictate.text.stage import live_partial
 from dictate.ui.app_typing import AppTyping
 from dictate.ui.editor import DictationEditor
 from dictate.ui.feedback import Feedback

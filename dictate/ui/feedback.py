@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from dictate.config import Settings
-from dictate.dictation import live_partial
 from dictate.events import Event, Finalized, Finished, Level, Live, Partial, Pending
+from dictate.text.stage import live_partial
 
 
 class Feedback(QObject):

@@ -1,5 +1,5 @@
 """An audio file transcribed in the window by several recognisers at once
-(:mod:`dictate.file_decode`), where the words are the same as one recogniser's.
+(:mod:`dictate.run.file_decode`), where the words are the same as one recogniser's.
 
 That is so for an engine that can hear audio without decoding it (its ability ``warm`` in
 :mod:`dictate.asr.registry`: PocketSphinx; every worker hears the whole file;
@@ -34,7 +34,7 @@ def parallel_run_factory(
     source: Any, workers: int, second_pass: Callable[[], Any] | None = None
 ) -> Callable[..., Any]:
     """The ``run_factory`` for :meth:`~dictate.ui.pipeline_runner.DictationController.start`:
-    a :class:`~dictate.file_decode.ParallelRun` of ``source``'s file with ``workers``
+    a :class:`~dictate.run.file_decode.ParallelRun` of ``source``'s file with ``workers``
     recognisers, reporting its progress in ``source`` (a
     :class:`~dictate.ui.audio_progress.ProgressSource`, whose blocks are then never read); None
     (the pipeline) for one worker or an engine whose parallel words would not be exact.
@@ -54,8 +54,8 @@ def parallel_run_factory(
 
         if workers < 2 or not abilities_of(engine).warm:
             return None
-        from dictate.assembly import refiners_for
-        from dictate.file_decode import ParallelRun
+        from dictate.run.assembly import refiners_for
+        from dictate.run.file_decode import ParallelRun
 
         def progress(done: float, total: float) -> None:
             source.done_s = done

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from dictate.config import Settings
 from dictate.errors import AudioDeviceError, DictateError, close_quietly
 from dictate.events import Event, Finished
-from dictate.pipeline import Pipeline
+from dictate.run.pipeline import Pipeline
 from dictate.ui.run_states import State, Trigger, next_state
 
 log = logging.getLogger("dictate.ui")
@@ -49,8 +49,8 @@ def run_options(s: Settings) -> tuple[Any, Any, float | None]:
     ``s``: the same for the pipeline, a file's parallel run and the audio recognised again
     after a crash (:mod:`dictate.ui.audio_recovery`)."""
     from dictate.asr.segmenter import SegmenterOptions
-    from dictate.assembly import TextOptions
     from dictate.punctuation.decoder import StreamingOptions
+    from dictate.run.assembly import TextOptions
     from dictate.writing.vocabulary import load_vocabulary
 
     options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
@@ -76,7 +76,7 @@ class DictationController(QObject):
     """
 
     pipelineEvent = Signal(object)
-    """A pipeline event (see :mod:`dictate.pipeline`)."""
+    """A pipeline event (see :mod:`dictate.run.pipeline`)."""
     loaded = Signal(object)
     """:class:`Loaded`, once engine and punctuator are ready."""
     failed = Signal(object)
@@ -133,7 +133,7 @@ class DictationController(QObject):
 
         ``run_factory(engine, model, segmenter_options, text_options, commit_after, on_event)``,
         for a file, may return a run to use instead of the pipeline (the parallel decode,
-        :class:`~dictate.file_decode.ParallelRun`: ``start``, ``stop``, ``wait``, ``running``,
+        :class:`~dictate.run.file_decode.ParallelRun`: ``start``, ``stop``, ``wait``, ``running``,
         its events to ``on_event``), or None for the pipeline."""
         if not self.move(Trigger.START):
             return
@@ -168,8 +168,8 @@ class DictationController(QObject):
         """The pipeline for settings ``s``, built once and reused across runs."""
         from dictate.asr.loader import load_engine, load_second_pass
         from dictate.asr.registry import abilities_of, options_of
-        from dictate.assembly import build_pipeline
         from dictate.punctuation.model import load_punctuation_model
+        from dictate.run.assembly import build_pipeline
 
         key = (
             s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
@@ -338,7 +338,7 @@ class DictationController(QObject):
 
     def leave(self) -> None:
         """Stop now, leaving what recognition has not reached (the window is closing far
-        behind; the audio is kept): :meth:`~dictate.pipeline.Pipeline.leave`. A run that
+        behind; the audio is kept): :meth:`~dictate.run.pipeline.Pipeline.leave`. A run that
         cannot leave its rest (a file's) is stopped as :meth:`stop` does."""
         run = self._run
         if self.state == State.LISTENING or not hasattr(run, "leave"):

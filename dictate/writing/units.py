@@ -10,7 +10,7 @@
   ends in a known top-level domain (:data:`TOP_LEVEL_DOMAINS`), is written in lower case and
   takes no punctuation or capital inside.
 
-:class:`~dictate.dictation.TextStage` joins them *before* the punctuation model sees the words
+:class:`~dictate.text.stage.TextStage` joins them *before* the punctuation model sees the words
 (:func:`join_words`), so the model cannot end a sentence inside a time ("three p M. On") or put a
 comma between letters ("the U, S"), and its casing is kept out of them (they are fed with the
 forced tag :data:`~dictate.punctuation.labels.VERBATIM`). :func:`join_in_text` does the same in

@@ -315,7 +315,7 @@ class VocabularyMatcher:
         :meth:`matches`: each entry's
         :data:`JUDGE_PER_ENTRY` likeliest runs, at most :data:`MAX_JUDGED` in all, likeliest
         first (``matched``: :meth:`matches` of ``heard``, where the caller has them). Whisper
-        judges them (:class:`~dictate.vocabulary_refiner.VocabularyRefiner`)."""
+        judges them (:class:`~dictate.seam.vocabulary.VocabularyRefiner`)."""
         runs = [
             (start, end, letters(heard[start:end]))
             for start in range(len(heard))

@@ -20,9 +20,9 @@ from dictate.asr.command_decode import CommandDecode, SphinxCommandDecoder
 from dictate.asr.engine import Word
 from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.audio.capture import FileSource
+from dictate.commands.table import grammar_phrases
 from dictate.events import Event, Finalized, Pending, Segment
-from dictate.pipeline import Pipeline
-from dictate.voice_commands import grammar_phrases
+from dictate.run.pipeline import Pipeline
 
 RATE = 16000
 

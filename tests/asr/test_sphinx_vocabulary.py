@@ -14,9 +14,9 @@ import pytest
 from fake_tagger import FakeTagger
 
 from dictate.asr.sphinx_engine import SphinxEngine, SphinxRecognizer
-from dictate.assembly import TextOptions, build_pipeline
 from dictate.audio.capture import FileSource
 from dictate.events import Event, Partial, Segment
+from dictate.run.assembly import TextOptions, build_pipeline
 from dictate.writing.vocabulary import parse_entry
 
 pytestmark = pytest.mark.skipif(
@@ -77,7 +77,7 @@ def test_the_first_pass_writes_an_entry_said_as_it_sounds(speech: Path, with_wor
 def test_a_files_worker_processes_get_the_vocabulary_too(speech: Path, with_words: bool) -> None:
     """``transcribe --workers 2``: the file's segments are decoded in worker processes, each
     with its own PocketSphinx, given the entries as the pipeline's is."""
-    from dictate.file_decode import decode_file
+    from dictate.run.file_decode import decode_file
 
     events: list[Event] = []
     text = TextOptions(vocabulary=ENTRIES if with_words else [])

@@ -1,5 +1,5 @@
 """Whisper as the judge of the vocabulary's near misses (:meth:`WhisperSecondPass.score`,
-:meth:`dictate.vocabulary_refiner.VocabularyRefiner._judged`): a run of heard words that only
+:meth:`dictate.seam.vocabulary.VocabularyRefiner._judged`): a run of heard words that only
 comes near an entry is written as the entry where Whisper, given the segment's audio, finds it
 likelier.
 
@@ -23,8 +23,9 @@ import pytest
 from dictate.asr.engine import Word
 from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
 from dictate.asr.whisper_score import Scored
-from dictate.segments import ClosedSegment, SecondPassRefiner, settle
-from dictate.vocabulary_refiner import JUDGE_MARGIN, JUDGE_PLAIN_MARGIN, VocabularyRefiner
+from dictate.seam.second_pass import SecondPassRefiner
+from dictate.seam.segment import ClosedSegment, settle
+from dictate.seam.vocabulary import JUDGE_MARGIN, JUDGE_PLAIN_MARGIN, VocabularyRefiner
 from dictate.writing.vocabulary import parse_entry
 from dictate.writing.vocabulary_match import JUDGE_FLOOR, VocabularyMatcher
 
@@ -167,10 +168,10 @@ def _transcribed(wav: Path, entries: list[Any], refiners: list[Any]) -> str:
     """``wav`` decoded as ``dictate transcribe`` decodes it (PocketSphinx, then ``refiners``,
     the shipped punctuator), with ``entries`` as the vocabulary."""
     from dictate.asr.loader import load_engine
-    from dictate.assembly import TextOptions, build_pipeline
     from dictate.audio.capture import FileSource
-    from dictate.pipeline import final_text
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import TextOptions, build_pipeline
+    from dictate.run.pipeline import final_text
 
     events: list[Any] = []
     built = build_pipeline(

@@ -33,7 +33,7 @@ from dictate.asr.whisper_engine import (
     sized_frames,
 )
 from dictate.errors import ProviderError
-from dictate.segments import ClosedSegment
+from dictate.seam.segment import ClosedSegment
 
 RATE = 16000
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
@@ -481,8 +481,8 @@ class TwoSegments:
 def test_first_pass_words_stay_in_front_of_the_next_partial_until_the_second_pass_is_shown() -> (
     None
 ):
-    from dictate.assembly import build_pipeline
     from dictate.events import Event, Partial, Segment
+    from dictate.run.assembly import build_pipeline
 
     class Gated:
         """Audio whose second segment waits until the first segment's decode has begun."""
@@ -623,9 +623,9 @@ def test_the_second_pass_starts_in_the_pause_and_its_decode_is_used_at_the_close
     """The source holds at 1.9 s: 0.4 s into the pause after speech at 0.5-1.5 s, before the
     segmenter's 0.5 s closes the segment. A decode begins there, so it began early; the
     segment then closes as it was, and that one decode settles it."""
-    from dictate.assembly import build_pipeline
     from dictate.events import Event, Segment
-    from dictate.segments import SecondPassRefiner
+    from dictate.run.assembly import build_pipeline
+    from dictate.seam.second_pass import SecondPassRefiner
 
     second = SlowSecondPass()
     second.said = {1: ["ONE", "TWO"]}
@@ -647,9 +647,9 @@ def test_speech_that_resumes_after_the_early_decode_is_decoded_again_whole() -> 
     it is not used; the segment, closed later with all its speech, is decoded again whole
     (early in the pause that closes it, if the refining thread was idle then, else at the
     close: the source is not real time here, so either can happen)."""
-    from dictate.assembly import build_pipeline
     from dictate.events import Event, Segment
-    from dictate.segments import SecondPassRefiner
+    from dictate.run.assembly import build_pipeline
+    from dictate.seam.second_pass import SecondPassRefiner
 
     second = SlowSecondPass()
     second.said = {1: ["ONE", "TWO"]}
@@ -677,8 +677,9 @@ def test_the_vocabulary_in_the_prompt_writes_its_entries_and_nothing_on_silence(
     rala" for metoprolol and "calalqilik" for Kowalczyk; named in its prompt (the entries most
     like what the first pass heard), it writes them. On silence and on noise the prompt's words
     do not come back."""
-    from dictate.segments import SecondPassRefiner, settle
-    from dictate.vocabulary_refiner import VocabularyRefiner
+    from dictate.seam.second_pass import SecondPassRefiner
+    from dictate.seam.segment import settle
+    from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary import parse_entry
     from dictate.writing.vocabulary_match import VocabularyMatcher
 

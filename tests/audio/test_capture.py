@@ -228,7 +228,7 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
 ) -> None:
     from dictate.asr.sphinx_engine import SphinxEngine
     from dictate.events import Error, Event, Finished, Segment
-    from dictate.pipeline import Pipeline, final_text
+    from dictate.run.pipeline import Pipeline, final_text
 
     events: list[Event] = []
     pipeline = Pipeline(SphinxEngine(), None, events.append)

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dictate import events
+from dictate.commands.table import CommandKind
 from dictate.editing.apply import EditTarget, EventDocument, apply_event
 from dictate.events import Command, Event, Finalized, Pending
 from dictate.output.typist import TypingTarget
-from dictate.voice_commands import CommandKind
 
 
 class Recorder(EditTarget):

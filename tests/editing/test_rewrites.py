@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from dictate.asr.engine import Word
-from dictate.dictation import TextStage
 from dictate.editing.audio_links import AudioLinks
 from dictate.editing.buffer import DictationBuffer
 from dictate.editing.history import History, read_history
 from dictate.editing.journal import Journal, replay
 from dictate.editing.rewrites import KEEP, RewriteTrail, as_heard, find_rewrites
 from dictate.events import Event, Finalized
-from dictate.segments import ClosedSegment, settle
-from dictate.vocabulary_refiner import VocabularyRefiner
+from dictate.seam.segment import ClosedSegment, settle
+from dictate.seam.vocabulary import VocabularyRefiner
+from dictate.text.stage import TextStage
 from dictate.writing.vocabulary import parse_entry
 from dictate.writing.vocabulary_match import VocabularyMatcher
 

@@ -11,10 +11,10 @@ import pytest
 from fake_tagger import FakeTagger
 
 from dictate.asr.engine import Word
-from dictate.dictation import TextStage
+from dictate.commands.table import Words, split_commands
 from dictate.events import Finalized
 from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
-from dictate.voice_commands import Words, split_commands
+from dictate.text.stage import TextStage
 
 P, O, C = "PERIOD", "O", "COMMA"  # noqa: E741 - the tag is called O in every paper
 

@@ -8,6 +8,7 @@ from fake_tagger import FakeTagger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dictate.commands.table import CLOSE_PAREN, CLOSE_QUOTE, OPEN_PAREN, OPEN_QUOTE
 from dictate.punctuation.decoder import (
     SegmentPunctuator,
     Span,
@@ -15,7 +16,6 @@ from dictate.punctuation.decoder import (
     StreamingPunctuator,
     Update,
 )
-from dictate.voice_commands import CLOSE_PAREN, CLOSE_QUOTE, OPEN_PAREN, OPEN_QUOTE
 
 
 def decoder(**options: Any) -> StreamingPunctuator:

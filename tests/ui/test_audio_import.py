@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from runs import reach
 
 from dictate.events import Finalized, Finished, Pending
-from dictate.pipeline import final_text
+from dictate.run.pipeline import final_text
 from dictate.ui.audio_import import NOT_WHILE_TRANSCRIBING
 from dictate.ui.audio_progress import ProgressSource, clock, is_audio_file, said_left, time_left
 from dictate.ui.dialogs import SettingsDialog
@@ -274,11 +274,11 @@ def test_several_recognisers_give_the_window_the_same_text_as_one(
     window: MainWindow, tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With PocketSphinx and two cores the window decodes a file with one recogniser per core
-    (dictate.file_decode): its document, events and progress are those of the pipeline run
+    (dictate.run.file_decode): its document, events and progress are those of the pipeline run
     with one."""
     import dictate.ui.audio_import as audio_import
     from dictate.events import Segment
-    from dictate.file_decode import ParallelRun
+    from dictate.run.file_decode import ParallelRun
 
     samples, rate = soundfile.read(str(SPEECH), dtype="int16")
     long = tmp_path / "twice.wav"

@@ -22,11 +22,11 @@ from dictate.asr.engine import Word
 from dictate.audio.capture import AudioBlock
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.playback import Player
-from dictate.dictation import TextStage
 from dictate.editing.apply import EventDocument, apply_event
 from dictate.editing.audio_links import MARGIN_S, AudioLinks
 from dictate.editing.session_audio import TappedSource, read_span
 from dictate.events import Command, Event, Finalized, Finished, Pending, Segment
+from dictate.text.stage import TextStage
 
 BLOCK = SAMPLE_RATE // 10
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dictate.asr.registry import SPHINX, VOSK, WHISPER
-from dictate.segments import SecondPassRefiner
+from dictate.seam.second_pass import SecondPassRefiner
 from dictate.ui.parallel_import import CHUNK_S, parallel_run_factory
 
 
@@ -23,9 +23,9 @@ class _Recorded:
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dictate.file_decode
+    import dictate.run.file_decode
 
-    monkeypatch.setattr(dictate.file_decode, "ParallelRun", _Recorded)
+    monkeypatch.setattr(dictate.run.file_decode, "ParallelRun", _Recorded)
 
 
 def _source() -> Any:
@@ -33,7 +33,7 @@ def _source() -> Any:
 
 
 def _make(factory: Any, engine: Any) -> Any:
-    from dictate.assembly import TextOptions
+    from dictate.run.assembly import TextOptions
 
     return factory(engine, "punctuation model", "segmenter", TextOptions(), 1.5, lambda event: None)
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
-from dictate.command_help import command_rows
+from dictate.commands.help import command_rows
 from dictate.ui.dialogs import VoiceCommandsDialog
 from dictate.ui.main_window import MainWindow
 from dictate.ui.run_states import State

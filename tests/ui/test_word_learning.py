@@ -71,7 +71,7 @@ def test_add_that_to_my_words_adds_the_selection(window: Any) -> None:
 
 
 def test_add_that_to_my_words_said_alone_is_the_command() -> None:
-    from dictate.voice_commands import CommandKind, split_commands
+    from dictate.commands.table import CommandKind, split_commands
 
     [command] = split_commands("add that to my words".split())
     assert getattr(command, "kind", None) is CommandKind.LEARN

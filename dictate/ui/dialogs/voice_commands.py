@@ -1,5 +1,5 @@
 """The list of voice commands (Help > Voice commands, or say "what can I say"): every command
-with what it does and an example, from :func:`dictate.command_help.command_rows`.
+with what it does and an example, from :func:`dictate.commands.help.command_rows`.
 
 The dialog is not modal: dictation starts and goes on while it is open (it refuses to start
 behind a modal dialog), so it can stay beside the text while the user tries the commands.
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dictate.command_help import HOW_TO_SAY, CommandRow, command_rows
+from dictate.commands.help import HOW_TO_SAY, CommandRow, command_rows
 
 COLUMNS = ("Command", "What it does", "Example")
 _PAD = 6  # pixels left and right of a cell's text

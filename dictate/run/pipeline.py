@@ -4,12 +4,12 @@ Three worker threads in this process:
 
 * the **audio thread** reads the source, measures the level, runs the VAD segmenter and feeds
   the streaming recogniser (the first pass), emitting partial words as they change; a segment
-  it closes, with its whole audio, is a :class:`~dictate.segments.ClosedSegment`;
+  it closes, with its whole audio, is a :class:`~dictate.seam.segment.ClosedSegment`;
 * the **refining thread** settles each closed segment's words, in order
-  (:func:`~dictate.segments.settle`: the second pass, Whisper, decodes its audio again; a short
+  (:func:`~dictate.seam.segment.settle`: the second pass, Whisper, decodes its audio again; a short
   segment said apart is checked for a command), and emits its :class:`Segment` event;
 * the **punctuation thread** takes each settled segment's words through the
-  :class:`~dictate.dictation.TextStage`: voice commands, the :class:`StreamingPunctuator` (ONNX
+  :class:`~dictate.text.stage.TextStage`: voice commands, the :class:`StreamingPunctuator` (ONNX
   Runtime) and written forms, emitting finalized sentences, the pending text and commands.
 
 A moment into each pause (:data:`EARLY_DECODE_S`), the audio thread also hands the open
@@ -41,7 +41,7 @@ Callbacks run on the worker threads; a GUI must hand them over to its own thread
 
 Size: the three threads and the hand-offs between them are one state (the open segment, the
 unshown segments, the live slot); what a segment is and what settles it are in
-:mod:`dictate.segments`.
+:mod:`dictate.seam.segment`.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from dictate.asr.segmenter import (
 from dictate.audio.capture import AudioSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
-from dictate.dictation import Punctuator, TextStage, without_fillers
+from dictate.commands.heard import command_decoder_for
 from dictate.editing.text import separator
 from dictate.errors import DictateError, close_quietly, log_failure
 from dictate.events import (
@@ -83,15 +83,9 @@ from dictate.events import (
     Segment,
     SpeechStart,
 )
-from dictate.heard_commands import command_decoder_for
-from dictate.segments import (
-    ClosedSegment,
-    CommandRefiner,
-    CommitClock,
-    Refiner,
-    prepare_early,
-    settle,
-)
+from dictate.seam.command_refiner import CommandRefiner
+from dictate.seam.segment import ClosedSegment, CommitClock, Refiner, prepare_early, settle
+from dictate.text.stage import Punctuator, TextStage, without_fillers
 
 __all__ = [
     "Command", "Error", "Event", "Finalized", "Finished", "Level", "Live", "Partial", "Pending",
@@ -99,7 +93,7 @@ __all__ = [
     "Punctuator", "Segment", "SpeechStart", "final_text",
 ]  # fmt: skip
 
-log = logging.getLogger("dictate.pipeline")
+log = logging.getLogger("dictate.run.pipeline")
 
 LEVEL_INTERVAL = 0.1
 """Seconds of audio between two :class:`Level` events."""
@@ -123,7 +117,7 @@ _EARLY = "early"  # (_EARLY, segment): an open segment whose speaker paused
 
 EARLY_DECODE_S = 0.25
 """Seconds into a pause after which the refining thread, if idle, starts the second pass on
-the open segment (:func:`~dictate.segments.prepare_early`); the segmenter closes it at 0.5 s of
+the open segment (:func:`~dictate.seam.segment.prepare_early`); the segmenter closes it at 0.5 s of
 silence, and its words are then shown about this much sooner. Speech that resumes makes that
 decode wasted work, done only while the refining thread had nothing else to do."""
 
@@ -146,7 +140,7 @@ class Pipeline:
         on_event: Called with every event, from the worker threads.
         segmenter_options: VAD thresholds and durations.
         vad: A replacement for Silero (for tests of timing logic only).
-        commands: Recognise voice commands and spoken punctuation (:mod:`dictate.voice_commands`).
+        commands: Recognise voice commands and spoken punctuation (:mod:`dictate.commands.table`).
         writer: Turns punctuated text into its written form (numbers, dates, replacements);
             applied to every finalized sentence and the pending text. None: as punctuated.
         commit_after: Seconds of silence after which everything pending is committed; None:
@@ -255,7 +249,7 @@ class Pipeline:
     @property
     def command_decoder(self) -> Any:
         """The engine's decoder against the command phrases (None: no second decode of
-        commands), held by the :class:`~dictate.segments.CommandRefiner`."""
+        commands), held by the :class:`~dictate.seam.command_refiner.CommandRefiner`."""
         for refiner in self.refiners:
             if isinstance(refiner, CommandRefiner):
                 return refiner.decoder

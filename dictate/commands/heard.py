@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 
 from dictate.asr.engine import Engine, Word
+from dictate.commands.table import Command, grammar_phrases, split_commands
 from dictate.errors import log_failure
-from dictate.voice_commands import Command, grammar_phrases, split_commands
 
-log = logging.getLogger("dictate.pipeline")
+log = logging.getLogger("dictate.run.pipeline")
 
 
 def command_decoder_for(engine: Engine) -> Any:
     """The engine's decoder against the command phrases (read now, so phrases added to
-    :mod:`dictate.voice_commands` join), or None when it has none or cannot make one."""
+    :mod:`dictate.commands.table` join), or None when it has none or cannot make one."""
     factory = getattr(engine, "command_decoder", None)
     if factory is None:
         return None

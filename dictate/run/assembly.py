@@ -1,4 +1,4 @@
-"""Putting a :class:`~dictate.pipeline.Pipeline` together: the one place that decides, from a
+"""Putting a :class:`~dictate.run.pipeline.Pipeline` together: the one place that decides, from a
 loaded recogniser and punctuation model, whether to punctuate, and builds the punctuator, the
 written-forms writer and the voice commands. The window (:mod:`dictate.ui.pipeline_runner`),
 ``dictate transcribe`` and ``dictate bench pipeline`` all call :func:`build_pipeline`, so they
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dictate.events import Event
-from dictate.pipeline import Pipeline
+from dictate.run.pipeline import Pipeline
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def build_pipeline(
         segmenter: :class:`~dictate.asr.segmenter.SegmenterOptions` (None: defaults).
         second_pass: A loaded second pass (:func:`dictate.asr.loader.load_second_pass`, Whisper)
             whose words replace the first pass's for every segment; None: none.
-        pipeline_options: Passed on to :class:`~dictate.pipeline.Pipeline` (``commit_after``,
+        pipeline_options: Passed on to :class:`~dictate.run.pipeline.Pipeline` (``commit_after``,
             ``live``, ``stop_command``...).
     """
     punctuator, choices, off = text_choices(engine, model, text)
@@ -88,8 +88,8 @@ def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
     (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries, with the
     second pass as the judge of runs that only come near an entry where it can score words
     (Whisper)."""
-    from dictate.segments import SecondPassRefiner
-    from dictate.vocabulary_refiner import VocabularyRefiner
+    from dictate.seam.second_pass import SecondPassRefiner
+    from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(vocabulary)
@@ -118,9 +118,9 @@ def text_choices(
     engine: Any, model: Any, text: TextOptions | None = None
 ) -> tuple[Any, dict[str, Any], str]:
     """What :func:`build_pipeline` decides for the words of ``engine``: the punctuator (None:
-    none), the :class:`~dictate.dictation.TextStage` options (``commands``, ``writer``,
+    none), the :class:`~dictate.text.stage.TextStage` options (``commands``, ``writer``,
     ``units``, ``addresses``) and why punctuation is off ("" when it is on). The parallel
-    decode of a file (:mod:`dictate.file_decode`) builds its text stage from them too."""
+    decode of a file (:mod:`dictate.run.file_decode`) builds its text stage from them too."""
     from dictate.asr.registry import engine_mismatch
     from dictate.punctuation.decoder import make_punctuator
     from dictate.writing.writer import make_writer

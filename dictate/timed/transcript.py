@@ -4,7 +4,7 @@
 the one :class:`~dictate.editing.apply.EventDocument` builds from them, so it is exactly what
 ``dictate transcribe`` prints, voice commands carried out. The times come from the
 recogniser's words (:class:`~dictate.events.Segment`) in three steps, each an alignment on
-letters and digits (:mod:`dictate.word_times`), so no difference between what was heard and
+letters and digits (:mod:`dictate.editing.word_times`), so no difference between what was heard and
 what is written breaks it:
 
 1. each finalized sentence as said (``Finalized.spoken``, or the sentence) against the
@@ -17,7 +17,7 @@ what is written breaks it:
    the time of the one it replaced).
 
 A word with no match at all takes its share of the gap between its neighbours; times then run
-forward and lie within the audio (:func:`dictate.word_times.fill`).
+forward and lie within the audio (:func:`dictate.editing.word_times.fill`).
 
 Sentences are the finalized ones (a sentence a pause committed open and the words that went on
 with it are one). Paragraphs are the text's: "new paragraph" ends one. A text with no paragraph
@@ -34,9 +34,9 @@ from typing import Any
 
 from dictate.editing.apply import EventDocument
 from dictate.editing.text import CLOSING_MARKS
+from dictate.editing.word_times import Timed, align, align_words, fill, key
 from dictate.events import Event, Finalized, Finished, Segment
-from dictate.subtitles import CueWord, cues, to_srt, to_vtt
-from dictate.word_times import Timed, align, align_words, fill, key
+from dictate.timed.subtitles import CueWord, cues, to_srt, to_vtt
 
 PARAGRAPH_PAUSE = 2.5
 """Seconds of silence before a sentence that begin a new paragraph (text without breaks)."""
@@ -282,11 +282,11 @@ class Transcript:
         ]
 
     def to_srt(self) -> str:
-        """SubRip subtitles (see :mod:`dictate.subtitles` for how cues are cut)."""
+        """SubRip subtitles (see :mod:`dictate.timed.subtitles` for how cues are cut)."""
         return to_srt(cues(self.cue_words(), self._words()[1]))
 
     def to_vtt(self) -> str:
-        """WebVTT subtitles (see :mod:`dictate.subtitles` for how cues are cut)."""
+        """WebVTT subtitles (see :mod:`dictate.timed.subtitles` for how cues are cut)."""
         return to_vtt(cues(self.cue_words(), self._words()[1]))
 
     def render(self, format: str) -> str:

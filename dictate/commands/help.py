@@ -1,11 +1,11 @@
 """The list of voice commands that "what can I say" and Help > Voice commands show (issue 27).
 
 The rows are built from the tables the recogniser's grammar is built from
-(:data:`~dictate.voice_commands.PHRASES`, :data:`~dictate.voice_commands.WORD_COMMANDS` and
-:data:`~dictate.voice_commands.WORDS_COMMANDS`) each time they are asked for, so a phrase added
+(:data:`~dictate.commands.table.PHRASES`, :data:`~dictate.commands.table.WORD_COMMANDS` and
+:data:`~dictate.commands.table.WORDS_COMMANDS`) each time they are asked for, so a phrase added
 there is listed without a change here. Phrases that do the same thing share a row ("new line /
 newline"). What a row does and its example come from :data:`DESCRIPTIONS`; a command written
-there before its description gets one from its :class:`~dictate.voice_commands.CommandKind`'s
+there before its description gets one from its :class:`~dictate.commands.table.CommandKind`'s
 docstring (or name), and lands in the group "Other" if its kind is in none of :data:`GROUPS`:
 it is never left out.
 """
@@ -18,7 +18,7 @@ import inspect
 import textwrap
 from typing import NamedTuple
 
-from dictate.voice_commands import (
+from dictate.commands.table import (
     CLOSE_PAREN,
     CLOSE_QUOTE,
     MAX_NAMED_WORDS,
@@ -232,7 +232,7 @@ DESCRIPTIONS: dict[tuple[CommandKind, str] | CommandKind, tuple[str, str]] = {
     ),
 }
 """What a command does and an example: for a ``(kind, value)``, value being the mark or
-argument in :data:`~dictate.voice_commands.PHRASES` (``(MARK, ",")``, ``(GO, "end")``) or
+argument in :data:`~dictate.commands.table.PHRASES` (``(MARK, ",")``, ``(GO, "end")``) or
 :data:`WORD`/:data:`WORDS` for a command that takes words; else for its kind alone, where
 ``{arg}`` is the value and ``{phrase}`` the first phrase said for it."""
 

@@ -3,7 +3,7 @@ written forms. No audio and no Qt, so the pipeline's punctuation thread and ``di
 share it and behave the same.
 
 For each segment, :class:`TextStage` cuts the words at the voice commands set apart in them
-(:mod:`dictate.voice_commands`), feeds the words to the streaming punctuator, hands spoken
+(:mod:`dictate.commands.table`), feeds the words to the streaming punctuator, hands spoken
 punctuation and "cap" to the punctuator, carries out the other commands, writes every finalized
 sentence and the pending text in their written form, and emits :class:`Finalized`,
 :class:`Pending` and :class:`Command` events. If the punctuator fails, the words still arrive,
@@ -18,13 +18,7 @@ from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from dictate.asr.engine import Word
-from dictate.editing.rewrites import RewriteTrail, as_heard
-from dictate.errors import log_failure
-from dictate.events import Command, Error, Event, Finalized, Live, Pending
-from dictate.punctuation.decoder import Update
-from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
-from dictate.punctuation.labels import CAPITALIZED, VERBATIM
-from dictate.voice_commands import (
+from dictate.commands.table import (
     OPENING_MARKS,
     CommandKind,
     Piece,
@@ -33,9 +27,15 @@ from dictate.voice_commands import (
     spelled,
     split_commands,
 )
+from dictate.editing.rewrites import RewriteTrail, as_heard
+from dictate.errors import log_failure
+from dictate.events import Command, Error, Event, Finalized, Live, Pending
+from dictate.punctuation.decoder import Update
+from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
+from dictate.punctuation.labels import CAPITALIZED, VERBATIM
 from dictate.writing.units import join_words
 
-log = logging.getLogger("dictate.dictation")
+log = logging.getLogger("dictate.text.stage")
 
 _W = TypeVar("_W", bound=Word | str)
 

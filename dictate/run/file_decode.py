@@ -2,7 +2,7 @@
 words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
 
 * **Segments, here.** A reader thread streams the file in blocks through the segmenter (Silero
-  VAD, fast) exactly as :class:`~dictate.pipeline.Pipeline` does, so the segments, their pauses
+  VAD, fast) exactly as :class:`~dictate.run.pipeline.Pipeline` does, so the segments, their pauses
   and the commit-on-pause points are the sequential run's. Consecutive segments are grouped into
   chunks of about ``chunk_s`` seconds of segment audio, cut by the audio alone, never by the
   number of workers.
@@ -17,11 +17,11 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   recogniser, and its word times (now and then a word) may differ from the sequential run's
   and between worker counts (:attr:`Decoded.exact` is False; docs/parallel-decode.md).
 * **Text, here, in order**: each segment is settled as the pipeline settles it
-  (:func:`~dictate.segments.settle`: the second pass, Whisper, on the segment's audio; the
+  (:func:`~dictate.seam.segment.settle`: the second pass, Whisper, on the segment's audio; the
   command check of a short one), its :class:`~dictate.events.Segment` emitted, and its words
-  go through the :class:`~dictate.dictation.TextStage` (voice commands, punctuation, written
+  go through the :class:`~dictate.text.stage.TextStage` (voice commands, punctuation, written
   forms) as the pipeline's punctuation thread does; commits where the pipeline commits (the
-  same :class:`~dictate.segments.CommitClock`).
+  same :class:`~dictate.seam.segment.CommitClock`).
 
 Memory is bounded: every worker's inbox holds at most ``queue_chunks`` chunks and the reader
 waits when one is full, so a 3-hour file is never held; what waits for its turn is words.
@@ -53,13 +53,14 @@ from dictate.asr.registry import options_of
 from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter, SpeechStarted
 from dictate.audio.capture import FileSource
 from dictate.audio.format import SAMPLE_RATE
-from dictate.dictation import TextStage
+from dictate.commands.heard import command_decoder_for
 from dictate.errors import DictateError, log_failure
 from dictate.events import Error, Event, Finished, SpeechStart
-from dictate.heard_commands import command_decoder_for
-from dictate.segments import ClosedSegment, CommandRefiner, CommitClock, Refiner, settle
+from dictate.seam.command_refiner import CommandRefiner
+from dictate.seam.segment import ClosedSegment, CommitClock, Refiner, settle
+from dictate.text.stage import TextStage
 
-log = logging.getLogger("dictate.file_decode")
+log = logging.getLogger("dictate.run.file_decode")
 
 CHUNK_S = 30.0
 """Seconds of segment audio per chunk (a chunk ends at the first segment end after them)."""
@@ -122,8 +123,8 @@ def decode_file(
         engine: The loaded engine (its language decides punctuation; its second decode of
             commands runs here); the workers load their own from its name and model path.
         model: The punctuation model (None: none), as for
-            :func:`~dictate.assembly.build_pipeline`.
-        text: :class:`~dictate.assembly.TextOptions`.
+            :func:`~dictate.run.assembly.build_pipeline`.
+        text: :class:`~dictate.run.assembly.TextOptions`.
         commit_after: As the pipeline's: commit pending words after this much silence.
         progress: Called with (seconds of audio done, in order; the file's seconds).
         cancel: Set it to stop: what is decoded so far is kept and the text finished.
@@ -131,7 +132,7 @@ def decode_file(
         refiners: What settles each segment's words before the command check (the second
             pass); they are not closed here (the caller owns them).
     """
-    from dictate.assembly import text_choices
+    from dictate.run.assembly import text_choices
 
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -233,7 +234,7 @@ def decode_file(
 
 class ParallelRun:
     """:func:`decode_file` on a thread of its own, driven as a
-    :class:`~dictate.pipeline.Pipeline` is (``start``, ``stop``, ``wait``): what ``dictate
+    :class:`~dictate.run.pipeline.Pipeline` is (``start``, ``stop``, ``wait``): what ``dictate
     transcribe --workers N`` runs. ``stop`` keeps what is decoded."""
 
     def __init__(self, path: str | Path, *args: Any, **options: Any) -> None:

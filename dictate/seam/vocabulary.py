@@ -11,7 +11,8 @@ from typing import Any
 
 from dictate.asr.engine import Word
 from dictate.errors import log_failure
-from dictate.segments import VOCABULARY_NO_SPEECH, ClosedSegment
+from dictate.seam.second_pass import VOCABULARY_NO_SPEECH
+from dictate.seam.segment import ClosedSegment
 
 log = logging.getLogger("dictate.vocabulary")
 

@@ -1,0 +1,151 @@
+"""The second pass as a refiner of closed segments (:class:`SecondPassRefiner`): Whisper decodes
+a segment's audio again and its words replace the first pass's where its guards pass."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from dictate.asr.engine import Word
+from dictate.seam.segment import ClosedSegment
+
+log = logging.getLogger("dictate.seam")
+
+
+class SecondPass(Protocol):
+    """A recogniser that decodes a whole segment's audio again (Whisper)."""
+
+    name: str
+
+    def decode(self, segment: ClosedSegment, prompt: str) -> Any:
+        """A result with ``words`` (list of :class:`Word`, source times) and ``verdict``:
+        "speech" (use the words), "no_speech" (nothing was said) or another word saying why
+        the first pass's words are kept."""
+        ...
+
+    def close(self) -> None: ...
+
+
+VOCABULARY_NO_SPEECH = 0.2
+"""A second-pass result made only of prompted vocabulary words, with a no-speech probability
+over this, is not written (:meth:`SecondPassRefiner._only_named`): a prompt's words come back on
+silence (faster-whisper issue 1356)."""
+
+PROMPT_WORDS = 0
+"""Words of context given to the second pass: the last words it settled in this run (0: none).
+None by default: measured on the benchmark recordings (benchmarks/second_pass_options.py), a
+prompt of the last 24 settled words gave more word errors (10.9% against 8.6% on the real
+recordings, 16.8% against 15.6% on the long-form set) and 2.6 times the decode time, as
+Whisper's temperature fallback ran on the segments it made it doubt."""
+
+
+class SecondPassRefiner:
+    """The second pass as a refiner: its words replace the first pass's when its guards pass;
+    "no speech" writes nothing; any other verdict keeps the first pass's words.
+
+    :meth:`prepare` decodes a segment that has not closed yet, once its speaker has paused
+    (the pipeline calls it a moment into the silence that may close the segment); when the
+    segment then closes with the same speech span and the same prompt, :meth:`refine` uses
+    that decode (the audio Whisper hears is the same: the speech and its padding), so its
+    words are shown that much sooner after the close.
+    """
+
+    rewritten: Sequence[tuple[str, str]] = ()
+
+    def __init__(
+        self, second_pass: SecondPass, prompt_words: int = PROMPT_WORDS, vocabulary: Any = None
+    ) -> None:
+        self.second_pass = second_pass
+        self.name = second_pass.name
+        self.prompt_words = prompt_words
+        self.vocabulary = vocabulary
+        """A :class:`~dictate.writing.vocabulary_match.VocabularyMatcher` (None: none): a
+        segment whose words come near entries is decoded again with them named in the prompt
+        (:meth:`_with_vocabulary`)."""
+        self.redecoded = 0
+        """Segments decoded again with entries named (for benchmarks)."""
+        self._context: list[str] = []
+        self._early: tuple[tuple[int, float, float, str], Any] | None = None
+        self.verdicts: dict[str, int] = {}
+        """How many segments got each verdict in this process (for benchmarks)."""
+        self.early_used = 0
+        """How many segments were settled with the decode :meth:`prepare` made early."""
+
+    def _key(self, segment: ClosedSegment) -> tuple[int, float, float, str]:
+        return (segment.number, segment.start, segment.end, self._prompt())
+
+    def _prompt(self) -> str:
+        return " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
+
+    def prepare(self, segment: ClosedSegment) -> None:
+        """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
+        of its close, for :meth:`refine` to use if it closes as it is."""
+        if len(segment.audio):
+            self._early = (self._key(segment), self.second_pass.decode(segment, self._prompt()))
+
+    def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
+        early, self._early = self._early, None
+        if not len(segment.audio):
+            return None
+        prompt = self._prompt()
+        if early is not None and early[0] == self._key(segment):
+            result = early[1]
+            self.early_used += 1
+        else:
+            result = self.second_pass.decode(segment, prompt)
+        self.verdicts[result.verdict] = self.verdicts.get(result.verdict, 0) + 1
+        if result.verdict == "no_speech":
+            return []
+        if result.verdict != "speech":
+            log.info("segment %d keeps the first pass's words: %s", segment.number,
+                     result.verdict)  # fmt: skip
+            return None
+        settled = self._with_vocabulary(segment, result, prompt)
+        if self.prompt_words > 0:
+            self._context = (self._context + [w.text for w in settled])[-self.prompt_words :]
+        return settled
+
+    def _with_vocabulary(self, segment: ClosedSegment, result: Any, prompt: str) -> list[Word]:
+        """Where Whisper's words come near entries of the vocabulary
+        (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.candidates`), the segment is
+        decoded again with those entries named in the prompt. Its words are taken only where
+        they differ from the first decode's by entries written in place of words it heard
+        (:func:`~dictate.writing.vocabulary_match.only_entries_changed`: no other word
+        changed, nothing added), and not where they are only the named words on a segment that
+        may not be speech (:meth:`_only_named`)."""
+        words = list(result.words)
+        if not self.vocabulary:
+            return words
+        from dictate.writing.vocabulary_match import naming, only_entries_changed
+
+        heard = [w.text for w in words]
+        named = self.vocabulary.candidates(heard)
+        if not named:
+            return words
+        named_prompt = f"{naming(named)} {prompt}".strip()
+        again = self.second_pass.decode(segment, named_prompt)
+        self.redecoded += 1
+        if again.verdict != "speech" or self._only_named(again, named_prompt):
+            return words
+        if not only_entries_changed(heard, [w.text for w in again.words], named):
+            return words
+        return list(again.words)
+
+    def _only_named(self, result: Any, prompt: str) -> bool:
+        """Whisper wrote nothing but words of the prompt's vocabulary on a segment it thought
+        may not be speech (:data:`VOCABULARY_NO_SPEECH`): a prompt's words come back on
+        silence (faster-whisper issue 1356), so they are not written."""
+        if not self.vocabulary or not prompt or not result.words:
+            return False
+        named = {w.lower() for w in re.findall(r"[\w']+", prompt)}
+        said = {w.text.lower().strip(".,?!") for w in result.words}
+        return said <= named and result.no_speech_prob > VOCABULARY_NO_SPEECH
+
+    def reset(self) -> None:
+        self._context = []
+        self._early = None
+
+    def close(self) -> None:
+        pass  # the loaded model is shared by the runs that use it: its owner frees it
