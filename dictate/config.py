@@ -57,8 +57,10 @@ class Settings:
     engine: str | None = None
     """A streaming engine of :mod:`dictate.asr.registry`, or None = the best available (Vosk
     if a model is installed, else the bundled PocketSphinx)."""
-    vosk_model: str | None = None
-    """Installed model name or a path; None = the best installed model."""
+    first_pass_model: str | None = None
+    """The first-pass engine's model: an installed model's name or a folder; None = the best
+    installed model (an engine with a bundled model, PocketSphinx, takes none). Older files
+    call it ``vosk_model`` (:data:`RENAMED`)."""
     second_pass: str = "auto"
     """The Whisper model that decodes every segment again (a name or a folder), "auto" (tiny.en
     after an English first pass) or "off"."""
@@ -137,6 +139,8 @@ class Settings:
         field of the wrong type or out of range takes its default and is listed in
         :attr:`problems` (with one log line), so one bad field never costs the others."""
         settings = cls()
+        # A field's old name is read where its new one is not in the file.
+        data = {**{RENAMED[k]: v for k, v in data.items() if k in RENAMED}, **data}
         for f in dataclasses.fields(cls):
             if f.name not in data or not f.metadata.get("saved", True):
                 continue
@@ -161,6 +165,11 @@ class Settings:
             for f in dataclasses.fields(self)
             if f.metadata.get("saved", True)
         }
+
+
+RENAMED = {"vosk_model": "first_pass_model"}
+"""Fields renamed since a version that wrote settings files: old name -> new name (the old
+name is read; the new one is written)."""
 
 
 def _int_in(low: int, high: int) -> Callable[[Any], bool]:
@@ -190,7 +199,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     # one): an unknown one is reported there, with the known names.
     "engine": _text_or_none,
     "second_pass": lambda v: isinstance(v, str) and 0 < len(v) < 4096,
-    "vosk_model": _text_or_none,
+    "first_pass_model": _text_or_none,
     "silence_ms": _int_in(100, 3000),
     "commit_after_ms": lambda v: v is None or _int_in(*COMMIT_AFTER_RANGE)(v),
     "feedback_sounds": lambda v: isinstance(v, bool),

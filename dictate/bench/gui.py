@@ -35,7 +35,10 @@ def bench_gui(
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
         settings = Settings(
-            engine=engine, vosk_model=model, second_pass=second_pass or OFF, first_run_done=True
+            engine=engine,
+            first_pass_model=model,
+            second_pass=second_pass or OFF,
+            first_run_done=True,
         )
         # One window, dictated into ``runs`` times, as a person starts and stops dictation:
         # its memory is the window's over a session, not a fresh window's each run.

@@ -122,7 +122,7 @@ def _run_window(
     with tempfile.TemporaryDirectory(prefix="dictate-bench-") as tmp:
         settings = Settings(
             engine=engine,
-            vosk_model=model,
+            first_pass_model=model,
             first_run_done=True,
             commit_after_ms=commit_after_ms,
             target=target,

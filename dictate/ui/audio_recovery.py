@@ -131,7 +131,7 @@ def recognise_speech(
     from dictate.run.pipeline import final_text
     from dictate.ui.pipeline_runner import run_options
 
-    engine: Any = load_engine(settings.engine, settings.vosk_model)
+    engine: Any = load_engine(settings.engine, settings.first_pass_model)
     try:
         second = load_second_pass(settings.second_pass, engine)
     except Exception as exc:  # the first pass's words are still worth having

@@ -385,7 +385,7 @@ class DictationRun(QObject):
     def _use_bundled_engine(self) -> None:
         from dictate.asr.registry import SPHINX
 
-        self._settings.engine, self._settings.vosk_model = SPHINX.name, None
+        self._settings.engine, self._settings.first_pass_model = SPHINX.name, None
         self._controller.forget_engine()
         self._ways_out["refresh_engines"]()
         self._ways_out["settings_changed"]()

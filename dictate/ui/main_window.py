@@ -341,7 +341,8 @@ class MainWindow(QMainWindow):
         if dialog.installed_path is not None:
             from dictate.asr.registry import VOSK
 
-            self.settings.engine, self.settings.vosk_model = VOSK.name, dialog.installed_path.name
+            model = dialog.installed_path.name
+            self.settings.engine, self.settings.first_pass_model = VOSK.name, model
             self.controller.forget_engine()
         self.toolbar.refresh_engines()
         self.settings_changed()

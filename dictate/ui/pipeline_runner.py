@@ -25,7 +25,7 @@ log = logging.getLogger("dictate.ui")
 
 #: Settings a run takes when it starts and keeps to its end.
 RUN_SETTINGS = (
-    "input_device", "engine", "vosk_model", "second_pass", "silence_ms", "max_segment_s",
+    "input_device", "engine", "first_pass_model", "second_pass", "silence_ms", "max_segment_s",
     "commit_after_ms", "mode",
     "min_right_words", "written_forms", "voice_commands", "replacements", "target",
     "typing_backend", "clipboard_fallback",
@@ -172,21 +172,21 @@ class DictationController(QObject):
         from dictate.run.assembly import build_pipeline
 
         key = (
-            s.engine, s.vosk_model, s.mode, s.min_right_words, s.silence_ms, s.max_segment_s,
-            s.commit_after_ms, s.written_forms, s.voice_commands, repr(s.replacements),
-            s.second_pass,
+            s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
+            s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
+            repr(s.replacements), s.second_pass,
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
-        if self._cache.get("engine_key") != (s.engine, s.vosk_model):
-            engine: Any = load_engine(s.engine, s.vosk_model)
+        if self._cache.get("engine_key") != (s.engine, s.first_pass_model):
+            engine: Any = load_engine(s.engine, s.first_pass_model)
             if abilities_of(engine).own_process:
                 # It holds the GIL while decoding (PocketSphinx): out of the GUI's process.
                 from dictate.asr.process_engine import ProcessEngine
 
                 engine = ProcessEngine(None, options=options_of(engine))
             self._cache["engine"] = engine
-            self._cache["engine_key"] = (s.engine, s.vosk_model)
+            self._cache["engine_key"] = (s.engine, s.first_pass_model)
             self._cache.pop("second_key", None)
         if self._cache.get("second_key") != s.second_pass:
             # Loaded once and shared by the pipelines built for later settings (a model of

@@ -102,7 +102,7 @@ class DictationToolbar(QToolBar):
         self.engine_combo.clear()
         for label, engine, model in engine_choices():
             self.engine_combo.addItem(label, (engine, model))
-            if (engine, model) == (self._settings.engine, self._settings.vosk_model):
+            if (engine, model) == (self._settings.engine, self._settings.first_pass_model):
                 self.engine_combo.setCurrentIndex(self.engine_combo.count() - 1)
 
     def choose_mic(self, index: int) -> None:
@@ -116,7 +116,7 @@ class DictationToolbar(QToolBar):
         self._editor.setFocus()  # Ctrl+M, arrows, Return: then back to the text
 
     def _on_engine_chosen(self, index: int) -> None:
-        self._settings.engine, self._settings.vosk_model = self.engine_combo.itemData(index)
+        self._settings.engine, self._settings.first_pass_model = self.engine_combo.itemData(index)
         self._controller.forget_engine()
         self._settings_changed()
         self._editor.setFocus()

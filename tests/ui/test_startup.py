@@ -44,6 +44,22 @@ def test_settings_of_the_wrong_type_fall_back_one_field_at_a_time(tmp_path: Path
     assert "problems" not in saved and load_settings(path).problems == []
 
 
+def test_a_file_of_an_older_version_keeps_its_first_pass_model(tmp_path: Path) -> None:
+    """``vosk_model`` was renamed ``first_pass_model`` (it is any engine's model): a file that
+    has the old name loads into the new field, the new name wins where both are there, and
+    the file is written with the new name."""
+    path = tmp_path / "settings.json"
+    path.write_text('{"engine": "vosk", "vosk_model": "vosk-model-en-us-0.22"}', encoding="utf-8")
+    settings = load_settings(path)
+    assert settings.first_pass_model == "vosk-model-en-us-0.22" and settings.problems == []
+    save_settings(settings, path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["first_pass_model"] == "vosk-model-en-us-0.22" and "vosk_model" not in saved
+    both = {"vosk_model": "old", "first_pass_model": "new"}
+    assert Settings.from_dict(both).first_pass_model == "new"
+    assert Settings.from_dict({"vosk_model": ""}).problems == ["first_pass_model ('')"]
+
+
 def test_bad_settings_open_the_window_with_one_notice(qtbot) -> None:  # type: ignore[no-untyped-def]
     settings_path().parent.mkdir(parents=True, exist_ok=True)
     settings_path().write_text('{"font_size": "big", "font_family": 5}', encoding="utf-8")

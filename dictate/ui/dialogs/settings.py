@@ -69,7 +69,7 @@ class SettingsDialog(QDialog):
         self.engine = QComboBox()
         for label, engine, model in engine_choices():
             self.engine.addItem(label, (engine, model))
-        self._select(self.engine, (settings.engine, settings.vosk_model))
+        self._select(self.engine, (settings.engine, settings.first_pass_model))
         self.second_pass = QComboBox()
         for text, choice in second_pass_choices(settings.second_pass):
             self.second_pass.addItem(text, choice)
@@ -346,7 +346,7 @@ class SettingsDialog(QDialog):
 
     def apply_to(self, settings: Settings) -> None:
         settings.input_device = self.device.currentData()
-        settings.engine, settings.vosk_model = self.engine.currentData()
+        settings.engine, settings.first_pass_model = self.engine.currentData()
         settings.second_pass = self.second_pass.currentData()
         settings.silence_ms = self.silence.value()
         settings.max_segment_s = self.max_segment.value()
