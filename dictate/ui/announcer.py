@@ -24,6 +24,7 @@ from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
 
 from dictate.errors import DictateError, as_sentence
 from dictate.events import Error, Event, Finalized
+from dictate.ui.run_states import State
 
 log = logging.getLogger("dictate.ui")
 
@@ -122,11 +123,11 @@ class WindowAnnouncements(QObject):
     def typing_failed(self) -> None:
         self.say("Typing failed; the dictated text comes into this window.")
 
-    def _on_state(self, state: str) -> None:
-        if state == "listening":
+    def _on_state(self, state: State) -> None:
+        if state == State.LISTENING:
             self._listening = True
             self.say("Listening.")
-        elif state == "idle" and self._listening:
+        elif state == State.IDLE and self._listening:
             self._listening = False
             self.say("Stopped.")
 

@@ -15,6 +15,7 @@ from dictate.ui.recovery import (
     keep_damaged_journal,
     open_document_at_start,
 )
+from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
     from dictate.ui.data_folder_claim import DataFolderClaim
@@ -157,7 +158,7 @@ def apply_command(window: MainWindow, command: str) -> None:
 def refusal(window: MainWindow, command: str) -> str | None:
     """Why the window refuses ``command`` now (the answer the command's sender gets), or None.
     Only what is known at once: a microphone that fails is reported later, in the window."""
-    starts = command == "start" or (command == "toggle" and window.controller.state == "idle")
+    starts = command == "start" or (command == "toggle" and window.controller.state == State.IDLE)
     return window.dictation.start_refused() if starts else None
 
 

@@ -42,6 +42,7 @@ from dictate.ui.audio_progress import (
 )
 from dictate.ui.document import start_folder
 from dictate.ui.parallel_import import parallel_run_factory, window_workers
+from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
     from dictate.ui.window_api import Window
@@ -147,7 +148,7 @@ class AudioImport(QObject):
                 "cancel it, or wait until it ends, to transcribe another file."
             )
             return True
-        if window.controller.state != "idle":
+        if window.controller.state != State.IDLE:
             from dictate.ui.document import DICTATION_STOPPED
 
             window.messages.show_message(
@@ -269,8 +270,8 @@ class AudioImport(QObject):
         self.show_progress()
         self.window.controller.stop()
 
-    def _on_state(self, state: str) -> None:
-        if not self.busy or state == "idle":
+    def _on_state(self, state: State) -> None:
+        if not self.busy or state == State.IDLE:
             return
         window = self.window
         window.dictation.dictate_action.setChecked(False)  # the microphone is not on

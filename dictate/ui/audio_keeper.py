@@ -31,6 +31,7 @@ from dictate.editing.session_audio import (
     read_span,
 )
 from dictate.events import Command, Event, Finalized, Finished, Pending, Segment
+from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
@@ -299,7 +300,7 @@ class AudioKeeper:
             self._say(f"No audio for {what}: its audio was deleted.")
             return False
         seconds = len(samples) / SAMPLE_RATE
-        dictating = self._window.controller.state != "idle"
+        dictating = self._window.controller.state != State.IDLE
         muted = "; the microphone is muted meanwhile" if dictating else ""
         self._say(f"Playing {what} ({seconds:.1f} s; Escape stops it{muted})…", 0)
         self._echo_until = float("inf")  # until it has ended (the player's thread may lag)

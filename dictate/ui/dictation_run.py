@@ -24,6 +24,7 @@ from dictate.ui.feedback import Feedback
 from dictate.ui.leave_question import Leave, ask_to_leave
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
     from dictate.ui.pipeline_runner import Loaded
@@ -34,6 +35,14 @@ DICTATE_KEY = "F9"
 
 CATCHING_UP_S = 2.0
 """Seconds behind the microphone past which the window says it is catching up."""
+
+_SHOWN = {
+    State.IDLE: ("&Dictate", ""),
+    State.STARTING: ("Starting…", "Loading…"),
+    State.LISTENING: ("Stop &dictating", "Listening…"),
+    State.STOPPING: ("Finishing…", "Finishing…"),
+}
+"""What the Dictate action and the status bar say in each state."""
 
 
 class DictationRun(QObject):
@@ -143,7 +152,7 @@ class DictationRun(QObject):
         bar.addPermanentWidget(self.finishing_bar)
 
     def toggle(self) -> None:
-        if self._controller.state == "idle":
+        if self._controller.state == State.IDLE:
             self.start()
         else:
             self.stop()
@@ -163,7 +172,7 @@ class DictationRun(QObject):
         return None
 
     def start(self, source_factory: object = None) -> None:
-        if self.audio_import.refuses_dictation() or self._controller.state != "idle":
+        if self.audio_import.refuses_dictation() or self._controller.state != State.IDLE:
             return
         refused = self.start_refused()
         if refused:
@@ -201,37 +210,30 @@ class DictationRun(QObject):
     def _on_target_toggled(self) -> None:
         self.set_target("apps" if self.target_action.isChecked() else "window")
 
-    def _on_state(self, state: str) -> None:
-        if state == "idle":
+    def _on_state(self, state: State) -> None:
+        if state == State.IDLE:
             self._messages.no_longer_true(DICTATION_STOPPED)
-        if state == "starting":
+        if state == State.STARTING:
             self.dropped_label.setText("")  # the notice belongs to its run
             self.latency_label.setText("")
         self._progress_text = ""
         self._finishing_from = 0.0
         self.finishing_bar.hide()
-        if state in ("listening", "stopping"):
+        if state in (State.LISTENING, State.STOPPING):
             self._progress_timer.start()
         else:
             self._progress_timer.stop()
-        self.dictate_action.setChecked(state in ("starting", "listening"))
-        self.dictate_action.setText(
-            {"idle": "&Dictate", "starting": "Starting…", "stopping": "Finishing…"}.get(
-                state, "Stop &dictating"
-            )
-        )
-        self._window.statusBar().showMessage(
-            {"listening": "Listening…", "starting": "Loading…", "stopping": "Finishing…"}.get(
-                state, ""
-            )
-        )
+        self.dictate_action.setChecked(state in (State.STARTING, State.LISTENING))
+        action, status = _SHOWN[state]
+        self.dictate_action.setText(action)
+        self._window.statusBar().showMessage(status)
         overlay = self._feedback.visible_overlay()
-        if state == "stopping" and overlay is not None:
+        if state == State.STOPPING and overlay is not None:
             overlay.set_state("Finishing…")  # not "Listening" once Stop was pressed
 
     def _on_mic_opened(self) -> None:
         """The microphone is open while the models still load: what is said now is kept."""
-        if self._controller.state == "starting":
+        if self._controller.state == State.STARTING:
             self._window.statusBar().showMessage(
                 "Listening… (the recogniser is loading; what you say now is recognised once "
                 "it is ready)"
@@ -242,7 +244,7 @@ class DictationRun(QObject):
         and the overlay ("Catching up: 12 s behind"), the progress of Stop through what is
         left, audio that could not be stored, and kept audio that stopped being written."""
         state = self._controller.state
-        if state not in ("listening", "stopping"):
+        if state not in (State.LISTENING, State.STOPPING):
             return
         behind = self._controller.behind()
         lost = self._controller.lost_blocks()
@@ -250,7 +252,7 @@ class DictationRun(QObject):
             self.dropped_label.setText(f"{lost} audio blocks lost: they could not be stored")
         if self.kept_audio is not None:
             self.kept_audio.check_recording()
-        if state == "stopping" and behind >= CATCHING_UP_S:
+        if state == State.STOPPING and behind >= CATCHING_UP_S:
             self._finishing_from = max(self._finishing_from, behind)
             done = 1 - behind / self._finishing_from
             self.finishing_bar.setValue(round(100 * done))
@@ -260,7 +262,7 @@ class DictationRun(QObject):
                 f"{behind:.0f} s of what was said before Stop are still being recognised; the "
                 "window can be used meanwhile"
             )
-        elif state == "stopping":
+        elif state == State.STOPPING:
             self.finishing_bar.hide()
             text = "Finishing…"
         elif behind >= CATCHING_UP_S:
@@ -275,7 +277,7 @@ class DictationRun(QObject):
         overlay, typist = self._feedback.visible_overlay(), self._typing.typist
         if overlay is not None and typist is not None:
             backend = typist.typist.backend.name
-            listening = state == "listening" and behind < CATCHING_UP_S
+            listening = state == State.LISTENING and behind < CATCHING_UP_S
             overlay.set_state(f"Listening — typing with {backend}" if listening else text)
 
     def _on_loaded(self, loaded: Loaded) -> None:
@@ -347,7 +349,7 @@ class DictationRun(QObject):
         leaving the rest to the next start (only where the run's audio is kept), or keep the
         window open (False)."""
         behind = self._controller.behind()
-        if self._controller.state != "idle" and behind >= CATCHING_UP_S:
+        if self._controller.state != State.IDLE and behind >= CATCHING_UP_S:
             keeper = self.kept_audio
             can_leave = keeper is not None and keeper.keeping
             choice = ask_to_leave(self._window, behind, can_leave)
@@ -364,7 +366,7 @@ class DictationRun(QObject):
         wait goes on while events still come (a loaded machine catching up takes longer than
         any fixed time); it ends after ``timeout`` seconds without one (what is left of the
         run is then in its kept audio, recognised at the next start)."""
-        if self._controller.state == "idle":
+        if self._controller.state == State.IDLE:
             return
         self._controller.stop()
         self._window.statusBar().showMessage("Finishing dictation…")
@@ -375,7 +377,7 @@ class DictationRun(QObject):
 
         self._events.subscribe("observer", arrived)
         try:
-            while self._controller.state != "idle" and time.monotonic() - last[0] < timeout:
+            while self._controller.state != State.IDLE and time.monotonic() - last[0] < timeout:
                 self._controller.wait(0.05)
                 QCoreApplication.processEvents()
         finally:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QWidget
 from dictate.editing.journal import Journal
 from dictate.fileio import TextFormat, atomic_write
 from dictate.ui.message_bar import MessageBar
+from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
     from dictate.ui.editor import DictationEditor
@@ -194,7 +195,7 @@ class Document(QObject):
             return answer == QMessageBox.StandardButton.Discard
 
     def _refuse_while_dictating(self, what: str) -> bool:
-        if self.controller.state == "idle":
+        if self.controller.state == State.IDLE:
             return False
         busy = self.audio_import.busy  # a file is transcribed, not dictated
         self.messages.show_message(

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 from dictate.config import Settings
 from dictate.events import Event, Finalized, Finished, Level, Live, Partial, Pending
 from dictate.text.stage import live_partial
+from dictate.ui.run_states import State
 
 
 class Feedback(QObject):
@@ -85,8 +86,8 @@ class Feedback(QObject):
             overlay.clear()
             overlay.hide()
 
-    def sound_on_state(self, state: str) -> None:
-        if state == "listening":
+    def sound_on_state(self, state: State) -> None:
+        if state == State.LISTENING:
             self._start_sound = "due"  # played when the first input level shows audio coming
 
     def sound_on_event(self, event: Event) -> None:

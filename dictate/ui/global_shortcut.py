@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMainWindow
 from dictate.config import Settings
 from dictate.ui.dictation_run import DictationRun
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.run_states import State
 
 log = logging.getLogger("dictate.ui")
 
@@ -84,5 +85,5 @@ class GlobalShortcut(QObject):
     def released(self) -> None:
         """The global shortcut came up: with push-to-talk, stop (everything said is
         committed, as Stop does)."""
-        if self._push_to_talk() and self._controller.state != "idle":
+        if self._push_to_talk() and self._controller.state != State.IDLE:
             self._dictation.stop()

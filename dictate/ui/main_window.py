@@ -40,6 +40,7 @@ from dictate.ui.global_shortcut import GlobalShortcut
 from dictate.ui.history_keeper import HistoryKeeper
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.run_states import State
 from dictate.ui.silence_watch import SilenceWatch
 from dictate.ui.toolbar import DictationToolbar
 from dictate.ui.word_learning import WordLearning
@@ -329,7 +330,7 @@ class MainWindow(QMainWindow):
         from dictate.ui.dialogs import VoiceCommandsDialog
 
         if activate is None:  # the application typed into keeps the focus
-            activate = self.settings.target != "apps" or self.controller.state == "idle"
+            activate = self.settings.target != "apps" or self.controller.state == State.IDLE
         VoiceCommandsDialog.show_for(self, activate, self.dictation.dictate_action)
 
     def offer_model(self) -> None:

@@ -82,8 +82,8 @@ class DictationController(QObject):
     failed = Signal(object)
     """Starting failed: the exception (a :class:`DictateError` for what the user can fix: no
     microphone (:class:`AudioDeviceError`), a missing or broken model (:class:`ModelError`)...)."""
-    stateChanged = Signal(str)
-    """"idle", "starting", "listening" or "stopping"."""
+    stateChanged = Signal(object)
+    """The run's new :class:`~dictate.ui.run_states.State`."""
     micOpened = Signal()
     """The microphone is open and its audio kept, while the models may still be loading."""
     _runStarted = Signal()
@@ -126,7 +126,7 @@ class DictationController(QObject):
 
     def _set_state(self, state: State) -> None:
         self.state = state
-        self.stateChanged.emit(state.value)
+        self.stateChanged.emit(state)
 
     def start(self, source_factory: Any = None, run_factory: Any = None) -> None:
         """Start dictation from the chosen microphone (or ``source_factory()``, for files).

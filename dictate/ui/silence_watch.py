@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from dictate.events import Level
+from dictate.ui.run_states import State
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,8 @@ class SilenceWatch:
         """Whether this run's silence has been said."""
         return self._said
 
-    def _on_state(self, state: str) -> None:
-        if state == "starting":  # a new run: its own notice
+    def _on_state(self, state: State) -> None:
+        if state == State.STARTING:  # a new run: its own notice
             self._silent_since, self._said = None, False
 
     def _on_level(self, event: Level) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QProgressBar, QToolBar, QWidget
 from dictate.config import Settings
 from dictate.ui.dialogs import device_choices, engine_choices
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.run_states import State
 from dictate.ui.toolbar_picker import ToolbarPicker
 
 log = logging.getLogger("dictate.ui")
@@ -80,7 +81,7 @@ class DictationToolbar(QToolBar):
     def refresh_devices(self, rescan: bool = False) -> None:
         """Fill the microphone picker; ``rescan`` makes PortAudio look for devices again
         (only while no stream is open: after a run, or before one)."""
-        if rescan and self._controller.state == "idle":
+        if rescan and self._controller.state == State.IDLE:
             from dictate.audio.devices import refresh_devices
             from dictate.errors import DictateError
 

@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, QPointF, Qt
 from PySide6.QtGui import QAction, QActionGroup, QBrush, QColor, QIcon, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
+from dictate.ui.run_states import State
+
 log = logging.getLogger("dictate.ui")
 
 TARGETS = (("window", "&This window"), ("apps", "&Other applications"))
@@ -156,9 +158,9 @@ def attach_tray(window: Any) -> DictationTray | None:
     if tray is None:
         return None
 
-    def update(state: str | None = None) -> None:
-        state = state or str(window.controller.state)
-        tray.set_state(state in ("starting", "listening"), window.settings.target)
+    def update(state: State | None = None) -> None:
+        state = state or window.controller.state
+        tray.set_state(state in (State.STARTING, State.LISTENING), window.settings.target)
 
     update()
     window.controller.stateChanged.connect(update)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialog
 
 from dictate.paths import asset_path
+from dictate.ui.run_states import State
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio]
 
@@ -35,11 +36,11 @@ def _answer_settings(accept: bool) -> None:
 def _dictate_the_sample(window: Any, qtbot: Any, pulse_server: PulseServer) -> None:
     controller = window.controller
     window.dictation.start()
-    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.LISTENING, timeout=120_000)
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
     window.dictation.stop()
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)
 
 
 @pytest.mark.parametrize("accept", [True, False], ids=["ok", "cancel"])
@@ -58,7 +59,7 @@ def test_a_run_that_hears_only_digital_silence_says_so_and_goes_on(
 ) -> None:
     controller = window.controller
     window.dictation.start()
-    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.LISTENING, timeout=120_000)
     # Nothing is played: the sink's monitor gives zeros.
     qtbot.waitUntil(lambda: window.silence.said, timeout=120_000)
     assert "only digital silence" in window.messages.label.text()
@@ -66,12 +67,12 @@ def test_a_run_that_hears_only_digital_silence_says_so_and_goes_on(
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
     window.dictation.stop()
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)
     # The next run has a notice of its own: none until it too hears only silence.
     window.dictation.start()
     assert not window.silence.said and not window.messages.isVisible()
     window.dictation.stop()
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)
 
 
 def test_settings_ok_while_listening_leaves_the_run_listening_and_the_next_run_hears(
@@ -79,13 +80,13 @@ def test_settings_ok_while_listening_leaves_the_run_listening_and_the_next_run_h
 ) -> None:
     controller = window.controller
     window.dictation.start()
-    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.LISTENING, timeout=120_000)
     _answer_settings(True)
     window.open_settings()
-    assert controller.state == "listening"
+    assert controller.state == State.LISTENING
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
     window.dictation.stop()
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)
     _dictate_the_sample(window, qtbot, pulse_server)  # the speech played to its end, flushed
     assert window.editor.text.lower().count("thank you very much") == 2, window.editor.text

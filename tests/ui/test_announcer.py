@@ -25,6 +25,7 @@ from dictate.config import Settings
 from dictate.errors import AudioDeviceError
 from dictate.events import Error, Finalized, Finished
 from dictate.ui.announcer import Announcer
+from dictate.ui.run_states import State
 
 
 @pytest.fixture
@@ -111,8 +112,8 @@ def test_the_window_announces_sentences_and_states(
     assert window.settings.announce is True  # the default
     window.announcements.announcer = Announcer(window, interval_s=0.2)  # a shorter limit
     state, event = window.controller.stateChanged.emit, window.controller.pipelineEvent.emit
-    state("starting")
-    state("listening")
+    state(State.STARTING)
+    state(State.LISTENING)
     event(Finalized(0.3, 1, ["Hello there."], pending=""))
     event(Finalized(0.4, 2, ["How are you?"], pending=""))
     qtbot.waitUntil(lambda: len(heard) == 2, timeout=2000)
@@ -121,8 +122,8 @@ def test_the_window_announces_sentences_and_states(
     window.event_view.set_asleep(False)
     qtbot.waitUntil(lambda: len(heard) == 4, timeout=2000)
     event(Finished(0.5, "stopped", 1.0, 0))
-    state("stopping")
-    state("idle")
+    state(State.STOPPING)
+    state(State.IDLE)
     qtbot.waitUntil(lambda: len(heard) == 5, timeout=2000)
     assert messages(heard) == [
         "Listening.",
@@ -134,9 +135,9 @@ def test_the_window_announces_sentences_and_states(
     assert all(sender is window for _, _, sender in heard)
     heard.clear()
     qtbot.wait(250)
-    state("starting")
+    state(State.STARTING)
     window.controller.failed.emit(AudioDeviceError("no microphone found"))
-    state("idle")
+    state(State.IDLE)
     qtbot.waitUntil(lambda: len(heard) == 1, timeout=2000)
     qtbot.wait(250)
     assert messages(heard) == ["Dictation did not start: no microphone found."]
@@ -180,7 +181,7 @@ def test_nothing_is_announced_when_the_setting_is_off(
     dialog.apply_to(window.settings)
     assert window.settings.announce is False
     assert Settings.from_dict(window.settings.to_dict()).announce is False
-    window.controller.stateChanged.emit("listening")
+    window.controller.stateChanged.emit(State.LISTENING)
     window.controller.pipelineEvent.emit(Finalized(0.3, 1, ["Hello there."], pending=""))
     qtbot.wait(50)
     window.announcements.typing_failed()
@@ -252,6 +253,7 @@ from dictate.editing.journal import Journal
 from dictate.events import Finished
 from dictate.paths import asset_path
 from dictate.ui.main_window import MainWindow
+from dictate.ui.run_states import State
 
 folder = Path(sys.argv[1])
 app = QApplication(sys.argv[:1])
@@ -270,7 +272,7 @@ events = []
 window.events.subscribe("observer", events.append)
 window.dictation.start(lambda: FileSource(asset_path("sample_en.wav")))
 deadline = time.monotonic() + 60
-while window.controller.state != "idle" or not any(isinstance(e, Finished) for e in events):
+while window.controller.state != State.IDLE or not any(isinstance(e, Finished) for e in events):
     if time.monotonic() > deadline:
         sys.exit("dictation did not finish")
     QCoreApplication.processEvents()

@@ -19,6 +19,7 @@ from dictate.editing.journal import Journal, replay
 from dictate.events import Finalized
 from dictate.ui.main_window import MainWindow
 from dictate.ui.recovery import open_document_at_start
+from dictate.ui.run_states import State
 
 CRASHING_SESSION = textwrap.dedent(
     """
@@ -378,7 +379,7 @@ def test_stop_pressed_while_starting_still_stops(qtbot, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: any(isinstance(e, Finished) for e in events), timeout=300_000)
     finished = [e for e in events if isinstance(e, Finished)]
     assert finished[0].reason == "stopped" and finished[0].audio_seconds < 5
-    qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=60_000)
+    qtbot.waitUntil(lambda: window.controller.state == State.IDLE, timeout=60_000)
     qtbot.waitUntil(lambda: not window.dictation.dictate_action.isChecked(), timeout=60_000)
     window.document.modified = False
     window.close()
@@ -403,11 +404,11 @@ def test_the_state_returns_to_idle_whatever_stop_races(qtbot, tmp_path: Path) ->
         if run % 3 == 0:
             window.dictation.stop()  # still starting
         elif run % 3 == 1:
-            qtbot.waitUntil(lambda: window.controller.state != "starting", timeout=300_000)
+            qtbot.waitUntil(lambda: window.controller.state != State.STARTING, timeout=300_000)
             window.dictation.stop()  # listening, or already finishing on its own
-        qtbot.waitUntil(lambda: window.controller.state == "idle", timeout=300_000)
+        qtbot.waitUntil(lambda: window.controller.state == State.IDLE, timeout=300_000)
         qtbot.waitUntil(lambda n=run: len(finished) == n + 1, timeout=60_000)
     assert not window.dictation.dictate_action.isChecked()
-    assert states[-1] == "idle" and "stopping" in states
+    assert states[-1] == State.IDLE and State.STOPPING in states
     window.document.modified = False
     window.close()

@@ -17,6 +17,7 @@ import pytest
 from pulse import PulseServer
 
 from dictate.paths import asset_path
+from dictate.ui.run_states import State
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio]
 
@@ -37,11 +38,11 @@ def test_words_said_while_the_models_load_are_recognised(
     controller.micOpened.connect(lambda: opened.append(True))
     window.dictation.start()
     qtbot.waitUntil(lambda: bool(opened), timeout=60_000)
-    assert controller.state == "starting"  # still loading
+    assert controller.state == State.STARTING  # still loading
     assert "recogniser is loading" in window.statusBar().currentMessage()
     assert pulse_server.play(asset_path("sample_en.wav")).wait(60) == 0
     loaded.set()
-    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.LISTENING, timeout=120_000)
     qtbot.waitUntil(lambda: "thank you very much" in window.editor.text.lower(), timeout=120_000)
     window.dictation.stop()
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)

@@ -15,6 +15,7 @@ from recorder import Recorder
 from dictate.audio.capture import FileSource
 from dictate.output.typist import Typist
 from dictate.paths import asset_path
+from dictate.ui.run_states import State
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +30,13 @@ def test_after_stop_the_overlay_says_finishing_not_listening(
     )
     controller = window.controller
     window.dictation.start(lambda: FileSource(asset_path("sample_en.wav"), realtime=True))
-    qtbot.waitUntil(lambda: controller.state == "listening", timeout=120_000)
+    qtbot.waitUntil(lambda: controller.state == State.LISTENING, timeout=120_000)
     overlay = window.feedback.overlay
     assert overlay.isVisible() and overlay.state().startswith("Listening")
     window.dictation.stop()
-    assert controller.state == "stopping"
+    assert controller.state == State.STOPPING
     assert overlay.state() == "Finishing…"
     qtbot.wait(700)  # the progress timer's turn: it must not say "Listening" again
-    assert controller.state == "idle" or not overlay.state().startswith("Listening")
-    qtbot.waitUntil(lambda: controller.state == "idle", timeout=120_000)
+    assert controller.state == State.IDLE or not overlay.state().startswith("Listening")
+    qtbot.waitUntil(lambda: controller.state == State.IDLE, timeout=120_000)
     assert not overlay.isVisible()

@@ -1,4 +1,4 @@
-"""The window's pipeline runner: what a rebuild leaves behind."""
+"""The window's pipeline runner: the state it tells, and what a rebuild leaves behind."""
 
 from __future__ import annotations
 
@@ -6,6 +6,18 @@ import pytest
 
 from dictate.config import Settings
 from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.run_states import State, Trigger
+
+
+def test_the_state_leaves_the_controller_as_its_member(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """stateChanged carries the :class:`State` itself (the window's slots compare members),
+    not its text."""
+    controller = DictationController(Settings())
+    heard: list[object] = []
+    controller.stateChanged.connect(heard.append)
+    assert controller.move(Trigger.START) and controller.move(Trigger.FAILED)
+    assert heard == [State.STARTING, State.IDLE]
+    assert all(type(state) is State for state in heard)
 
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ from dictate.events import Finalized, Finished, Level
 from dictate.output import sounds
 from dictate.output.sounds import PEAK, SOUNDS, FeedbackSounds, synthesize
 from dictate.output.typist import Typist
+from dictate.ui.run_states import State
 
 
 def dominant(samples: np.ndarray, rate: int) -> float:
@@ -328,7 +329,7 @@ def run_with_sounds(window: Any, qtbot: Any) -> Recorder:
     backend = Recorder()
     window.typing.start_run(Typist(backend))
     events = window.controller.pipelineEvent
-    window.controller.stateChanged.emit("listening")
+    window.controller.stateChanged.emit(State.LISTENING)
     events.emit(Level(0.1, -30.0))
     events.emit(Level(0.2, -20.0))
     events.emit(Finalized(0.3, 1, ["Hello there"], pending="", committed=True))
@@ -355,8 +356,8 @@ def test_the_window_plays_start_committed_and_stop(
     assert played == ["start", "committed", "stop"]
     # A start that fails never started: no sound.
     played.clear()
-    window.controller.stateChanged.emit("starting")
-    window.controller.stateChanged.emit("idle")
+    window.controller.stateChanged.emit(State.STARTING)
+    window.controller.stateChanged.emit(State.IDLE)
     window.events.dispatch(Level(0.1, -30.0))
     assert played == []
 
@@ -365,7 +366,7 @@ def test_a_stop_without_a_level_still_sounds(window: Any, played: list[str]) -> 
     """The microphone delivered nothing (it failed at once): the start was never heard, but
     someone not looking must still learn that dictation is over."""
     window.settings.feedback_sounds = True
-    window.controller.stateChanged.emit("listening")
+    window.controller.stateChanged.emit(State.LISTENING)
     window.controller.pipelineEvent.emit(Finished(0.4, "error", 0.0, 0))
     assert played == ["stop"]
 

@@ -12,6 +12,7 @@ from recorder import Recorder
 
 from dictate.events import Command, Finalized, Pending
 from dictate.output.typist import Typist
+from dictate.ui.run_states import State
 
 
 def test_sentences_and_commands_are_typed_not_inserted(window: Any, qtbot: Any) -> None:
@@ -105,7 +106,7 @@ def test_the_tray_follows_the_state_and_sets_the_target(window: Any, monkeypatch
     assert "idle" in tray.toolTip() and "this window" in tray.toolTip()
     window.dictation.set_target("apps")
     assert "other applications" in tray.toolTip()
-    window.controller.stateChanged.emit("listening")
+    window.controller.stateChanged.emit(State.LISTENING)
     assert "listening" in tray.toolTip()
     tray.hide()
 
@@ -162,7 +163,7 @@ def test_a_new_run_types_only_after_the_last_one_finished_typing(window: Any, qt
 
 def test_start_while_dictating_keeps_the_typing_queue(window: Any, monkeypatch: Any) -> None:
     queue = window.typing.start_run(Typist(Recorder()))
-    monkeypatch.setattr(window.controller, "state", "listening")
+    monkeypatch.setattr(window.controller, "state", State.LISTENING)
     window.dictation.start()  # `dictate start` a second time
     assert window.typing.typist is queue
     monkeypatch.undo()  # idle again, so closing the window does not wait for a run
