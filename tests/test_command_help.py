@@ -1,28 +1,19 @@
-"""The list of voice commands (issue 27): built from the tables the recogniser's grammar is built
-from, so every phrase is in it, and a command without a description still gets a row."""
+"""The list of voice commands (issue 27): made from the table the recogniser's grammar is made
+from, so every phrase is in it, grouped and described as the table says."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
-
 from dictate.asr.engine import Word
-from dictate.commands import help as command_help
-from dictate.commands.help import (
-    GROUPS,
-    OTHER,
-    WORD,
-    WORDS,
-    command_help_text,
-    command_rows,
-)
+from dictate.commands.help import WORD, WORDS, command_help_text, command_rows
 from dictate.commands.table import (
     PHRASES,
     WORD_COMMANDS,
     WORDS_COMMANDS,
     Command,
     CommandKind,
+    HelpGroup,
     split_commands,
 )
 
@@ -61,37 +52,7 @@ def test_phrases_that_do_the_same_share_a_row_and_groups_stay_together() -> None
     assert by_phrase["what can i say"].said == "what can I say"
     assert by_phrase["what can i say"].group == "Help"
     groups = [row.group for row in rows]
-    assert [g for i, g in enumerate(groups) if g not in groups[:i]] == [n for n, _ in GROUPS]
-
-
-def test_a_command_without_a_description_still_gets_a_row(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A phrase added to the tables before its description: the kind's docstring or name."""
-    phrases = {
-        **PHRASES,
-        "press space": (CommandKind.KEY, "space"),  # a new argument: the kind's template
-        "dash": (CommandKind.MARK, "-"),
-        "go to sleep now": (CommandKind.SLEEP, "now"),  # no template: the kind's docstring
-    }
-    monkeypatch.setattr(command_help, "PHRASES", phrases)
-    descriptions = {
-        key: value
-        for key, value in command_help.DESCRIPTIONS.items()
-        if key not in {(CommandKind.SLEEP, ""), (CommandKind.WAKE, "")}
-    }
-    monkeypatch.setattr(command_help, "DESCRIPTIONS", descriptions)
-    monkeypatch.setattr(command_help, "GROUPS", [g for g in GROUPS if g[0] != "Keys"])
-    by_phrase = {phrase: row for row in command_rows() for phrase in row.phrases}
-    assert by_phrase["press space"].does == "Presses space"
-    assert by_phrase["press space"].example == '"press space" → space is pressed'
-    assert by_phrase["press space"].group == OTHER
-    assert by_phrase["dash"].does == 'Writes "-"'
-    assert by_phrase["go to sleep"].does == 'Keep listening, but ignore everything until "wake up"'
-    assert by_phrase["go to sleep now"].does.endswith("(now)")
-    assert by_phrase["wake up"].does == "Wake"  # no docstring: the kind's name
-    assert by_phrase["wake up"].example == '"wake up"'
-    assert command_rows()[-1].group == OTHER
+    assert [g for i, g in enumerate(groups) if g not in groups[:i]] == list(HelpGroup)
 
 
 def test_the_text_lists_every_row() -> None:
@@ -99,8 +60,8 @@ def test_the_text_lists_every_row() -> None:
     assert text.startswith("Say a command as a phrase of its own")
     for row in command_rows():
         assert f"  {row.said}\n" in text
-    for name, _ in GROUPS:
-        assert f"\n\n{name}\n" in text
+    for group in HelpGroup:
+        assert f"\n\n{group}\n" in text
     assert max(map(len, text.splitlines())) <= 100
 
 

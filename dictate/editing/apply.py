@@ -3,9 +3,11 @@
 :func:`apply_event` turns the events that change text (:class:`~dictate.events.Finalized`,
 :class:`~dictate.events.Pending` and the voice :class:`~dictate.events.Command`) into the
 operations of an :class:`EditTarget`: finalize sentences, show the pending words, break the
-line, scratch, undo, stop. The window's editor, the typing into other applications, ``dictate
-transcribe`` and ``dictate punctuate`` are targets, so a command means the same everywhere; a
-target leaves out what it cannot do (typing has no pending words and no undo).
+line, scratch, undo, stop; a voice command, the call its row of
+:data:`~dictate.commands.table.COMMANDS` names. The window's editor, the typing into other
+applications, ``dictate transcribe`` and ``dictate punctuate`` are targets, so a command means
+the same everywhere; a target leaves out what it cannot do (typing has no pending words and no
+undo).
 
 :class:`EventDocument` is the target without a window: a :class:`DictationBuffer` built from
 events, which gives the command line and the tests exactly the text the window would show.
@@ -13,7 +15,9 @@ events, which gives the command line and the tests exactly the text the window w
 
 from __future__ import annotations
 
-from dictate.commands.table import BREAKS, CommandKind
+from collections.abc import Callable
+
+from dictate.commands.table import BY_KIND, Call, CommandKind, Passes, Takes, VoiceCommand
 from dictate.editing import voice_edits
 from dictate.editing.buffer import DictationBuffer
 from dictate.events import Command, Event, Finalized, Pending
@@ -96,47 +100,27 @@ def apply_event(target: EditTarget, event: Event) -> bool:
     elif isinstance(event, Pending):
         target.show_pending(event.text, event.segment)
     elif isinstance(event, Command):
-        kind = CommandKind(event.kind)
-        if kind in BREAKS:
-            target.line_break(paragraph=kind is CommandKind.NEW_PARAGRAPH)
-        elif kind is CommandKind.SCRATCH:
-            target.scratch(event.target or "auto")
-        elif kind is CommandKind.UNDO:
-            target.undo()
-        elif kind is CommandKind.STOP:
-            target.stop()
-        elif kind is CommandKind.SELECT:
-            _or_dictation(target, event, target.select(event.target))
-        elif kind is CommandKind.RECASE:
-            target.recase(event.target)
-        elif kind in (CommandKind.INSERT_BEFORE, CommandKind.INSERT_AFTER):
-            found = target.insert_at(event.target, after=kind is CommandKind.INSERT_AFTER)
-            _or_dictation(target, event, found)
-        elif kind is CommandKind.GO:
-            target.go(event.target)
-        elif kind is CommandKind.DELETE_LAST:
-            target.delete_last(event.target)
-        elif kind is CommandKind.KEY:
-            target.press_key(event.target)
-        elif kind is CommandKind.HELP:
-            target.show_help()
-        elif kind in (CommandKind.SLEEP, CommandKind.WAKE):
-            target.asleep(kind is CommandKind.SLEEP)
-        elif kind is CommandKind.CORRECT:
-            _or_dictation(target, event, target.correct(event.target))
-        elif kind is CommandKind.CHOOSE:
-            target.choose(int(event.target or 0))
-        elif kind is CommandKind.SPELL:
-            target.spell()
-        elif kind is CommandKind.PLAY:
-            target.play_back()
-        elif kind is CommandKind.LEARN:
-            target.learn()
-        else:  # spoken punctuation and "cap": the punctuator applied them (reported only)
+        command = BY_KIND[CommandKind(event.kind)]
+        if command.call is None:  # spoken punctuation and "cap": the punctuator applied them
             return False
+        _carry_out(target, event, command, command.call)
     else:
         return False
     return True
+
+
+def _carry_out(target: EditTarget, event: Command, command: VoiceCommand, call: Call) -> None:
+    """The target's method the command's row names, with the arguments it says; a command
+    that names words not in the text is dictation after all."""
+    passed: tuple[str | int, ...] = ()
+    if call.passes is Passes.ARG:
+        passed = (event.target or call.default,)
+    elif call.passes is Passes.NUMBER:
+        passed = (int(event.target or 0),)
+    method: Callable[..., bool | None] = getattr(target, call.method)
+    found = method(*passed, *call.fixed)
+    if any(saying.takes is Takes.WORDS for saying in command.sayings):
+        _or_dictation(target, event, found)
 
 
 def _or_dictation(target: EditTarget, event: Command, found: bool | None) -> None:

@@ -19,9 +19,11 @@ from typing import Any, Protocol, TypeVar
 
 from dictate.asr.engine import Word
 from dictate.commands.table import (
+    BY_KIND,
     OPENING_MARKS,
     CommandKind,
     Piece,
+    Settle,
     Words,
     close_open_marks,
     spelled,
@@ -30,33 +32,14 @@ from dictate.commands.table import (
 from dictate.editing.rewrites import RewriteTrail, as_heard
 from dictate.errors import log_failure
 from dictate.events import Command, Error, Event, Finalized, Live, Pending
-from dictate.punctuation.decoder import Update
 from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
 from dictate.punctuation.labels import CAPITALIZED, VERBATIM
+from dictate.punctuation.spans import Update
 from dictate.writing.units import join_words
 
 log = logging.getLogger("dictate.text.stage")
 
 _W = TypeVar("_W", bound=Word | str)
-
-_SETTLE = {
-    CommandKind.NEW_LINE: False,
-    CommandKind.NEW_PARAGRAPH: True,
-    CommandKind.SELECT: True,
-    CommandKind.RECASE: True,
-    CommandKind.INSERT_BEFORE: True,
-    CommandKind.INSERT_AFTER: True,
-    CommandKind.GO: True,
-    CommandKind.DELETE_LAST: True,
-    CommandKind.KEY: False,
-    CommandKind.SLEEP: False,
-    CommandKind.CORRECT: True,
-    CommandKind.SPELL: False,
-    CommandKind.PLAY: False,  # the words just said become the last sentence first
-    CommandKind.LEARN: False,
-}
-"""The commands that finalize the pending words before they act, and whether that closes the
-sentence (``flush(close=...)``)."""
 
 FILLERS = frozenset({"uh", "um", "uhm", "erm"})
 """Hesitations that are never written, whatever the engine heard: a dictation app writes what
@@ -329,12 +312,12 @@ class TextStage:
         assert self.punctuator is not None
         target = ""
         self._bare_end = False
-        if command.kind in _SETTLE:
+        settle = BY_KIND[command.kind].settle
+        if settle is not Settle.LEAVE:
             # The break, the move or the edit comes after the pending words: finalize them
             # first (a paragraph or a correction closes the sentence; a line break, a key or
             # sleep keeps it as said, e.g. in a list).
-            close = _SETTLE[command.kind]
-            self._emit_update(self.punctuator.flush(close=close), segment)
+            self._emit_update(self.punctuator.flush(close=settle is Settle.CLOSE), segment)
         elif command.kind == CommandKind.SCRATCH:
             dropped = self.punctuator.drop_pending()
             target = "pending" if len(dropped) else "sentence"
