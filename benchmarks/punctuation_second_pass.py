@@ -152,7 +152,8 @@ def hinted_text(
     """The streaming punctuator over the segments' words, fed one segment at a time as the app
     feeds it, with Whisper's marks as hints weighed ``inner`` inside a segment and ``end`` at
     its last word (0, 0: no hints)."""
-    from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+    from dictate.punctuation.decoder import StreamingPunctuator
+    from dictate.punctuation.options import StreamingOptions
 
     punctuator = StreamingPunctuator(
         tagger, StreamingOptions(hint_weight=inner, hint_end_weight=end)
@@ -167,8 +168,8 @@ def hinted_text(
 def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
-    from dictate.punctuation.decoder import StreamingOptions
     from dictate.punctuation.model import load_punctuation_model
+    from dictate.punctuation.options import StreamingOptions
     from dictate.run.file_decode import decode_file
     from dictate.run.pipeline import final_text
 

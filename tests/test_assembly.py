@@ -10,7 +10,8 @@ from typing import Any
 from fake_tagger import FakeTagger
 
 from dictate.events import Event, Finalized
-from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
+from dictate.punctuation.baseline import SegmentPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.run.assembly import TextOptions, build_pipeline
 
 

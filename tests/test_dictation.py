@@ -23,7 +23,8 @@ from dictate.commands.table import (
 from dictate.editing.apply import EventDocument
 from dictate.events import Command as CommandEvent
 from dictate.events import Error, Event, Finalized, Pending
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.punctuation.options import StreamingOptions
 from dictate.text.stage import TextStage
 
 

@@ -17,8 +17,10 @@ from dictate.asr.vosk_engine import VoskEngine
 from dictate.audio.capture import AudioBlock, FileSource
 from dictate.errors import AudioDeviceError
 from dictate.events import Error, Event, Finalized, Finished, Level, Partial, Pending, Segment
-from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator, Update
+from dictate.punctuation.baseline import SegmentPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.punctuation.model import PunctuationModel
+from dictate.punctuation.spans import Update
 from dictate.run.pipeline import Pipeline, final_text
 from dictate.store.resolve import resolve_punctuator_model
 

@@ -15,7 +15,8 @@ from transcript_checks import check_json, check_markdown, check_srt, check_vtt
 from dictate.asr.engine import Word
 from dictate.editing.word_times import Timed, align, fill
 from dictate.events import Command, Event, Finalized, Finished, Segment
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.punctuation.options import StreamingOptions
 from dictate.text.stage import TextStage
 from dictate.timed.subtitles import MAX_CHARS, CueWord, cues, to_srt, to_vtt
 from dictate.timed.transcript import PARAGRAPH_SENTENCES, Transcript

@@ -18,7 +18,7 @@ much. The guards here:
   them. Its punctuation and capitals are taken off the words: the streaming punctuator decides
   across pauses (the streaming-punctuation papers). The mark it wrote after each word is kept
   beside it (:attr:`~dictate.asr.engine.Word.mark`), a hint the punctuator weighs
-  (:attr:`~dictate.punctuation.decoder.StreamingOptions.hint_weight`); a capital inside a
+  (:attr:`~dictate.punctuation.options.StreamingOptions.hint_weight`); a capital inside a
   sentence (a name) is kept as a hint where :attr:`WhisperOptions.keep_case` says so.
 
 The encoder is given a window sized to the audio (:attr:`WhisperOptions.window` "auto", the

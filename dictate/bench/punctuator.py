@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from dictate.evaluation.simulate import simulate_segments
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.punctuation.labels import PERIOD, O
 from dictate.punctuation.model import PunctuationModel
+from dictate.punctuation.options import StreamingOptions
 
 WINDOW_TOKENS: tuple[int, ...] = (32, 64, 128, 256)
 

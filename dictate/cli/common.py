@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
 from dictate.errors import InputError
-from dictate.punctuation.decoder import StreamingOptions
+from dictate.punctuation.options import StreamingOptions
 
 log = logging.getLogger("dictate")
 EXIT_BAD_INPUT = 2

@@ -79,7 +79,8 @@ def _streaming_runs(
     """For each seed: simulated segments, baseline and streaming scores (``eval streaming``)."""
     from dictate.evaluation.simulate import PauseModel, simulate_pauses, simulate_segments
     from dictate.evaluation.streaming import run_decoder, score
-    from dictate.punctuation.decoder import SegmentPunctuator, StreamingPunctuator
+    from dictate.punctuation.baseline import SegmentPunctuator
+    from dictate.punctuation.decoder import StreamingPunctuator
 
     runs: list[dict[str, Any]] = []
     for seed in args.seed or [0]:

@@ -37,7 +37,7 @@ def _stdin_segments(stream: Any) -> Iterator[list[str]]:
 
 def cmd_punctuate(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     from dictate.cli.text_output import TextOutput
-    from dictate.punctuation.decoder import make_punctuator
+    from dictate.punctuation.baseline import make_punctuator
     from dictate.text.stage import TextStage
     from dictate.writing.writer import make_writer
 

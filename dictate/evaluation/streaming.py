@@ -14,8 +14,9 @@ from dictate.evaluation.metrics import (
     segmentation_scores,
 )
 from dictate.evaluation.readers import Reference
-from dictate.punctuation.decoder import Punctuator, Span
+from dictate.punctuation.baseline import Punctuator
 from dictate.punctuation.labels import MARK_TAG
+from dictate.punctuation.spans import Span
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Streaming punctuation (Behre et al., 2022, §3.3) and the per-segment baseline it improves on.
+"""Streaming punctuation (Behre et al., 2022, §3.3): sentences finalized once the next one has
+begun, whatever the recogniser's segments.
 
 Recogniser segments are input chunks only: people pause mid-sentence, so a segment end is not a
 sentence end. :class:`StreamingPunctuator` tags a window made of read-only left context (recently
@@ -6,12 +7,9 @@ finalized words), the pending buffer and the new segment, and finalizes the sent
 last sentence boundary that has enough words after it (the next sentence has begun). Finalized
 sentences are emitted once and never change; the rest stays pending and is re-tagged next time.
 
-:class:`SegmentPunctuator` is the paper's baseline: each segment is punctuated alone and closed
-as a sentence.
-
-Size: one algorithm. The methods of :class:`StreamingPunctuator` share its pending words, the
-user's forced marks and the commit point, whose invariants hold only together; the baseline
-beside it is what the algorithm is measured against.
+Its settings are :class:`~dictate.punctuation.options.StreamingOptions`; the spans and updates it
+gives are :mod:`dictate.punctuation.spans`; the per-segment baseline it improves on is
+:mod:`dictate.punctuation.baseline`.
 """
 
 from __future__ import annotations
@@ -20,9 +18,7 @@ import contextlib
 import copy
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -30,228 +26,27 @@ from dictate.punctuation.labels import (
     CAPITALIZED,
     LOWER,
     MARK_TAG,
-    PERIOD,
     PERIOD_INDEX,
     PUNCT_MARK,
     PUNCT_TAGS,
-    QUESTION,
     QUESTION_INDEX,
     SENTENCE_END,
     O,
 )
-from dictate.punctuation.model import FloatArray, Tagging
-from dictate.punctuation.render import case_words, join_text
-
-
-class Tagger(Protocol):
-    """What the decoders need from a model: :class:`~dictate.punctuation.model.PunctuationModel`."""
-
-    @property
-    def window_tokens(self) -> int:
-        """Tokens available for words in one model window."""
-
-    def tag(self, words: Sequence[str]) -> Tagging:
-        """Per-word probabilities for ``words``."""
-
-    def count_tokens(self, words: Sequence[str]) -> int:
-        """Subtokens of ``words``."""
-
-
-@dataclass(frozen=True)
-class Span:
-    """A run of words with their punctuation and display casing.
-
-    Attributes:
-        words: The words as fed to the decoder.
-        tags: Punctuation tag of each word.
-        cased: Each word as displayed (casing applied, no punctuation).
-        before: Marks said before each word (opening quotes, parentheses), or () for none.
-        after: Marks said after each word, in spoken order, or () for none.
-    """
-
-    words: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    cased: tuple[str, ...] = ()
-    before: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        """Display text with punctuation."""
-        return join_text(self.cased, self.tags, self.before, self.after)
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-
-EMPTY_SPAN = Span()
-
-
-@dataclass(frozen=True)
-class Update:
-    """What changed after one :meth:`feed` or :meth:`flush`.
-
-    Attributes:
-        finalized: Sentences finalized by this call, in order; each is emitted exactly once and
-            never changes afterwards. Every one ends in PERIOD or QUESTION, except the last
-            one of a :meth:`StreamingPunctuator.commit` or of a flush without ``close``,
-            which may be left open.
-        pending: All words not yet finalized, as currently punctuated; may change next time.
-        continues: The first finalized span goes on with a sentence an earlier commit left
-            open (its first word is cased as mid-sentence; no capital is to be added).
-        closes: A mark to append, before the finalized spans, to the text a commit left open
-            and bare: decided once the next words gave the model right context, or said by the
-            user ("comma", "period") after the pause. "" for none.
-    """
-
-    finalized: tuple[Span, ...] = ()
-    pending: Span = EMPTY_SPAN
-    continues: bool = False
-    closes: str = ""
-
-    @property
-    def finalized_text(self) -> str:
-        """The finalized sentences joined by spaces."""
-        return " ".join(s.text for s in self.finalized)
-
-    @property
-    def pending_text(self) -> str:
-        """The pending words as currently punctuated."""
-        return self.pending.text
-
-
-@dataclass(frozen=True)
-class StreamingOptions:
-    """Settings of :class:`StreamingPunctuator` (defaults measured, see docs/punctuation-model.md).
-
-    Attributes:
-        min_right_words: Words that must follow a sentence boundary in the window before it is
-            trusted and the sentence before it finalized.
-        left_context_words: Finalized words kept as read-only left context of each window.
-        max_pending_words: Cap on the pending buffer in words; above it the decoder finalizes at
-            the most probable boundary (the paper's 40 s rule, counted in words).
-        max_pending_tokens: Cap on the pending buffer in model tokens; None means whatever fits
-            one model window beside the left context.
-        commit_end: At a commit (the speaker paused), the last word ends a sentence when the
-            model's probability of a sentence end there reaches this; otherwise it is left
-            bare, and its mark is decided (and appended) once the next words give the model
-            right context. The model's own tag at the end of its input is no guide: it was
-            trained on text that ends with sentences, and puts a full stop after "i went to
-            the" with 0.97.
-        commit_probes: Words tried one at a time as the next word, to give the model some
-            right context at a commit; the sentence-end probability is their mean. Empty: the
-            probability at the end of the input. (Defaults tuned on dev2012 with the
-            simulator: docs/commit-on-pause.md.)
-        hint_weight: How much a recogniser's own mark after a word inside its segment (the
-            ``hints`` of :meth:`StreamingPunctuator.feed`: Whisper writes punctuation) counts
-            against the model: the word's probabilities become ``(1 - w) * model + w * hint``.
-            0: hints are ignored; 0.5: the recogniser's mark decides (no other tag can have
-            more). Only Whisper gives hints; the first pass's words have none.
-        hint_end_weight: The same for the mark after a segment's last word, where the
-            recogniser closes every segment with a full stop whether a sentence ends there or
-            the speaker only paused (the streaming-punctuation papers' point): weighed
-            against the model, which sees the words after it. (Both chosen on half of the
-            long-form set and checked on the other half: docs/second-pass.md.)
-    """
-
-    min_right_words: int = 4
-    left_context_words: int = 10
-    max_pending_words: int = 60
-    max_pending_tokens: int | None = None
-    commit_end: float = 0.7
-    commit_probes: tuple[str, ...] = ("the", "and", "i", "so")
-    hint_weight: float = 0.5
-    hint_end_weight: float = 0.4
-
-    def __post_init__(self) -> None:
-        if self.min_right_words < 1:
-            raise ValueError("min_right_words must be at least 1")
-        if self.left_context_words < 0:
-            raise ValueError("left_context_words must not be negative")
-        if self.max_pending_words <= self.min_right_words:
-            raise ValueError("max_pending_words must be larger than min_right_words")
-        if self.max_pending_tokens is not None and self.max_pending_tokens < 1:
-            raise ValueError("max_pending_tokens must be positive")
-        if not 0.0 <= self.commit_end <= 1.0:
-            raise ValueError("commit_end must be between 0 and 1")
-        if not (0.0 <= self.hint_weight <= 1.0 and 0.0 <= self.hint_end_weight <= 1.0):
-            raise ValueError("hint weights must be between 0 and 1")
-
-
-def _end_tag(probs: FloatArray) -> str:
-    """The sentence end a forced boundary gets: a question mark if the model prefers it."""
-    return QUESTION if probs[QUESTION_INDEX] > probs[PERIOD_INDEX] else PERIOD
-
-
-def _span(
-    words: Sequence[str],
-    tags: Sequence[str],
-    cased: Sequence[str],
-    forced: Sequence[_Forced | None] = (),
-) -> Span:
-    """A span of words; the user's marks are kept only where there are any."""
-    marked = any(f is not None and (f.before or f.after) for f in forced)
-    return Span(
-        tuple(words),
-        tuple(tags),
-        tuple(cased),
-        tuple(f.before if f else "" for f in forced) if marked else (),
-        tuple(f.after if f else "" for f in forced) if marked else (),
-    )
-
-
-def _spans(
-    words: Sequence[str],
-    tags: Sequence[str],
-    cased: Sequence[str],
-    forced: Sequence[_Forced | None] = (),
-) -> list[Span]:
-    """Split words at every sentence end; the last span may be unterminated."""
-    spans: list[Span] = []
-    start = 0
-    for i, tag in enumerate(tags):
-        if tag in SENTENCE_END:
-            spans.append(
-                _span(
-                    words[start : i + 1],
-                    tags[start : i + 1],
-                    cased[start : i + 1],
-                    forced[start : i + 1],
-                )
-            )
-            start = i + 1
-    if start < len(words):
-        spans.append(_span(words[start:], tags[start:], cased[start:], forced[start:]))
-    return spans
-
-
-@dataclass
-class _Forced:
-    """What the user said about one pending word (spoken punctuation, "cap")."""
-
-    tag: str | None = None
-    """Punctuation tag that overrides the model's."""
-    case: str | None = None
-    """Casing tag that overrides the model's."""
-    before: str = ""
-    after: str = ""
-    hint: str | None = None
-    """The recogniser's punctuation tag after the word (not the user's): weighed, not forced."""
-    hint_weight: float = 0.0
-
-
-def _clean(words: Iterable[str]) -> list[str]:
-    return [w for w in (w.strip() for w in words) if w]
-
-
-def _clean_cased(
-    words: Sequence[str], cases: Sequence[str | None] | None
-) -> tuple[list[str], list[str | None] | None]:
-    """The words without empty ones, and their forced casing (None: no word has one)."""
-    if cases is None:
-        return _clean(words), None
-    kept = [(w.strip(), c) for w, c in zip(words, cases, strict=True) if w.strip()]
-    return [w for w, _ in kept], [c for _, c in kept]
+from dictate.punctuation.model import FloatArray
+from dictate.punctuation.options import StreamingOptions
+from dictate.punctuation.render import case_words
+from dictate.punctuation.spans import (
+    EMPTY_SPAN,
+    Forced,
+    Span,
+    Tagger,
+    Update,
+    clean_cased,
+    end_tag,
+    make_span,
+    sentence_spans,
+)
 
 
 class StreamingPunctuator:
@@ -274,7 +69,7 @@ class StreamingPunctuator:
         self.options = options or StreamingOptions()
         self._left: deque[str] = deque(maxlen=self.options.left_context_words)
         self._pending: list[str] = []
-        self._forced: list[_Forced | None] = []
+        self._forced: list[Forced | None] = []
         self._open = ""  # opening marks said before the next word
         self._pending_span = EMPTY_SPAN
         self._continues = False
@@ -325,7 +120,7 @@ class StreamingPunctuator:
             )
             for i in kept
         ]
-        words, cases = _clean_cased(words, cases)
+        words, cases = clean_cased(words, cases)
         finalized: list[Span] = []
         with self._lock:
             continues = self._continues
@@ -341,13 +136,13 @@ class StreamingPunctuator:
                     self._pending.extend(chunk)
                     for i in range(start, start + len(chunk)):
                         case = cases[i] if cases is not None else None
-                        forced = _Forced(case=case) if case else None
+                        forced = Forced(case=case) if case else None
                         hint, weight = weighed[i]
                         if hint is not None and weight > 0:
-                            forced = forced or _Forced()
+                            forced = forced or Forced()
                             forced.hint, forced.hint_weight = hint, weight
                         if self._open:
-                            forced = forced or _Forced()
+                            forced = forced or Forced()
                             forced.before, self._open = self._open, ""
                         self._forced.append(forced)
                     finalized.extend(self._decode(final=False))
@@ -408,7 +203,7 @@ class StreamingPunctuator:
                 return Update((), self._pending_span, closes=mark)
             continues = self._continues
             with self._restored_on_failure():
-                forced = self._forced[-1] or _Forced()
+                forced = self._forced[-1] or Forced()
                 self._forced[-1] = forced
                 forced.after += mark
                 if mark in MARK_TAG:
@@ -429,7 +224,7 @@ class StreamingPunctuator:
                 finalized = []
                 if close and self._revisable is not None:
                     # Stop after a commit left a sentence open: it ends here.
-                    self._closes = PUNCT_MARK[_end_tag(self._revisable)]
+                    self._closes = PUNCT_MARK[end_tag(self._revisable)]
                 self._revisable = None
             self._open = ""
             # A paragraph or the end of a run starts the next text afresh.
@@ -460,23 +255,23 @@ class StreamingPunctuator:
         punctuated together, without changing any state: (pending, live) as they would be
         shown now (``cases`` as in :meth:`feed`). Nothing is finalized; the next :meth:`feed`
         decides afresh."""
-        live, live_cases = _clean_cased(words, cases)
+        live, live_cases = clean_cased(words, cases)
         with self._lock:
             if not live:
                 return self._pending_span, EMPTY_SPAN
             pending = self._pending + live
             forced = list(self._forced) + [
-                _Forced(case=c) if c else None for c in (live_cases or [None] * len(live))
+                Forced(case=c) if c else None for c in (live_cases or [None] * len(live))
             ]
             if self._open:
-                first = forced[len(self._pending)] or _Forced()
-                forced[len(self._pending)] = _Forced(first.tag, first.case, self._open)
+                first = forced[len(self._pending)] or Forced()
+                forced[len(self._pending)] = Forced(first.tag, first.case, self._open)
             tags, case_tags, _, _ = self._tags(list(self._left), pending, forced)
             cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
             k = len(self._pending)
             return (
-                _span(pending[:k], tags[:k], cased[:k], forced[:k]),
-                _span(pending[k:], tags[k:], cased[k:], forced[k:]),
+                make_span(pending[:k], tags[:k], cased[:k], forced[:k]),
+                make_span(pending[k:], tags[k:], cased[k:], forced[k:]),
             )
 
     def forget_commit(self) -> None:
@@ -517,7 +312,7 @@ class StreamingPunctuator:
         return self.tagger.count_tokens(next_left + rest) > self.tagger.window_tokens
 
     def _tags(
-        self, left: list[str], pending: list[str], forced: Sequence[_Forced | None]
+        self, left: list[str], pending: list[str], forced: Sequence[Forced | None]
     ) -> tuple[list[str], list[str] | None, FloatArray, FloatArray | None]:
         """Tag ``pending`` after ``left``, with what the user said overriding the model:
         punctuation tags, casing tags (None: the model has no casing head), probabilities, and
@@ -606,7 +401,7 @@ class StreamingPunctuator:
                 said_end = 1.0 if hint.hint in SENTENCE_END else 0.0
                 end = (1.0 - hint.hint_weight) * end + hint.hint_weight * said_end
             if end >= self.options.commit_end:
-                tags[-1] = _end_tag(probs[-1])
+                tags[-1] = end_tag(probs[-1])
             else:
                 # No mark at all: which one belongs there is decided once right context came.
                 tags[-1] = O
@@ -617,7 +412,7 @@ class StreamingPunctuator:
                 and tags[-1] not in SENTENCE_END
                 and (forced[-1] is None or not forced[-1].tag)
             ):
-                tags[-1] = _end_tag(probs[-1])
+                tags[-1] = end_tag(probs[-1])
         else:
             right = self.options.min_right_words
             # A sentence end the user said is trusted without right context.
@@ -637,7 +432,7 @@ class StreamingPunctuator:
             if tag in SENTENCE_END:
                 self._continues = False
         cased = case_words(pending, tags, case_tags, sentence_start=not self._continues)
-        done = _spans(pending[:cut], tags[:cut], cased[:cut], forced[:cut])
+        done = sentence_spans(pending[:cut], tags[:cut], cased[:cut], forced[:cut])
         if cut:
             self._continues = tags[cut - 1] not in SENTENCE_END
         if commit:
@@ -647,7 +442,7 @@ class StreamingPunctuator:
         self._left.extend(pending[:cut])
         self._pending = pending[cut:]
         self._forced = forced[cut:]
-        self._pending_span = _span(pending[cut:], tags[cut:], cased[cut:], forced[cut:])
+        self._pending_span = make_span(pending[cut:], tags[cut:], cased[cut:], forced[cut:])
         return done
 
     def _enforce_cap(
@@ -668,78 +463,6 @@ class StreamingPunctuator:
                     end_probs[j - cut] = -1.0
             j = cut + int(np.argmax(end_probs))
             if tags[j] not in SENTENCE_END:
-                tags[j] = _end_tag(probs[j])
+                tags[j] = end_tag(probs[j])
             cut = j + 1
         return cut
-
-
-class SegmentPunctuator:
-    """The baseline: each segment punctuated on its own and closed as a sentence.
-
-    Has the same interface as :class:`StreamingPunctuator`; nothing is ever pending, so spoken
-    punctuation has nothing to attach to and is ignored (voice commands are for the streaming
-    decoder; this one is kept for comparison).
-    """
-
-    def __init__(self, tagger: Tagger) -> None:
-        self.tagger = tagger
-
-    @property
-    def pending(self) -> Span:
-        """Always empty."""
-        return EMPTY_SPAN
-
-    def feed(
-        self,
-        words: Sequence[str],
-        cases: Sequence[str | None] | None = None,
-        hints: Sequence[str | None] | None = None,
-    ) -> Update:
-        """Punctuate one segment and finalize it whole (``cases`` override the model's; the
-        baseline takes no ``hints``)."""
-        words, cases = _clean_cased(words, cases)
-        if not words:
-            return Update()
-        tagging = self.tagger.tag(words)
-        tags = tagging.punct_tags()
-        if tags[-1] not in SENTENCE_END:
-            tags[-1] = _end_tag(tagging.punct_probs[-1])
-        case_tags = tagging.case_tags()
-        if cases is not None and any(cases):
-            case_tags = [c or (case_tags[i] if case_tags else LOWER) for i, c in enumerate(cases)]
-        cased = case_words(words, tags, case_tags, sentence_start=True)
-        return Update(tuple(_spans(words, tags, cased)), EMPTY_SPAN)
-
-    def mark(self, mark: str) -> Update:
-        """Nothing is pending to attach a mark to: ignored."""
-        return Update()
-
-    def flush(self, close: bool = True) -> Update:
-        """Nothing is ever pending."""
-        return Update()
-
-    def commit(self) -> Update:
-        """Nothing is ever pending."""
-        return Update()
-
-    def drop_pending(self) -> Span:
-        """Nothing is ever pending."""
-        return EMPTY_SPAN
-
-    def reset(self) -> None:
-        """Nothing to forget."""
-
-
-Punctuator = StreamingPunctuator | SegmentPunctuator
-
-
-def make_punctuator(
-    tagger: Tagger, mode: str = "streaming", options: StreamingOptions | None = None
-) -> StreamingPunctuator | SegmentPunctuator:
-    """The decoder for ``mode``: "streaming" (the product) or "baseline" (one sentence per
-    segment, for comparison)."""
-    if mode == "baseline":
-        return SegmentPunctuator(tagger)
-    if mode != "streaming":
-        raise ValueError(f"unknown punctuation mode {mode!r}; use streaming or baseline")
-    return StreamingPunctuator(tagger, options)

@@ -19,8 +19,8 @@ from dictate.run.pipeline import Pipeline
 class TextOptions:
     """What is done to the recognised words (the settings' or the command line's choices).
 
-    ``mode``: "streaming" or "baseline" (see :func:`~dictate.punctuation.decoder.make_punctuator`);
-    ``decoder``: its :class:`~dictate.punctuation.decoder.StreamingOptions` (None: defaults).
+    ``mode``: "streaming" or "baseline" (see :func:`~dictate.punctuation.baseline.make_punctuator`);
+    ``decoder``: its :class:`~dictate.punctuation.options.StreamingOptions` (None: defaults).
     """
 
     mode: str = "streaming"
@@ -122,7 +122,7 @@ def text_choices(
     ``units``, ``addresses``) and why punctuation is off ("" when it is on). The parallel
     decode of a file (:mod:`dictate.run.file_decode`) builds its text stage from them too."""
     from dictate.asr.registry import engine_mismatch
-    from dictate.punctuation.decoder import make_punctuator
+    from dictate.punctuation.baseline import make_punctuator
     from dictate.writing.writer import make_writer
 
     text = text or TextOptions()

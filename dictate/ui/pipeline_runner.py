@@ -49,7 +49,7 @@ def run_options(s: Settings) -> tuple[Any, Any, float | None]:
     ``s``: the same for the pipeline, a file's parallel run and the audio recognised again
     after a crash (:mod:`dictate.ui.audio_recovery`)."""
     from dictate.asr.segmenter import SegmenterOptions
-    from dictate.punctuation.decoder import StreamingOptions
+    from dictate.punctuation.options import StreamingOptions
     from dictate.run.assembly import TextOptions
     from dictate.writing.vocabulary import load_vocabulary
 

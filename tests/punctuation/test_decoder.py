@@ -20,14 +20,10 @@ from fake_tagger import FakeTagger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.punctuation.decoder import (
-    SegmentPunctuator,
-    Span,
-    StreamingOptions,
-    StreamingPunctuator,
-    Update,
-    make_punctuator,
-)
+from dictate.punctuation.baseline import SegmentPunctuator, make_punctuator
+from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.punctuation.options import StreamingOptions
+from dictate.punctuation.spans import Span, Update
 
 
 def texts(updates: Sequence[Update]) -> list[str]:

@@ -13,8 +13,9 @@ from fake_tagger import FakeTagger
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.punctuation.model import Tagging
+from dictate.punctuation.options import StreamingOptions
 
 PLAIN = [0.97, 0.01, 0.01, 0.01]
 END = [0.05, 0.0, 0.9, 0.05]

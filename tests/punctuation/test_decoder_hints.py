@@ -13,7 +13,8 @@ from fake_tagger import FakeTagger
 from dictate.asr.engine import Word
 from dictate.commands.table import Words, split_commands
 from dictate.events import Finalized
-from dictate.punctuation.decoder import StreamingOptions, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.punctuation.options import StreamingOptions
 from dictate.text.stage import TextStage
 
 P, O, C = "PERIOD", "O", "COMMA"  # noqa: E741 - the tag is called O in every paper

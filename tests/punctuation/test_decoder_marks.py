@@ -9,13 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dictate.commands.table import CLOSE_PAREN, CLOSE_QUOTE, OPEN_PAREN, OPEN_QUOTE
-from dictate.punctuation.decoder import (
-    SegmentPunctuator,
-    Span,
-    StreamingOptions,
-    StreamingPunctuator,
-    Update,
-)
+from dictate.punctuation.baseline import SegmentPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
+from dictate.punctuation.options import StreamingOptions
+from dictate.punctuation.spans import Span, Update
 
 
 def decoder(**options: Any) -> StreamingPunctuator:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from dictate.cli import run
-from dictate.punctuation.decoder import Span, StreamingPunctuator
+from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.punctuation.model import PunctuationModel
+from dictate.punctuation.spans import Span
 from dictate.store.resolve import resolve_punctuator_model
 
 ROOT = Path(__file__).resolve().parents[2]
