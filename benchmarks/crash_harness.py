@@ -114,7 +114,7 @@ def script(seed: int, steps: int) -> list[dict[str, Any]]:
 
 
 def _shown(window: Any) -> str:
-    from dictate.editing.journal import Recovered
+    from dictate.editing.journal_replay import Recovered
 
     buffer = window.editor.buffer
     return Recovered(buffer.text, buffer.pending, None, False, buffer.point).full_text
@@ -218,7 +218,8 @@ def child_recover(journal: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     from dictate.config import Settings
-    from dictate.editing.journal import Journal, replay
+    from dictate.editing.journal import Journal
+    from dictate.editing.journal_replay import replay
     from dictate.ui.main_window import MainWindow
     from dictate.ui.recovery import open_document_at_start
 
@@ -432,7 +433,7 @@ def one_kill(
             # The damage is measured against what the same journal gave before it: a kill
             # between two records of one step (the point moved for a sentence, the sentence
             # not yet in) is a state no step reported, exact for the journal, not the damage.
-            from dictate.editing.journal import replay
+            from dictate.editing.journal_replay import replay
 
             intact = replay(journal)
             undamaged = intact.full_text if intact is not None else None

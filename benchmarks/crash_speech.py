@@ -144,7 +144,8 @@ def child_recover(journal: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     from dictate.config import Settings
-    from dictate.editing.journal import Journal, replay
+    from dictate.editing.journal import Journal
+    from dictate.editing.journal_replay import replay
     from dictate.editing.session_audio import AudioStore, audio_folder, duration
     from dictate.ui.audio_recovery import offer_unshown_audio
     from dictate.ui.main_window import MainWindow

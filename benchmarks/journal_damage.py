@@ -20,7 +20,8 @@ import random
 import tempfile
 from pathlib import Path
 
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 
 DOC = "".join(f"Sentence {i:05d} says café, naïve and 😀. " for i in range(600))
 LOST_SLACK = 40

@@ -25,7 +25,7 @@ import soundfile
 from pulse import need
 from xserver import XServer, end_process
 
-from dictate.editing.journal import Recovered, replay
+from dictate.editing.journal_replay import Recovered, replay
 from dictate.instance_client import ADDRESS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.gui]

@@ -32,7 +32,7 @@ import pytest
 from pulse import PulseServer, need
 from xserver import Receiver, XServer, end_process
 
-from dictate.editing.journal import Recovered, replay
+from dictate.editing.journal_replay import Recovered, replay
 from dictate.instance_client import ADDRESS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.editing.journal import Journal, encode_record, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_records import encode_record
+from dictate.editing.journal_replay import replay
 
 
 def test_replay_rebuilds_the_document_exactly(tmp_path: Path) -> None:

@@ -15,7 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dictate.editing.journal import LOST, SNAPSHOT_PIECE, Journal, _Text, encode_record, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_records import SNAPSHOT_PIECE, encode_record
+from dictate.editing.journal_replay import replay
+from dictate.editing.journal_text import LOST, PieceText
 
 DOC = "".join(f"Sentence {i:05d} says café, naïve and 😀. " for i in range(2500))  # ~100K chars
 
@@ -263,12 +266,12 @@ def test_a_named_pipe_in_place_of_the_journal_is_refused_without_hanging(tmp_pat
 def test_the_pieces_edit_exactly_as_one_string_does(
     start: str, edits: list[tuple[int, int, str]]
 ) -> None:
-    import dictate.editing.journal as journal_module
+    import dictate.editing.journal_text as journal_module
 
     old = journal_module._PIECE
     journal_module._PIECE = 7  # many pieces, edits across them
     try:
-        text = _Text()
+        text = PieceText()
         text.set(start)
         plain = start
         for pos, length, inserted in edits:

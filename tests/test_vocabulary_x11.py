@@ -22,7 +22,7 @@ from pulse import PulseServer, need
 from test_commit_on_pause_x11 import App, speak, speech_file, wait_for
 from xserver import XServer, desktop_servers, needs_tiny_en
 
-from dictate.editing.journal import decode_record
+from dictate.editing.journal_records import decode_record
 from dictate.writing.vocabulary import VocabularyFile, parse_entry
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]

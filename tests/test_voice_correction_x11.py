@@ -20,7 +20,7 @@ from pulse import PulseServer, need
 from test_commit_on_pause_x11 import SAMPLE, SPOKEN_S, App, speak, wait_for, words
 from xserver import XServer, desktop_servers
 
-from dictate.editing.journal import Recovered
+from dictate.editing.journal_replay import Recovered
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 

@@ -17,7 +17,8 @@ import pytest
 from PySide6.QtTest import QTest
 
 from dictate.config import Settings, save_settings
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.events import Finalized, Pending
 from dictate.fileio import atomic_write
 from dictate.ui.main_window import MainWindow

@@ -1,9 +1,10 @@
 """``dictate bench replay``: how long recovery takes to replay a journal, and its peak memory.
 
-The journal is written in the app's own format (:func:`dictate.editing.journal.encode_record`,
-the snapshot in pieces as :meth:`dictate.editing.journal.Journal.reset` writes it) straight to a
-file, not record by record through :class:`dictate.editing.journal.Journal` (a million fsyncs
-would take an hour and measure the disk, not the replay). Each run replays it in a fresh process
+The journal is written in the app's own format
+(:func:`dictate.editing.journal_records.encode_record`, the snapshot in pieces as
+:meth:`dictate.editing.journal.Journal.reset` writes it) straight to a file, not record by record
+through :class:`dictate.editing.journal.Journal` (a million fsyncs would take an hour and
+measure the disk, not the replay). Each run replays it in a fresh process
 and reads its peak resident memory (``VmHWM``: Linux keeps ``ru_maxrss`` across ``exec``, so a
 child started by a process that built a 100 MB document would report the parent's peak).
 """

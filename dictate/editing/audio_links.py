@@ -2,7 +2,7 @@
 
 The links are kept in ``links.jsonl`` in the audio folder
 (:func:`dictate.editing.session_audio.audio_folder`), one record per line in the journal's format
-(:func:`dictate.editing.journal.encode_record`: a CRC-32, then JSON), appended and fsynced:
+(:func:`dictate.editing.journal_records.encode_record`: a CRC-32, then JSON), appended and fsynced:
 
 * ``{"op": "session", "session": S}`` a dictation run began recording ``S.flac``;
 * ``{"op": "link", "session": S, "start": 1.25, "end": 3.5, "text": "We met at 9:30 a.m."}`` a
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dictate.editing.journal import decode_record, encode_record
+from dictate.editing.journal_records import decode_record, encode_record
 from dictate.editing.word_times import Timed, align, key
 from dictate.fileio import (
     atomic_write,

@@ -1,7 +1,7 @@
 """The dictation history: every finalized sentence, with its time and where it went (this
 window, or the application typed into), and whether it arrived.
 
-One record per line in the journal's format (:func:`dictate.editing.journal.encode_record`:
+One record per line in the journal's format (:func:`dictate.editing.journal_records.encode_record`:
 ``<crc32> <json>``, the CRC-32 of the JSON bytes in eight hexadecimal digits)::
 
     {"op": "add", "id": "3f9a0c1b2d4e", "t": 1795000000.25, "to": "window", "status": "ok",
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from dictate.editing.crc_repair import repair_line
-from dictate.editing.journal import decode_record, encode_record
+from dictate.editing.journal_records import decode_record, encode_record
 from dictate.fileio import (
     atomic_write,
     bounded_lines,

@@ -87,7 +87,8 @@ def start_window() -> MainWindow:
     from opening: an unreadable journal or settings file, or an unusable data directory, is
     reported in the window."""
     from dictate.config import load_settings, settings_path
-    from dictate.editing.journal import Journal, default_journal_path, replay
+    from dictate.editing.journal import Journal, default_journal_path
+    from dictate.editing.journal_replay import replay
     from dictate.ui.main_window import MainWindow
 
     settings = load_settings()

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dictate.editing.journal import LOST, Recovered
+from dictate.editing.journal_replay import Recovered
+from dictate.editing.journal_text import LOST
 
 if TYPE_CHECKING:
     from dictate.ui.main_window import MainWindow

@@ -35,7 +35,8 @@ def self_test(
     from dictate.asr.registry import SPHINX
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
-    from dictate.editing.journal import Journal, replay
+    from dictate.editing.journal import Journal
+    from dictate.editing.journal_replay import replay
     from dictate.evaluation.metrics import word_accuracy
     from dictate.events import Error, Event, Finished
     from dictate.paths import asset_path

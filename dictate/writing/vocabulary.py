@@ -3,7 +3,7 @@ field's jargon, product names with odd casing), each written exactly as the user
 where it is not said as it is written, how it sounds ("TensorRT" said "tensor r t").
 
 The file: ``vocabulary.jsonl`` in the user's data folder, one record a line in the journal's
-format (:func:`dictate.editing.journal.encode_record`: ``<crc32> <json>``)::
+format (:func:`dictate.editing.journal_records.encode_record`: ``<crc32> <json>``)::
 
     {"written": "TensorRT", "sounds": "tensor r t"}
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dictate.editing.crc_repair import repair_line
-from dictate.editing.journal import decode_record, encode_record
+from dictate.editing.journal_records import decode_record, encode_record
 from dictate.fileio import atomic_write, bounded_lines, open_regular, private_dir
 from dictate.paths import user_data_dir
 

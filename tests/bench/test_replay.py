@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from dictate.bench.journal import write_journal
-from dictate.editing.journal import replay
+from dictate.editing.journal_replay import replay
 
 
 def test_the_benchmark_journal_replays_to_its_text(tmp_path: Path) -> None:

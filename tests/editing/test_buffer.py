@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dictate.editing.buffer import DictationBuffer, remaining_pending
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.editing.text import diff, from_utf16, normalize_newlines, to_utf16, utf16_len
 
 

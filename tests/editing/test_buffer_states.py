@@ -33,7 +33,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from dictate.editing import voice_edits
 from dictate.editing.buffer import TYPING_GROUP_SECONDS, DictationBuffer
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.editing.text import CLOSING_MARKS, fit_to_context, takes_mark, word_start
 
 EXAMPLES = int(os.environ.get("DICTATE_STATEFUL_EXAMPLES", "300"))

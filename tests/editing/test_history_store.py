@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dictate.editing.history import FAILED, OK, WINDOW, Entry, History, read_history, search
-from dictate.editing.journal import encode_record
+from dictate.editing.journal_records import encode_record
 
 
 class Clock:

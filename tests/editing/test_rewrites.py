@@ -10,7 +10,8 @@ from dictate.asr.engine import Word
 from dictate.editing.audio_links import AudioLinks
 from dictate.editing.buffer import DictationBuffer
 from dictate.editing.history import History, read_history
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.editing.rewrites import KEEP, RewriteTrail, as_heard, find_rewrites
 from dictate.events import Event, Finalized
 from dictate.seam.segment import ClosedSegment, settle

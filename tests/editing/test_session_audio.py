@@ -20,7 +20,7 @@ from dictate.asr.engine import Word
 from dictate.audio.capture import AudioBlock
 from dictate.audio.format import SAMPLE_RATE
 from dictate.editing.audio_links import MARGIN_S, AudioLinks, Clip, WordClock
-from dictate.editing.journal import encode_record
+from dictate.editing.journal_records import encode_record
 from dictate.editing.session_audio import (
     AudioStore,
     SessionRecorder,

@@ -15,7 +15,8 @@ import pytest
 from zip_server import serve_model_zip
 
 from dictate.config import Settings, load_settings, save_settings
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.events import Finalized
 from dictate.ui.main_window import MainWindow
 from dictate.ui.recovery import open_document_at_start

@@ -23,7 +23,8 @@ from pytestqt.qtbot import QtBot
 from runs import reach
 
 from dictate.config import Settings
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.editing.text import to_utf16
 from dictate.events import Finalized, Partial, Pending
 from dictate.ui.app import apply_command, refusal

@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QPalette, QTextCursor
 from runs import reach
 
 from dictate.asr.engine import Word
-from dictate.editing.journal import replay
+from dictate.editing.journal_replay import replay
 from dictate.events import Finalized, Finished, Level, Partial, Pending, Segment
 from dictate.ui.editor import fit_to_context
 from dictate.ui.main_window import MainWindow

@@ -39,7 +39,8 @@ from PySide6.QtGui import (
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
-from dictate.editing.journal import Journal, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import replay
 from dictate.editing.text import fit_to_context, to_utf16, word_end, word_start
 from dictate.ui.editor import DictationEditor
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from dictate.config import Settings
-from dictate.editing.journal import Journal, Recovered, replay
+from dictate.editing.journal import Journal
+from dictate.editing.journal_replay import Recovered, replay
 from dictate.ui.main_window import MainWindow
 from dictate.ui.recovery import (
     clean_up_copies,

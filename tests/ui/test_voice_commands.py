@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dictate.config import Settings
-from dictate.editing.journal import replay
+from dictate.editing.journal_replay import replay
 from dictate.events import Command, Finalized, Partial, Pending
 
 
