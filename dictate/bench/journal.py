@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dictate.editing.journal import encode_record, replay, snapshot_records
+from dictate.editing.journal_records import encode_record, snapshot_records
+from dictate.editing.journal_replay import replay
 
 WORDS = ("the", "journal", "keeps", "every", "change", "café", "naïve", "😀", "words", "and")
 
