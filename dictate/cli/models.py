@@ -118,11 +118,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         return 0
     if action == "download":
         from dictate.store.catalog import catalog_entry
-        from dictate.store.whisper_models import (
-            WHISPER_CATALOG,
-            download_whisper_model,
-            whisper_catalog_entry,
-        )
+        from dictate.store.whisper_catalog import WHISPER_CATALOG, whisper_catalog_entry
+        from dictate.store.whisper_download import download_whisper_model
 
         whisper = whisper_catalog_entry(args.name) is not None
         if not whisper and args.url is None and catalog_entry(args.name) is None:
@@ -176,7 +173,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
 def _is_whisper(name: str) -> bool:
     """Whether ``name`` is a Whisper model: in its catalogue, or a folder in its store."""
     from dictate.store.folders import is_model_name
-    from dictate.store.whisper_models import default_whisper_root, whisper_catalog_entry
+    from dictate.store.whisper_catalog import whisper_catalog_entry
+    from dictate.store.whisper_models import default_whisper_root
 
     if whisper_catalog_entry(name) is not None:
         return True
@@ -188,14 +186,9 @@ def _list_whisper(stdout: TextIO) -> None:
     installed, then models in the Whisper store that are not in the catalogue."""
     from dictate.errors import ModelError
     from dictate.store.catalog import format_size
-    from dictate.store.whisper_models import (
-        BUNDLED_NAME,
-        WHISPER_CATALOG,
-        default_whisper_root,
-        find_bundled_model,
-        installed_whisper_models,
-        verify_bundled_model,
-    )
+    from dictate.store.whisper_bundled import BUNDLED_NAME, find_bundled_model, verify_bundled_model
+    from dictate.store.whisper_catalog import WHISPER_CATALOG
+    from dictate.store.whisper_models import default_whisper_root, installed_whisper_models
 
     root = default_whisper_root()
     installed = installed_whisper_models(root, bundled=False)

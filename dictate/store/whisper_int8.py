@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from dictate.store.whisper_models import sha256_of
+from dictate.store.whisper_bundled import sha256_of
 
 log = logging.getLogger("dictate.models")
 

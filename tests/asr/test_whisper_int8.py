@@ -22,7 +22,7 @@ REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 
 @pytest.fixture(scope="module")
 def tiny() -> Path:
-    from dictate.store.whisper_models import verify_bundled_model
+    from dictate.store.whisper_bundled import verify_bundled_model
 
     return verify_bundled_model()
 

