@@ -14,6 +14,7 @@ import of ``dictate.x.y`` when ``y`` is a submodule, else of the package ``dicta
    only from its own layer or lower ones.
 4. A module over MAX_LINES lines says why at its top: a line starting "Size:" in its docstring;
    a module of the window (``dictate/ui``) is at most MAX_UI_LINES lines, with no excuse.
+5. No module is over MAX_SIZED_LINES lines, "Size:" line or not.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ MAX_LINES = 500
 MAX_UI_LINES = 400
 """The window's parts (``dictate/ui``) are smaller still, and no "Size:" line excuses one: a
 part that grows past this has taken on another part's work (issue 38)."""
+MAX_SIZED_LINES = 700
+"""No module is longer, whatever its "Size:" line says: past this a module holds several parts
+that can be told apart (the journal, the decoder and the Whisper store were split at it: issue
+49)."""
 
 
 class Import(NamedTuple):
@@ -166,14 +171,35 @@ def unexplained_sizes(root: Path) -> list[str]:
     return found
 
 
+def oversized(root: Path) -> list[str]:
+    found = []
+    for path in find_modules(root).values():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_SIZED_LINES:
+            name = path.relative_to(root).as_posix()
+            found.append(f"{name}: {lines} lines; no module is over {MAX_SIZED_LINES}: split it")
+    return found
+
+
 def test_the_import_graph_keeps_its_shape() -> None:
     problems = [
         *cycles(ROOT),
         *upward_imports(ROOT),
         *layer_violations(ROOT, LAYERS),
         *unexplained_sizes(ROOT),
+        *oversized(ROOT),
     ]
     assert not problems, "\n".join(problems)
+
+
+def test_a_size_line_excuses_no_module_over_the_hard_limit(tmp_path: Path) -> None:
+    for name, lines in {"sized.py": MAX_SIZED_LINES - 4, "huge.py": MAX_SIZED_LINES - 3}.items():
+        (tmp_path / "dictate" / name).parent.mkdir(parents=True, exist_ok=True)
+        text = '"""Long.\n\nSize: a reason.\n"""\n' + "x = 1\n" * lines
+        (tmp_path / "dictate" / name).write_text(text)
+    assert unexplained_sizes(tmp_path) == []
+    [found] = oversized(tmp_path)
+    assert found == f"dictate/huge.py: {MAX_SIZED_LINES + 1} lines; no module is over 700: split it"
 
 
 def test_an_import_for_type_checking_only_closes_a_cycle_too(tmp_path: Path) -> None:
