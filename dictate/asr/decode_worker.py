@@ -1,14 +1,15 @@
 """The worker process of the parallel decode of a file (:mod:`dictate.run.file_decode`).
 
 A worker loads the engine itself (spawned, not forked) and takes :class:`Chunk` s from its
-inbox, in the file's order: a run of consecutive segments to decode, or, for an engine whose
-recogniser can :meth:`warm` (PocketSphinx), to hear without decoding, because another worker
-decodes them. Each segment's audio is fed in the pieces the segmenter delivered (pre-roll and
-first chunk, then 32 ms chunks), as the sequential pipeline feeds it: PocketSphinx's cepstral
-mean normalisation depends on how the audio was cut into calls. So a warmed recogniser is in
+inbox, in the file's order: a run of consecutive segments to decode, or, for an engine the
+registry declares able to warm (PocketSphinx: :meth:`~dictate.asr.engine.Warming.warm`), to
+hear without decoding, because another worker decodes them. Each segment's audio is fed in the
+pieces the segmenter delivered (pre-roll and first chunk, then 32 ms chunks), as the sequential
+pipeline feeds it: PocketSphinx's cepstral mean normalisation depends on how the audio was cut
+into calls. So a warmed recogniser is in
 the state one recogniser hearing the whole file would be in, and its words are the same.
 
-An engine without ``warm`` (Vosk, which adapts across segments and has no cheap way to hear
+An engine that cannot warm (Vosk, which adapts across segments and has no cheap way to hear
 audio) gets a fresh recogniser for each chunk it decodes. Its words may still differ from the
 sequential pipeline's, and between worker counts: a Vosk process keeps some state across
 recognisers too (measured: word times a few milliseconds apart).
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from dictate.asr.engine import recognizer_with
-from dictate.asr.registry import EngineOptions
+from dictate.asr.registry import EngineOptions, abilities_of
 from dictate.asr.segmenter import CHUNK_SAMPLES
 from dictate.parent_watch import exit_with_parent
 
@@ -64,8 +65,8 @@ def decode_segment(recognizer: Any, segment: SegmentPieces) -> tuple[list[WordTu
     for piece in segment.pieces():
         recognizer.accept(piece)
     words = recognizer.finish()
-    alternatives = list(getattr(recognizer, "alternatives", None) or [])
-    return [(w.text, w.start, w.end, w.confidence) for w in words], alternatives
+    said = [(w.text, w.start, w.end, w.confidence) for w in words]
+    return said, list(recognizer.alternatives)
 
 
 def serve(
@@ -89,18 +90,16 @@ def serve(
         except Exception as exc:
             outbox.put(("error", worker, f"could not load the recogniser: {exc}"))
             return
-        warm = getattr(recognizer, "warm", None)
-        can_warm = callable(warm)
+        can_warm = abilities_of(engine).warm
         outbox.put(("ready", worker, can_warm))
         while True:
             chunk = inbox.get()
             if chunk is None:
                 return
             try:
-                if not chunk.decode:
-                    assert warm is not None
+                if not chunk.decode:  # sent only to a worker that can warm
                     for segment in chunk.segments:
-                        warm(list(segment.pieces()))
+                        recognizer.warm(list(segment.pieces()))
                     continue
                 if not can_warm:
                     recognizer = recognizer_with(engine, vocabulary)

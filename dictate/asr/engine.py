@@ -37,6 +37,10 @@ a command said apart is often among them when the best one missed it)."""
 class Recognizer(Protocol):
     """Decodes one segment at a time."""
 
+    alternatives: list[list[str]]
+    """What else the last segment could have been: its n-best hypotheses after the best, as
+    word lists (at most :data:`MAX_ALTERNATIVES`); empty where the engine gives none."""
+
     def start(self, time: float) -> None:
         """A segment whose first sample is at ``time`` (source seconds) begins."""
         ...
@@ -46,9 +50,17 @@ class Recognizer(Protocol):
         ...
 
     def finish(self) -> list[Word]:
-        """End the segment and return its final words, with source times. A recogniser that
-        can also says what else it heard, in an attribute ``alternatives`` (its n-best
-        hypotheses after the best, as word lists; see :data:`MAX_ALTERNATIVES`)."""
+        """End the segment and return its final words, with source times (and set
+        :attr:`alternatives`)."""
+        ...
+
+
+class Warming(Recognizer, Protocol):
+    """A recogniser of an engine declared able to ``warm`` (:mod:`dictate.asr.registry`)."""
+
+    def warm(self, pieces: Sequence[np.ndarray]) -> None:
+        """Hear one segment's audio, in the pieces the pipeline feeds, without decoding it: the
+        recogniser's state (PocketSphinx's cepstral mean) is then as if it had decoded it."""
         ...
 
 
@@ -63,6 +75,16 @@ class Engine(Protocol):
 
     def recognizer(self) -> Recognizer:
         """A new recogniser for one stream of segments."""
+        ...
+
+
+class CommandDecoding(Engine, Protocol):
+    """An engine declared able to make a ``command_decoder`` (:mod:`dictate.asr.registry`)."""
+
+    def command_decoder(self, phrases: Sequence[str]) -> Any:
+        """A decoder of short segments against ``phrases`` (``decode(samples, heard) ->``
+        :class:`~dictate.asr.command_decode.CommandDecode`), or None where this engine's model
+        cannot make one."""
         ...
 
 

@@ -16,12 +16,12 @@ import multiprocessing
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from dictate.asr.command_decode import CommandDecode
-from dictate.asr.engine import Word
+from dictate.asr.engine import CommandDecoding, Word
 from dictate.asr.registry import EngineOptions
 from dictate.errors import DictateError
 from dictate.parent_watch import exit_with_parent
@@ -64,7 +64,7 @@ def _serve_until_closed(conn: Connection, options: EngineOptions) -> None:
             elif kind == "finish":
                 final = recognizer.finish()
                 said = [(w.text, w.start, w.end, w.confidence) for w in final]
-                conn.send(("final", said, getattr(recognizer, "alternatives", [])))
+                conn.send(("final", said, recognizer.alternatives))
             elif kind == "close":
                 return
         except Exception as exc:
@@ -78,7 +78,9 @@ def _serve_commands(conn: Connection, options: EngineOptions, phrases: list[str]
         from dictate.asr.loader import load_engine
 
         try:
-            decoder = load_engine(options=options).command_decoder(phrases)  # type: ignore[attr-defined]
+            # Only an engine declared able to (Abilities.command_decoder) runs here.
+            engine = cast(CommandDecoding, load_engine(options=options))
+            decoder = engine.command_decoder(phrases)
         except Exception as exc:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
             return
@@ -202,6 +204,8 @@ class ProcessRecognizer(_Child):
 
     def __init__(self, options: EngineOptions) -> None:
         self._options = options
+        self.alternatives: list[list[str]] = []
+        """The child recogniser's, for the last segment."""
         self._spawn()
 
     def _spawn(self) -> None:
@@ -253,7 +257,7 @@ class ProcessRecognizer(_Child):
             reply = self._receive(timeout=60)
             if reply[0] == "final":
                 self._partial = None
-                self.alternatives = list(reply[2]) if len(reply) > 2 else []
+                self.alternatives = list(reply[2])
                 return [Word(*item) for item in reply[1]]
             if reply[0] == "error":
                 raise DictateError(f"recogniser failed: {reply[1]}")

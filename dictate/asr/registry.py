@@ -23,22 +23,23 @@ from dictate.errors import InputError
 
 @dataclass(frozen=True)
 class Abilities:
-    """What an engine can do."""
+    """What an engine can do. Code reads an ability here, never by probing a loaded engine for
+    a method: an engine declared with one has the member of :mod:`dictate.asr.engine` that
+    goes with it (tests/asr/test_registry.py checks the real engines)."""
 
     partial_words: bool = False
     """Words while the person speaks (a streaming first pass)."""
-    nbest: bool = False
-    """Other hypotheses of a segment ("correct that", commands among them)."""
-    command_grammar: bool = False
-    """A second decode of a short segment against the command phrases."""
     second_pass: bool = False
     """Decodes a closed segment's whole audio again, better (:mod:`dictate.seam.segment`)."""
     own_process: bool = False
     """Holds Python's GIL while decoding: the window runs it in a child process."""
-    gpu: bool = False
-    """Can run on a GPU."""
     warm: bool = False
-    """Can hear audio without decoding it (a parallel decode's words are then exact)."""
+    """Its recognisers can hear audio without decoding it
+    (:class:`~dictate.asr.engine.Warming`): a parallel decode's words are then exact, and the
+    audio recognised again after a crash is heard where the live recogniser was."""
+    command_decoder: bool = False
+    """It makes a second decoder of short segments against the command phrases
+    (:class:`~dictate.asr.engine.CommandDecoding`; None where its model cannot)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class EngineSpec:
     short_label: str = ""
     """The engine alone, as the user reads it before a model's name ("Vosk: MODEL"); its
     name where not given (:meth:`title`)."""
+    low_accuracy: bool = False
+    """The inaccurate fallback: alone (no second pass), the window suggests a better engine."""
 
     def title(self) -> str:
         return self.short_label or self.name
@@ -139,16 +142,17 @@ SPHINX = EngineSpec(
     "PocketSphinx (bundled, English)",
     ("en",),
     "bundled",
-    Abilities(partial_words=True, nbest=True, command_grammar=True, own_process=True, warm=True),
+    Abilities(partial_words=True, own_process=True, warm=True, command_decoder=True),
     _load_sphinx,
     short_label="PocketSphinx",
+    low_accuracy=True,
 )
 VOSK = EngineSpec(
     "vosk",
     "Vosk (Kaldi; a downloaded model)",
     (),
     "vosk",
-    Abilities(partial_words=True, command_grammar=True),
+    Abilities(partial_words=True, command_decoder=True),
     _load_vosk,
     short_label="Vosk",
 )
@@ -157,7 +161,7 @@ WHISPER = EngineSpec(
     "Whisper (faster-whisper; second pass)",
     ("en",),
     "whisper",
-    Abilities(second_pass=True, gpu=True),
+    Abilities(second_pass=True),
     _load_whisper,
     default_model="tiny.en",
     short_label="Whisper",
@@ -193,6 +197,7 @@ def spec_of(engine: Any) -> EngineSpec | None:
 
 
 def abilities_of(engine: Any) -> Abilities:
+    """What a loaded engine can do, as declared; nothing for one not declared."""
     spec = spec_of(engine)
     return spec.abilities if spec is not None else Abilities()
 

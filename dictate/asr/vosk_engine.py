@@ -111,6 +111,9 @@ class VoskRecognizer:
         self._partial: list[str] = []
         self._fed = 0  # samples fed since the recogniser was made
         self._segment_base = 0.0  # Vosk's own clock at the start of the current segment
+        self.alternatives: list[list[str]] = []
+        """Always empty: no other hypotheses are asked of Kaldi (they would change its result's
+        form and cost decoding time)."""
 
     def start(self, time: float) -> None:
         self._kaldi.Reset()  # type: ignore[attr-defined]

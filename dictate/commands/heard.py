@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from dictate.asr.engine import Engine, Word
+from dictate.asr.engine import CommandDecoding, Engine, Word
+from dictate.asr.registry import abilities_of
 from dictate.commands.table import Command, grammar_phrases, split_commands
 from dictate.errors import log_failure
 
@@ -21,12 +22,12 @@ log = logging.getLogger("dictate.run.pipeline")
 
 def command_decoder_for(engine: Engine) -> Any:
     """The engine's decoder against the command phrases (read now, so phrases added to
-    :mod:`dictate.commands.table` join), or None when it has none or cannot make one."""
-    factory = getattr(engine, "command_decoder", None)
-    if factory is None:
+    :mod:`dictate.commands.table` join), or None when the registry declares it none
+    (``Abilities.command_decoder``) or it cannot make one."""
+    if not abilities_of(engine).command_decoder:
         return None
     try:
-        return factory(grammar_phrases())
+        return cast(CommandDecoding, engine).command_decoder(grammar_phrases())
     except Exception:
         log_failure(log, "no second decode of commands: the decoder could not be made")
         return None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from dictate.asr.registry import abilities_of
 from dictate.asr.segmenter import CHUNK_SAMPLES
 from dictate.audio.capture import AudioBlock
 from dictate.audio.format import SAMPLE_RATE
@@ -95,7 +96,8 @@ class _Samples:
 
 class _Warmed:
     """``engine`` whose recognisers first hear ``before`` without decoding it, in the 32 ms
-    pieces the pipeline feeds (engines that cannot, Vosk, start cold)."""
+    pieces the pipeline feeds (engines the registry does not declare able to warm, Vosk,
+    start cold)."""
 
     def __init__(self, engine: Any, before: np.ndarray) -> None:
         self._engine = engine
@@ -106,10 +108,10 @@ class _Warmed:
 
     def recognizer(self) -> Any:
         recognizer = self._engine.recognizer()
-        warm = getattr(recognizer, "warm", None)
-        if warm is not None and len(self._before):
+        if abilities_of(self._engine).warm and len(self._before):
             step = CHUNK_SAMPLES  # the segmenter's chunk, as the pipeline feeds it
-            warm([self._before[at : at + step] for at in range(0, len(self._before), step)])
+            before = self._before
+            recognizer.warm([before[at : at + step] for at in range(0, len(before), step)])
         return recognizer
 
 

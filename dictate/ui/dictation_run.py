@@ -296,7 +296,7 @@ class DictationRun(QObject):
                 f"Punctuation on {loaded.provider.replace('ExecutionProvider', '')}"
             )
             self.provider_label.setToolTip("")
-        if "low accuracy" in loaded.engine_label and not (loaded.second_pass or self._sphinx_noted):
+        if loaded.low_accuracy and not (loaded.second_pass or self._sphinx_noted):
             self._sphinx_noted = True  # once a session: it came back after every settings change
             self._messages.add_message(
                 "Dictating with the bundled PocketSphinx engine alone, which is much less "

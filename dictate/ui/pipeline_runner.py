@@ -42,6 +42,9 @@ class Loaded:
     """Why punctuation is off for this speech model ("" when it runs)."""
     second_pass: str = ""
     """The second pass's label ("Whisper tiny.en (cpu)"), "" for none."""
+    low_accuracy: bool = False
+    """The engine is the inaccurate fallback (:attr:`~dictate.asr.registry.EngineSpec.
+    low_accuracy`: PocketSphinx)."""
 
 
 def run_options(s: Settings) -> tuple[Any, Any, float | None]:
@@ -167,7 +170,7 @@ class DictationController(QObject):
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s``, built once and reused across runs."""
         from dictate.asr.loader import load_engine, load_second_pass
-        from dictate.asr.registry import abilities_of, options_of
+        from dictate.asr.registry import abilities_of, options_of, spec_of
         from dictate.punctuation.model import load_punctuation_model
         from dictate.run.assembly import build_pipeline
 
@@ -215,9 +218,10 @@ class DictationController(QObject):
         if old is not None:
             old.close()
         self._cache["key"] = key
-        self.loaded.emit(
-            Loaded(engine.label, model.provider, off, second.label if second is not None else "")
-        )
+        second_label = second.label if second is not None else ""
+        spec = spec_of(engine)
+        low_accuracy = spec is not None and spec.low_accuracy
+        self.loaded.emit(Loaded(engine.label, model.provider, off, second_label, low_accuracy))
         return self._pipeline
 
     def second_pass(self) -> Any:

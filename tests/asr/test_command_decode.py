@@ -18,6 +18,7 @@ import pytest
 
 from dictate.asr.command_decode import CommandDecode, SphinxCommandDecoder
 from dictate.asr.engine import Word
+from dictate.asr.registry import ENGINES, Abilities, EngineSpec
 from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.audio.capture import FileSource
 from dictate.commands.table import grammar_phrases
@@ -189,7 +190,8 @@ def test_a_long_segment_is_not_decoded_again(sphinx: SphinxEngine, tmp_path: Pat
 
 
 class OneSegmentEngine:
-    """Hears ``words`` in every segment (no audio model)."""
+    """Hears ``words`` in every segment (no audio model); declared in the registry while a
+    test runs (:func:`declared`), able to decode commands as the real engines are."""
 
     name = "fake"
     label = "fake"
@@ -202,6 +204,9 @@ class OneSegmentEngine:
         engine = self
 
         class Recognizer:
+            def __init__(self) -> None:
+                self.alternatives: list[list[str]] = []
+
             def start(self, time: float) -> None:
                 self.time = time
 
@@ -216,6 +221,20 @@ class OneSegmentEngine:
     def command_decoder(self, phrases: list[str]) -> Spy:
         assert "comma" in phrases
         return Spy()
+
+
+@pytest.fixture(autouse=True)
+def declared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:class:`OneSegmentEngine` in the registry: what an engine can do is read there."""
+    fake = EngineSpec(
+        OneSegmentEngine.name,
+        "A test double",
+        ("en",),
+        "bundled",
+        Abilities(partial_words=True, command_decoder=True),
+        lambda options: OneSegmentEngine([]),
+    )
+    monkeypatch.setitem(ENGINES, fake.name, fake)
 
 
 class Blocks:

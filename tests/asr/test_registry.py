@@ -9,6 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from dictate.asr.engine import CommandDecoding, Recognizer, Warming
+from dictate.asr.process_engine import ProcessEngine
 from dictate.asr.registry import (
     ENGINES,
     FIRST_PASS,
@@ -25,6 +27,8 @@ from dictate.asr.registry import (
     options_of,
     spec_of,
 )
+from dictate.asr.sphinx_engine import SphinxEngine, SphinxRecognizer
+from dictate.asr.vosk_engine import VoskEngine, VoskRecognizer
 from dictate.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,8 +103,6 @@ def test_options_of_a_loaded_engine_load_it_again() -> None:
 
 def test_the_engine_classes_are_named_as_declared() -> None:
     """The names the engine modules spell themselves (ALLOWED) are the registry's."""
-    from dictate.asr.sphinx_engine import SphinxEngine
-    from dictate.asr.vosk_engine import VoskEngine
     from dictate.asr.whisper_engine import WhisperSecondPass
 
     assert (SphinxEngine.name, VoskEngine.name, WhisperSecondPass.name) == (
@@ -108,6 +110,35 @@ def test_the_engine_classes_are_named_as_declared() -> None:
         VOSK.name,
         WHISPER.name,
     )
+
+
+def test_each_engine_has_the_members_of_the_abilities_declared() -> None:
+    """Code reads what an engine can do in the registry, then calls the member that goes with
+    it unprobed: each streaming engine has the members of its abilities, and no other."""
+    from dictate.asr.sphinx_engine import SphinxEngine
+    from dictate.asr.vosk_engine import VoskEngine
+
+    classes = {
+        SPHINX.name: (SphinxEngine, SphinxRecognizer),
+        VOSK.name: (VoskEngine, VoskRecognizer),
+    }
+    assert set(classes) == set(FIRST_PASS)
+    for name, (engine, recognizer) in classes.items():
+        abilities = ENGINES[name].abilities
+        assert callable(getattr(engine, "command_decoder", None)) == abilities.command_decoder
+        assert callable(getattr(recognizer, "warm", None)) == abilities.warm, name
+    recognizer = load_first_pass(EngineOptions(SPHINX.name)).recognizer()
+    assert recognizer.alternatives == []  # always there, before any segment too
+
+
+def _as_declared(
+    sphinx: SphinxEngine, vosk: VoskEngine, process: ProcessEngine
+) -> tuple[list[CommandDecoding], list[Recognizer], Warming]:
+    """Never called: mypy checks that the engines are :class:`CommandDecoding` and their
+    recognisers :class:`Recognizer` (``alternatives`` always there), PocketSphinx's
+    :class:`Warming`, as the registry declares them."""
+    recognizers: list[Recognizer] = [sphinx.recognizer(), vosk.recognizer(), process.recognizer()]
+    return [sphinx, vosk, process], recognizers, sphinx.recognizer()
 
 
 def engine_names_spelled(root: Path) -> list[tuple[str, int, str]]:

@@ -459,6 +459,9 @@ class TwoSegments:
             count = 0
             fed = 0
 
+            def __init__(self) -> None:
+                self.alternatives: list[list[str]] = []
+
             def start(self, time: float) -> None:
                 self.count += 1
                 self.fed = 0

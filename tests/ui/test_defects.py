@@ -616,17 +616,21 @@ def test_text_format_of_a_file(data: bytes, newline: str, bom: bool) -> None:
 
 def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> None:
     """Found by trying the app: bad values in settings.json were reported in the message bar
-    at start, and the PocketSphinx notice replaced that message when the engine loaded."""
+    at start, and the PocketSphinx notice replaced that message when the engine loaded. The
+    notice follows the registry's word (Loaded.low_accuracy), not the label's text."""
     from dictate.ui.pipeline_runner import Loaded
 
     window.messages.add_message("Some settings in settings.json were not valid: silence_ms.")
-    window.controller.loaded.emit(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    window.controller.loaded.emit(Loaded("An engine (low accuracy)", "CPU"))
+    assert "bundled PocketSphinx engine" not in window.messages.label.text()
+    sphinx = Loaded("PocketSphinx (bundled English)", "CPU", low_accuracy=True)
+    window.controller.loaded.emit(sphinx)
     text = window.messages.label.text()
     assert "Some settings in settings.json were not valid" in text
     assert "bundled PocketSphinx engine" in text
     assert [b.text() for b in window.messages.buttons] == ["&Get a model…"]
     window.messages.hide()  # dismissed; a settings change loads the engine again: not again
-    window.controller.loaded.emit(Loaded("PocketSphinx (bundled English, low accuracy)", "CPU"))
+    window.controller.loaded.emit(sphinx)
     assert window.messages.isHidden()
 
 

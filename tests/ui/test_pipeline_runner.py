@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dictate.config import Settings
-from dictate.ui.pipeline_runner import DictationController
+from dictate.ui.pipeline_runner import DictationController, Loaded
 from dictate.ui.run_states import State, Trigger
 
 
@@ -25,8 +25,11 @@ def test_a_rebuilt_pipeline_ends_the_old_command_decoders_process(qtbot) -> None
     """The window's sphinx decodes commands in a child process of its own; a settings change
     rebuilds the pipeline, and the old child must end then, not when the app quits."""
     runner = DictationController(Settings(engine="sphinx"))
+    loaded: list[Loaded] = []
+    runner.loaded.connect(loaded.append)
     runner.preload_now()
     assert runner.pipeline is not None
+    assert loaded[-1].low_accuracy  # the registry's word: PocketSphinx is the weak fallback
     old = runner.pipeline.command_decoder
     process = old._process
     assert process.is_alive()
