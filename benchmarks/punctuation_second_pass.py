@@ -53,7 +53,7 @@ from dictate.evaluation.metrics import (  # noqa: E402
     segmentation_scores,
 )
 from dictate.evaluation.readers import _RANK, parse_punctuated_text  # noqa: E402
-from dictate.seam.segment import SecondPassRefiner  # noqa: E402
+from dictate.seam.second_pass import SecondPassRefiner  # noqa: E402
 
 DEFAULT_MANIFEST = CACHE / "longform" / "manifest.json"
 
@@ -168,10 +168,12 @@ def hinted_text(
 def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
+    from dictate.punctuation.baseline import make_punctuator
     from dictate.punctuation.model import load_punctuation_model
     from dictate.punctuation.options import StreamingOptions
+    from dictate.run.assembly import build_sink, text_choices
     from dictate.run.file_decode import decode_file
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--manifest", type=Path, default=DEFAULT_MANIFEST)
@@ -217,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             refiner = RecordingRefiner(second)
             events: list[Any] = []
-            decode_file(recording["wav"], engine, punctuator, events.append, workers=1,
-                        refiners=[refiner])  # fmt: skip
+            sink = build_sink(engine, make_punctuator(punctuator), events.append,
+                              text_choices(engine, punctuator)[1])  # fmt: skip
+            sink.refiners = [refiner]  # the second pass, recorded
+            decode_file(recording["wav"], engine, sink, workers=1)
             segments = refiner.segments
             hypotheses = {"whisper": " ".join(refiner.written), "streaming": final_text(events)}
         for inner, end in replays:

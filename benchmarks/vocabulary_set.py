@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     from dictate.asr.loader import load_engine, load_second_pass
     from dictate.audio.capture import FileSource
     from dictate.punctuation.model import load_punctuation_model
-    from dictate.run.assembly import TextOptions, build_pipeline, refiners_for
-    from dictate.run.pipeline import final_text
+    from dictate.run.assembly import TextOptions, build_pipeline, refiner_chain
+    from dictate.run.sink import final_text
     from dictate.writing.vocabulary import parse_entry
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -166,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = load_engine("sphinx")
     punctuator = load_punctuation_model()
     second = None if args.second_pass == "off" else load_second_pass(args.second_pass, engine)
+    from dictate.run.first_pass import FirstPass
     from dictate.seam.second_pass import SecondPassRefiner
     from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     passes = [SecondPassRefiner(second)] if second is not None else []
     # (the entries written exactly, the refiners, whether PocketSphinx gets the entries)
     configs: dict[str, tuple[Any, Any, bool]] = {
-        "without": ((), refiners_for(second, ()), False),
+        "without": ((), refiner_chain(second, ()), False),
         "first pass": (tuple(entries), list(passes), True),
         "rewrite": (tuple(entries), [*passes, VocabularyRefiner(matcher)], False),
         "first pass and rewrite": (
@@ -226,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                             engine, punctuator, events.append, text_options
                         ).pipeline
                         if not first:  # a recogniser without the entries
-                            pipeline._recognizer = engine.recognizer()
-                        pipeline.refiners = refiners  # the configuration's, as refiners_for
+                            pipeline.first = FirstPass(engine)
+                        pipeline.refiners = refiners  # the configuration's, as refiner_chain
                         for refiner in refiners:
                             refiner.reset()
                         pipeline.run(FileSource(wav))

@@ -30,7 +30,7 @@ from dictate.editing.text import fit_to_context, separator, takes_mark
 from dictate.events import Event, Finalized, Live, Partial, Pending, SpeechStart
 from dictate.output.typist import Typist
 from dictate.punctuation.decoder import StreamingPunctuator
-from dictate.run.pipeline import Pipeline
+from dictate.run.assembly import make_pipeline
 from dictate.text.stage import TextStage, live_partial
 
 # -- the pipeline, scripted --------------------------------------------------------------------
@@ -85,6 +85,7 @@ class ScriptedRecognizer:
         self.index = -1
         self.heard = 0
         self.start_time = 0.0
+        self.alternatives: list[list[str]] = []
 
     def start(self, time: float) -> None:
         self.index += 1
@@ -112,8 +113,8 @@ def run_pipeline(
 ) -> list[Event]:
     events: list[Event] = []
     punctuator = StreamingPunctuator(FakeTagger(window_end_period=False))
-    pipeline = Pipeline(
-        ScriptedEngine(segments),  # type: ignore[arg-type]
+    pipeline = make_pipeline(
+        ScriptedEngine(segments),
         punctuator,
         events.append,
         vad=vad,
@@ -207,8 +208,8 @@ def test_live_events_punctuate_the_partial_words_of_the_open_segment() -> None:
 
 def test_live_is_off_without_a_punctuator() -> None:
     events: list[Event] = []
-    pipeline = Pipeline(
-        ScriptedEngine(["a b"]),  # type: ignore[arg-type]
+    pipeline = make_pipeline(
+        ScriptedEngine(["a b"]),
         None,
         events.append,
         vad=vad,
@@ -233,7 +234,7 @@ def test_live_punctuation_never_falls_behind() -> None:
 
 def test_bad_commit_time_is_refused() -> None:
     with pytest.raises(ValueError, match="commit_after"):
-        Pipeline(ScriptedEngine([]), None, print, vad=vad, commit_after=0)  # type: ignore[arg-type]
+        make_pipeline(ScriptedEngine([]), None, print, vad=vad, commit_after=0)
 
 
 def test_live_partial_merges_newer_raw_words() -> None:
@@ -505,7 +506,7 @@ def test_commit_on_pause_with_the_shipped_model(
 
 
 def test_final_text_joins_an_appended_mark_without_a_space() -> None:
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
 
     events: list[Event] = [
         Finalized(0.0, 1, ["Dear John"], committed=True),

@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dictate.asr.segmenter import Segmenter, SegmenterOptions
+from dictate.asr.segmenter import SegmenterOptions
 from dictate.audio.capture import FileSource
 from dictate.events import Command, Error, Finished, Segment
-from dictate.run.file_decode import _Reader, decode_file
-from dictate.run.pipeline import final_text
+from dictate.run.assembly import build_file_run
+from dictate.run.file_decode import _Reader, _Waiting
+from dictate.run.sink import final_text
+from dictate.seam.cutter import Cutter
 
 DATA = Path(__file__).resolve().parent / "data"
 RATE = 16_000
@@ -118,17 +120,20 @@ def test_the_words_are_the_sequential_pipelines(
     events: list[Any] = []
     done: list[tuple[float, float]] = []
     engine = _ClosingEngine(sphinx)
-    result = decode_file(
+    run, _ = build_file_run(
         recording,
         engine,
         punctuation,
         events.append,
         TextOptions(commands=True, written_forms=True),
-        workers,
+        workers=workers,
+        processes=True,
         commit_after=1.0,
         progress=lambda d, t: done.append((d, t)),
         chunk_s=4.0,
     )
+    result = run.run()
+    assert result is not None
     assert result.reason == "end_of_audio" and result.exact and result.chunks >= 3
     assert _said(events) == _said(sequential)  # words, times, n-best, spans, pauses
     assert len(_said(events)) >= 6
@@ -148,7 +153,7 @@ def test_cancel_keeps_a_prefix_of_the_text(
 ) -> None:
     cancel = threading.Event()
     events: list[Any] = []
-    result = decode_file(
+    run, _ = build_file_run(
         recording,
         sphinx,
         punctuation,
@@ -158,6 +163,8 @@ def test_cancel_keeps_a_prefix_of_the_text(
         cancel=cancel,
         chunk_s=4.0,
     )
+    result = run.run()
+    assert result is not None
     assert result.reason == "stopped" and isinstance(events[-1], Finished)
     kept, whole = _said(events), _said(sequential)
     assert 0 < len(kept) < len(whole) and kept == whole[: len(kept)]
@@ -176,9 +183,11 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(
 
     events: list[Any] = []
     began = time.monotonic()
-    result = decode_file(
+    run, _ = build_file_run(
         recording, sphinx, punctuation, events.append, workers=2, progress=kill_worker_1, chunk_s=4
     )
+    result = run.run()
+    assert result is not None
     assert time.monotonic() - began < 60
     assert result.reason == "error"
     [error] = [e for e in events if isinstance(e, Error)]
@@ -224,12 +233,13 @@ def test_the_reader_waits_while_the_inboxes_are_full(tmp_path: Path) -> None:
 
     pool = _BlockingPool()
     stop = threading.Event()
-    segmenter = Segmenter(SegmenterOptions(), vad)
-    reader = _Reader(FileSource(path), segmenter, pool, 3.0, stop)  # type: ignore[arg-type]
+    cutter = Cutter(SegmenterOptions(), vad)
+    reader = _Reader(FileSource(path), cutter, pool, 3.0, stop)  # type: ignore[arg-type]
     reader.start()
     time.sleep(0.5)
-    assert reader.is_alive() and segmenter.time < 10  # stuck at the first chunk
-    waiting = reader.timeline.qsize()  # its segments, and nothing after them
+    assert reader.is_alive() and cutter.time < 10  # stuck at the first chunk
+    # its segments (each after its speech start), and nothing after them
+    waiting = sum(isinstance(item, _Waiting) for item in list(reader.timeline.queue))
     assert 1 <= waiting <= 3
     pool.release.set()
     reader.join(30)
@@ -255,8 +265,8 @@ def test_a_stop_while_the_inboxes_are_full_is_not_a_reading_error(tmp_path: Path
         return 0.9 if np.abs(chunk.astype(np.int32)).mean() > 1000 else 0.0
 
     stop = threading.Event()
-    segmenter = Segmenter(SegmenterOptions(), vad)
-    reader = _Reader(FileSource(path), segmenter, _BlockingPool(), 3.0, stop)  # type: ignore[arg-type]
+    cutter = Cutter(SegmenterOptions(), vad)
+    reader = _Reader(FileSource(path), cutter, _BlockingPool(), 3.0, stop)  # type: ignore[arg-type]
     reader.start()
     deadline = time.monotonic() + 60
     while reader.timeline.qsize() == 0 and time.monotonic() < deadline:  # held at a chunk
@@ -269,7 +279,7 @@ def test_a_stop_while_the_inboxes_are_full_is_not_a_reading_error(tmp_path: Path
 def test_a_chunk_goes_to_the_worker_furthest_ahead(tmp_path: Path) -> None:
     pool = _BlockingPool()
     path = _write(tmp_path / "silence.wav", np.zeros(RATE, np.int16))
-    reader = _Reader(FileSource(path), Segmenter(), pool, 3.0, threading.Event())  # type: ignore[arg-type]
+    reader = _Reader(FileSource(path), Cutter(), pool, 3.0, threading.Event())  # type: ignore[arg-type]
     assert [reader._least_behind(i) for i in range(4)] == [0, 1, 0, 1]  # even: in turn
     pool.inboxes[0].waiting = 2  # worker 0 is behind: it still has two chunks to hear
     assert [reader._least_behind(i) for i in range(4)] == [1, 1, 1, 1]

@@ -21,7 +21,9 @@ from dictate.punctuation.baseline import SegmentPunctuator
 from dictate.punctuation.decoder import StreamingPunctuator
 from dictate.punctuation.model import PunctuationModel
 from dictate.punctuation.spans import Update
-from dictate.run.pipeline import Pipeline, final_text
+from dictate.run.assembly import make_pipeline
+from dictate.run.pipeline import Pipeline
+from dictate.run.sink import final_text
 from dictate.store.resolve import resolve_punctuator_model
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -48,7 +50,7 @@ def recognised(events: list[Event]) -> list[str]:
 @pytest.mark.slow
 def test_english_file_to_punctuated_text(model: PunctuationModel, sphinx: SphinxEngine) -> None:
     events: list[Event] = []
-    Pipeline(sphinx, StreamingPunctuator(model), events.append).run(
+    make_pipeline(sphinx, StreamingPunctuator(model), events.append).run(
         FileSource(DATA / "en_phrases.wav")
     )
     text = final_text(events)
@@ -74,7 +76,7 @@ def test_english_file_to_punctuated_text(model: PunctuationModel, sphinx: Sphinx
 def test_korean_file_through_vosk(model: PunctuationModel, korean_vosk_model: Path) -> None:
     events: list[Event] = []
     engine = VoskEngine(korean_vosk_model)
-    Pipeline(engine, StreamingPunctuator(model), events.append).run(
+    make_pipeline(engine, StreamingPunctuator(model), events.append).run(
         FileSource(DATA / "ko_phrases.wav")
     )
     segments = [e for e in events if isinstance(e, Segment)]
@@ -87,7 +89,7 @@ def test_baseline_mode_closes_every_segment_as_a_sentence(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
     events: list[Event] = []
-    Pipeline(sphinx, SegmentPunctuator(model), events.append).run(
+    make_pipeline(sphinx, SegmentPunctuator(model), events.append).run(
         FileSource(DATA / "en_phrases.wav")
     )
     finalized = [e for e in events if isinstance(e, Finalized)]
@@ -98,7 +100,7 @@ def test_baseline_mode_closes_every_segment_as_a_sentence(
 @pytest.mark.slow
 def test_stop_drains_what_was_heard(model: PunctuationModel, sphinx: SphinxEngine) -> None:
     events: list[Event] = []
-    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+    pipeline = make_pipeline(sphinx, StreamingPunctuator(model), events.append)
     pipeline.start(FileSource(DATA / "en_phrases.wav", realtime=True))
     deadline = time.monotonic() + 20
     while not any(isinstance(e, Partial) and e.segment == 3 for e in events):  # mid 3rd phrase
@@ -119,14 +121,14 @@ def test_leave_ends_the_run_without_recognising_the_rest(
     """The window closing far behind (the audio is kept for the next start): the run ends
     without settling what is left, and the words it did settle are all in the text."""
     events: list[Event] = []
-    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+    pipeline = make_pipeline(sphinx, StreamingPunctuator(model), events.append)
 
     def leave_at_the_first_segment(event: Event) -> None:
         events.append(event)
         if isinstance(event, Segment) and event.segment == 1:
             pipeline.leave()
 
-    pipeline.on_event = leave_at_the_first_segment
+    pipeline.sink.on_event = leave_at_the_first_segment
     pipeline.run(FileSource(DATA / "en_phrases.wav"))  # read at full speed: all of it queued
     assert isinstance(events[-1], Finished) and events[-1].reason == "left"
     segments = [e for e in events if isinstance(e, Segment)]
@@ -163,7 +165,7 @@ def test_lost_device_keeps_the_words_and_the_pipeline_can_resume(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
     events: list[Event] = []
-    pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+    pipeline = make_pipeline(sphinx, StreamingPunctuator(model), events.append)
     pipeline.run(FailingSource(DATA / "en_phrases.wav", fail_after=7.0))  # inside "how are you"
     errors = [e for e in events if isinstance(e, Error)]
     assert len(errors) == 1 and errors[0].fatal and "flaky" in errors[0].message
@@ -172,7 +174,7 @@ def test_lost_device_keeps_the_words_and_the_pipeline_can_resume(
     assert words_of(final_text(events)) == recognised(events)
     # Dictation resumes on another source with the same pipeline.
     more: list[Event] = []
-    pipeline.on_event = more.append
+    pipeline.sink.on_event = more.append
     pipeline.run(FileSource(DATA / "en_phrases.wav"))
     assert isinstance(more[-1], Finished) and more[-1].reason == "end_of_audio"
     assert final_text(more)
@@ -218,7 +220,7 @@ def test_failing_punctuator_still_delivers_every_word(
     model: PunctuationModel, sphinx: SphinxEngine
 ) -> None:
     events: list[Event] = []
-    Pipeline(sphinx, BrokenPunctuator(model), events.append).run(
+    make_pipeline(sphinx, BrokenPunctuator(model), events.append).run(
         FileSource(DATA / "en_phrases.wav")
     )
     errors = [e for e in events if isinstance(e, Error)]
@@ -239,7 +241,7 @@ def test_a_failing_listener_does_not_stop_the_pipeline(sphinx: SphinxEngine) -> 
         if isinstance(event, Level):
             raise ValueError("listener bug")
 
-    pipeline = Pipeline(sphinx, None, listener)
+    pipeline = make_pipeline(sphinx, None, listener)
     pipeline.run(FileSource(DATA / "en_phrases.wav"))
     assert isinstance(seen[-1], Finished)
     # Without a punctuator, words arrive raw, one Finalized per segment.
@@ -248,7 +250,7 @@ def test_a_failing_listener_does_not_stop_the_pipeline(sphinx: SphinxEngine) -> 
 
 
 def test_start_twice_is_refused(sphinx: SphinxEngine) -> None:
-    pipeline = Pipeline(sphinx, None, lambda e: None)
+    pipeline = make_pipeline(sphinx, None, lambda e: None)
     pipeline.start(FileSource(DATA / "en_phrases.wav", realtime=True))
     try:
         with pytest.raises(RuntimeError, match="already running"):
@@ -275,6 +277,10 @@ class BreakingRecognizer:
     def __init__(self, inner: Any, engine: BreakingEngine) -> None:
         self.inner, self.engine, self.fed = inner, engine, 0.0
         self.broken = False
+
+    @property
+    def alternatives(self) -> list[list[str]]:
+        return list(self.inner.alternatives)
 
     def start(self, time: float) -> None:
         self.inner.start(time)
@@ -303,7 +309,7 @@ def test_a_recogniser_failing_mid_segment_keeps_the_words_heard(
     greyed while they were heard) vanished when the run finished."""
     events: list[Event] = []
     engine = BreakingEngine(sphinx, fail_after=9.3, finish_fails=finish_fails)  # in phrase 3
-    Pipeline(engine, StreamingPunctuator(model), events.append).run(  # type: ignore[arg-type]
+    make_pipeline(engine, StreamingPunctuator(model), events.append).run(
         FileSource(DATA / "en_phrases.wav")
     )
     errors = [e for e in events if isinstance(e, Error)]
@@ -352,14 +358,14 @@ def test_catching_up_skips_live_words_and_keeps_every_final_word(
     behind_seen: list[float] = []
     for behind in (0.0, 8.0):
         events: list[Event] = []
-        pipeline = Pipeline(sphinx, StreamingPunctuator(model), events.append)
+        pipeline = make_pipeline(sphinx, StreamingPunctuator(model), events.append)
 
         def watch(event: Event, events: list[Event] = events, p: Pipeline = pipeline) -> None:
             events.append(event)
             if isinstance(event, Level):
                 behind_seen.append(p.behind())
 
-        pipeline.on_event = watch
+        pipeline.sink.on_event = watch
         pipeline.run(_Behind(DATA / "en_phrases.wav", behind))
         runs[behind] = events
     normal, late = runs[0.0], runs[8.0]

@@ -164,15 +164,15 @@ def test_an_internal_error_in_written_forms_logs_no_words(
 
 def test_a_failing_event_listener_logs_no_words(caplog: pytest.LogCaptureFixture) -> None:
     from dictate.events import Pending
-    from dictate.run.pipeline import Pipeline
+    from dictate.run.sink import Sink
+    from dictate.text.stage import TextStage
 
     def listener(event: object) -> None:
         raise ValueError(f"could not show {event!r}")
 
-    pipeline = Pipeline.__new__(Pipeline)
-    pipeline.on_event = listener
+    sink = Sink([], TextStage(None, listener), listener)
     with caplog.at_level(logging.DEBUG):
-        pipeline._emit(Pending(0.0, 1, f"pending {SECRET}"))
+        sink.emit(Pending(0.0, 1, f"pending {SECRET}"))
     assert "event listener failed on Pending" in caplog.text
     assert SECRET not in _logged(caplog)
 

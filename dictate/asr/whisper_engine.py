@@ -160,6 +160,9 @@ class SecondPassResult:
     windows: tuple[str, ...] = ()
     """The encoder windows decoded, in order: ("sized",), ("full",) or ("sized", "full")
     where the sized decode was doubted and made again."""
+    heard_used: bool = False
+    """Whether the first pass's words were consulted (:func:`keep_dropped_tail`): a decode
+    made before they were final (the early decode) is then not the segment's decode."""
 
 
 TAIL_S = 0.3
@@ -175,6 +178,7 @@ def keep_dropped_tail(
     so they were said ("Thank you very much." then "explanation mark." in the sized window,
     doubted; "Thank you very much." alone in 30 s, while the first pass heard "exclamation
     mark": the command was lost)."""
+    again.heard_used = True
     if again.verdict != "speech" or not again.words or not sized.words:
         return
     end = again.words[-1].end

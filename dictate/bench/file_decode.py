@@ -76,9 +76,8 @@ def bench_file(
     from dictate.asr.loader import load_engine, load_second_pass
     from dictate.audio.capture import FileSource
     from dictate.punctuation.model import load_punctuation_model
-    from dictate.run.assembly import refiners_for
-    from dictate.run.file_decode import decode_file
-    from dictate.run.pipeline import final_text
+    from dictate.run.assembly import build_file_run
+    from dictate.run.sink import final_text
 
     engine = load_engine(engine_name, model)
     second = load_second_pass(second_pass, engine)
@@ -100,17 +99,14 @@ def bench_file(
             events: list[Any] = []
             with _PeakMemory() as memory:
                 began = time.perf_counter()
-                decoded = decode_file(
-                    audio,
-                    engine,
-                    punctuation,
-                    events.append,
-                    workers=count,
-                    refiners=refiners_for(second),
+                run, _ = build_file_run(
+                    audio, engine, punctuation, events.append, None, None, second, count, True
                 )
+                decoded = run.run()
                 times.append(time.perf_counter() - began)
-            if decoded.reason != "end_of_audio":
-                raise DictateError(f"the decode failed: {'; '.join(decoded.errors)}")
+            if decoded is None or decoded.reason != "end_of_audio":
+                errors = "; ".join(decoded.errors) if decoded else "see the log"
+                raise DictateError(f"the decode failed: {errors}")
             exact = decoded.exact
             peak, peak_main = max(peak, memory.total), max(peak_main, memory.main)
             got = (_words(events), final_text(events))

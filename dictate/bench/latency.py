@@ -141,13 +141,13 @@ def _run_window(
             pipeline = controller.pipeline  # the pipeline the window dictates with
             assert pipeline is not None
             emitted: dict[int, tuple[Any, float]] = {}
-            deliver = pipeline.on_event
+            deliver = pipeline.sink.on_event
 
             def stamp(event: Any) -> None:  # on the pipeline's threads, as it emits
                 emitted[id(event)] = (event, time.monotonic())
                 deliver(event)
 
-            pipeline.on_event = stamp
+            pipeline.sink.on_event = stamp
             records: list[Stamped] = []
             loop = QEventLoop()
 

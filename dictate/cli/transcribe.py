@@ -76,7 +76,7 @@ def _transcribe(
     from dictate.editing.apply import apply_event
     from dictate.events import Error, Event, Finalized, Level
     from dictate.punctuation.model import load_punctuation_model
-    from dictate.run.assembly import TextOptions, build_pipeline, refiners_for
+    from dictate.run.assembly import TextOptions, build_file_run, build_pipeline
     from dictate.writing.vocabulary import load_vocabulary
 
     seg_options = segmenter_options(args)
@@ -148,36 +148,30 @@ def _transcribe(
         replacements=load_settings().replacements,
         vocabulary=load_vocabulary(),
     )
-    built = build_pipeline(
-        engine,
-        model,
-        on_event,
-        text,
-        seg_options,
-        commit_after=None if commit_ms is None else commit_ms / 1000,
-        second_pass=second_pass,
-        live=args.json,
-        stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
-    )
-    pipeline: Any = built.pipeline
+    commit_after = None if commit_ms is None else commit_ms / 1000
+    pipeline: Any
     if args.workers > 1:  # the file in recogniser processes at once (dictate.run.file_decode)
-        from dictate.run.file_decode import ParallelRun
-
-        pipeline = ParallelRun(
-            args.audio,
+        pipeline, punctuation_off = build_file_run(
+            args.audio, engine, model, on_event, text, seg_options, second_pass,
+            args.workers, commit_after=commit_after,
+        )  # fmt: skip
+    else:
+        built = build_pipeline(
             engine,
             model,
             on_event,
             text,
-            args.workers,
-            segmenter_options=seg_options,
-            commit_after=None if commit_ms is None else commit_ms / 1000,
-            refiners=refiners_for(second_pass, text.vocabulary),
+            seg_options,
+            commit_after=commit_after,
+            second_pass=second_pass,
+            live=args.json,
+            stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
         )
-    if built.punctuation_off:
-        err.write(f"dictate: note: punctuation is off: {built.punctuation_off}\n")
+        pipeline, punctuation_off = built.pipeline, built.punctuation_off
+    if punctuation_off:
+        err.write(f"dictate: note: punctuation is off: {punctuation_off}\n")
     # Voice commands can take back dictated text: then the text is printed whole at the end.
-    whole = text.commands and not built.punctuation_off
+    whole = text.commands and not punctuation_off
     output = None if args.json else make_output(args, out_path, stdout, whole)
     pipeline.start(source)
     duration = args.duration
@@ -206,6 +200,7 @@ def _transcribe(
                 err.write(f"dictate: finishing: {behind:.0f} s of speech left to recognise\n")
                 err.flush()
                 said = time.monotonic()
+        pipeline.close()  # what the refiners and the recogniser hold
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
         if typist is not None:

@@ -1,18 +1,24 @@
-"""Putting a :class:`~dictate.run.pipeline.Pipeline` together: the one place that decides, from a
-loaded recogniser and punctuation model, whether to punctuate, and builds the punctuator, the
-written-forms writer and the voice commands. The window (:mod:`dictate.ui.pipeline_runner`),
-``dictate transcribe`` and ``dictate bench pipeline`` all call :func:`build_pipeline`, so they
-make the same choices.
+"""Putting a run together: the one place that decides, from a loaded recogniser and punctuation
+model, whether to punctuate, and builds the punctuator, the written-forms writer, the voice
+commands, the refiner chain (:func:`refiner_chain`: the second pass, the vocabulary, the command
+check), the sink they feed (:func:`build_sink`) and every run: a live or one-worker
+:class:`~dictate.run.pipeline.Pipeline` (:func:`build_pipeline`) and a file decoded by several
+recogniser processes (:func:`build_file_run`). The window, ``dictate transcribe``, recovery and
+the benchmarks all call these, so they make the same choices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dictate.events import Event
+from dictate.run.file_decode import ParallelRun
 from dictate.run.pipeline import Pipeline
+from dictate.run.sink import Sink
+from dictate.text.stage import TextStage
 
 
 @dataclass(frozen=True)
@@ -69,25 +75,98 @@ def build_pipeline(
             ``live``, ``stop_command``...).
     """
     punctuator, choices, off = text_choices(engine, model, text)
-    pipeline = Pipeline(
-        engine,
-        punctuator,
-        on_event,
-        segmenter,
-        refiners=refiners_for(second_pass, (text or TextOptions()).vocabulary),
-        vocabulary=(text or TextOptions()).vocabulary,
-        **choices,
-        **pipeline_options,
-    )
+    text = text or TextOptions()
+    options = dict(pipeline_options)
+    stop_command = options.pop("stop_command", True)
+    sink = build_sink(engine, punctuator, on_event, choices, stop_command=stop_command,
+                      second_pass=second_pass, vocabulary=text.vocabulary)  # fmt: skip
+    pipeline = Pipeline(engine, sink, segmenter, vocabulary=text.vocabulary, **options)
     return Assembled(pipeline, off)
 
 
-def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
-    """The refiners before the command check: the second pass, where there is one, then the
-    near-miss rewrite of the user's vocabulary
+def make_pipeline(
+    engine: Any,
+    punctuator: Any,
+    on_event: Callable[[Event], None],
+    segmenter: Any = None,
+    vad: Callable[[Any], float] | None = None,
+    *,
+    commands: bool = False,
+    command_decode: bool = True,
+    stop_command: bool = True,
+    writer: Callable[[str], str] | None = None,
+    **pipeline_options: Any,
+) -> Pipeline:
+    """A pipeline with a punctuator of the caller's own (None: raw words) and no second pass:
+    for tests and benchmarks of the stages themselves. ``command_decode``: the command check
+    decodes a short segment again against the command phrases (where the engine can)."""
+    choices = {"commands": commands, "writer": writer, "units": True, "addresses": False}
+    sink = build_sink(engine, punctuator, on_event, choices, stop_command=stop_command,
+                      command_decode=command_decode)  # fmt: skip
+    return Pipeline(engine, sink, segmenter, vad, **pipeline_options)
+
+
+def build_sink(
+    engine: Any,
+    punctuator: Any,
+    on_event: Callable[[Event], None],
+    choices: dict[str, Any],
+    *,
+    stop_command: bool = True,
+    second_pass: Any = None,
+    vocabulary: Sequence[Any] = (),
+    command_decode: bool = True,
+) -> Sink:
+    """The text stage (``choices``: :func:`text_choices`' options) and the refiner chain
+    (:func:`refiner_chain`) that every run feeds its closed segments to."""
+    text = TextStage(punctuator, on_event, stop_command=stop_command, **choices)
+    commands = choices["commands"] and command_decode
+    refiners = refiner_chain(second_pass, vocabulary, engine if commands else None)
+    return Sink(refiners, text, on_event)
+
+
+def build_file_run(
+    path: str | Path,
+    engine: Any,
+    model: Any,
+    on_event: Callable[[Event], None],
+    text: TextOptions | None = None,
+    segmenter: Any = None,
+    second_pass: Any = None,
+    workers: int = 1,
+    processes: bool | None = None,
+    **options: Any,
+) -> tuple[Any, str]:
+    """The run that transcribes the audio file ``path`` (and why punctuation is off, "" when
+    on): with one worker, a :class:`~dictate.run.pipeline.Pipeline` (start it on the file's
+    source; ``options``: its own, e.g. ``live``); with more, a
+    :class:`~dictate.run.file_decode.ParallelRun` (``options``: :func:`decode_file`'s, e.g.
+    ``progress``, ``chunk_s``). Either gives the same words (docs/parallel-decode.md).
+    ``processes``: decode in worker processes even with one worker (benchmarks)."""
+    if not (workers > 1 if processes is None else processes):
+        built = build_pipeline(engine, model, on_event, text, segmenter, second_pass,
+                               stop_command=False, **options)  # fmt: skip
+        return built.pipeline, built.punctuation_off
+    punctuator, choices, off = text_choices(engine, model, text)
+    vocabulary = (text or TextOptions()).vocabulary
+    sink = build_sink(engine, punctuator, on_event, choices, stop_command=False,
+                      second_pass=second_pass, vocabulary=vocabulary)  # fmt: skip
+    run = ParallelRun(path, engine, sink, workers, segmenter_options=segmenter,
+                      vocabulary=vocabulary, **options)  # fmt: skip
+    return run, off
+
+
+def refiner_chain(
+    second_pass: Any, vocabulary: Sequence[Any] = (), commands: Any = None
+) -> list[Any]:
+    """What settles a closed segment's words, in order: the second pass, where there is one;
+    the near-miss rewrite of the user's vocabulary
     (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries, with the
     second pass as the judge of runs that only come near an entry where it can score words
-    (Whisper)."""
+    (Whisper); then, where ``commands`` is an engine whose command decoder can be made, the
+    command check of a short segment said apart."""
+    from dictate.commands.heard import command_decoder_for
+    from dictate.seam.command_refiner import CommandRefiner
     from dictate.seam.second_pass import SecondPassRefiner
     from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
@@ -103,6 +182,9 @@ def refiners_for(second_pass: Any, vocabulary: Sequence[Any] = ()) -> list[Any]:
         # Whisper judges the runs that only come near an entry (docs/vocabulary.md)
         judge = second_pass if callable(getattr(second_pass, "score", None)) else None
         refiners.append(VocabularyRefiner(matcher, judge=judge))
+    decoder = command_decoder_for(commands) if commands is not None else None
+    if decoder is not None:
+        refiners.append(CommandRefiner(decoder))
     return refiners
 
 
@@ -119,8 +201,7 @@ def text_choices(
 ) -> tuple[Any, dict[str, Any], str]:
     """What :func:`build_pipeline` decides for the words of ``engine``: the punctuator (None:
     none), the :class:`~dictate.text.stage.TextStage` options (``commands``, ``writer``,
-    ``units``, ``addresses``) and why punctuation is off ("" when it is on). The parallel
-    decode of a file (:mod:`dictate.run.file_decode`) builds its text stage from them too."""
+    ``units``, ``addresses``) and why punctuation is off ("" when it is on)."""
     from dictate.asr.registry import engine_mismatch
     from dictate.punctuation.baseline import make_punctuator
     from dictate.writing.writer import make_writer

@@ -1,9 +1,10 @@
 """An audio file decoded by several recogniser processes at once, with the sequential pipeline's
 words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
 
-* **Segments, here.** A reader thread streams the file in blocks through the segmenter (Silero
-  VAD, fast) exactly as :class:`~dictate.run.pipeline.Pipeline` does, so the segments, their pauses
-  and the commit-on-pause points are the sequential run's. Consecutive segments are grouped into
+* **Segments, here.** A reader thread streams the file in blocks through the
+  :class:`~dictate.seam.cutter.Cutter` (Silero VAD, fast) exactly as
+  :class:`~dictate.run.pipeline.Pipeline` does, so the segments, their pauses and the
+  commit-on-pause points are the sequential run's. Consecutive segments are grouped into
   chunks of about ``chunk_s`` seconds of segment audio, cut by the audio alone, never by the
   number of workers.
 * **Words, in the workers** (:mod:`dictate.asr.decode_worker`, one spawned process and one
@@ -16,12 +17,10 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   and n-best are the sequential pipeline's. Vosk has no such warming: each chunk gets a fresh
   recogniser, and its word times (now and then a word) may differ from the sequential run's
   and between worker counts (:attr:`Decoded.exact` is False; docs/parallel-decode.md).
-* **Text, here, in order**: each segment is settled as the pipeline settles it
-  (:func:`~dictate.seam.segment.settle`: the second pass, Whisper, on the segment's audio; the
-  command check of a short one), its :class:`~dictate.events.Segment` emitted, and its words
-  go through the :class:`~dictate.text.stage.TextStage` (voice commands, punctuation, written
-  forms) as the pipeline's punctuation thread does; commits where the pipeline commits (the
-  same :class:`~dictate.seam.segment.CommitClock`).
+* **Text, here, in order**: each segment goes through the same
+  :class:`~dictate.run.sink.Sink` as the pipeline's (settled by the refiners, its
+  :class:`~dictate.events.Segment` emitted, its words through the text stage), and commits come
+  where the pipeline commits (the cutter's clock, in source seconds).
 
 Memory is bounded: every worker's inbox holds at most ``queue_chunks`` chunks and the reader
 waits when one is full, so a 3-hour file is never held; what waits for its turn is words.
@@ -34,31 +33,26 @@ before it is kept), never a hang. No :class:`~dictate.events.Partial`, :class:`L
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 import multiprocessing
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from dictate.asr.decode_worker import Chunk, SegmentPieces, serve
 from dictate.asr.engine import Word
 from dictate.asr.registry import options_of
-from dictate.asr.segmenter import SegmentAudio, SegmentEnded, Segmenter, SpeechStarted
 from dictate.audio.capture import FileSource
 from dictate.audio.format import SAMPLE_RATE
-from dictate.commands.heard import command_decoder_for
-from dictate.errors import DictateError, log_failure
-from dictate.events import Error, Event, Finished, SpeechStart
-from dictate.seam.command_refiner import CommandRefiner
-from dictate.seam.segment import ClosedSegment, CommitClock, Refiner, settle
-from dictate.text.stage import TextStage
+from dictate.errors import DictateError
+from dictate.events import Error, Finished, SpeechStart
+from dictate.run.sink import Sink
+from dictate.seam.cutter import Began, Closed, Commit, Cutter, Piece
+from dictate.seam.segment import ClosedSegment
 
 log = logging.getLogger("dictate.run.file_decode")
 
@@ -79,6 +73,14 @@ class _Waiting:
     chunk: int
     index: int  # in its chunk
     segment: ClosedSegment
+
+
+@dataclass(frozen=True)
+class _ChunkEnd:
+    """Chunk ``chunk`` was sent; the reader had judged ``time`` seconds of the file."""
+
+    chunk: int
+    time: float
 
 
 @dataclass
@@ -102,11 +104,10 @@ class _Failed(Exception):
 def decode_file(
     path: str | Path,
     engine: Any,
-    model: Any,
-    on_event: Callable[[Event], None],
-    text: Any = None,
+    sink: Sink,
     workers: int = 2,
     *,
+    vocabulary: Sequence[Any] = (),
     segmenter_options: Any = None,
     commit_after: float | None = None,
     progress: Callable[[float, float], None] | None = None,
@@ -114,26 +115,20 @@ def decode_file(
     chunk_s: float = CHUNK_S,
     queue_chunks: int = QUEUE_CHUNKS,
     vad: Callable[[Any], float] | None = None,
-    refiners: list[Refiner] | None = None,
 ) -> Decoded:
-    """Decode ``path`` with ``workers`` recogniser processes; events go to ``on_event`` in the
-    pipeline's order, from this thread; returns when done, cancelled or failed.
+    """Decode ``path`` with ``workers`` recogniser processes into ``sink`` (events in the
+    pipeline's order, from this thread); returns when done, cancelled or failed. Made by
+    :func:`~dictate.run.assembly.build_file_run`.
 
     Args:
-        engine: The loaded engine (its language decides punctuation; its second decode of
-            commands runs here); the workers load their own from its name and model path.
-        model: The punctuation model (None: none), as for
-            :func:`~dictate.run.assembly.build_pipeline`.
-        text: :class:`~dictate.run.assembly.TextOptions`.
+        engine: The loaded engine; the workers load their own from its name and model path.
+        sink: The refiners and text stage (:func:`~dictate.run.assembly.build_sink`).
+        vocabulary: The user's vocabulary, for the workers' recognisers that can use it.
         commit_after: As the pipeline's: commit pending words after this much silence.
         progress: Called with (seconds of audio done, in order; the file's seconds).
         cancel: Set it to stop: what is decoded so far is kept and the text finished.
         chunk_s, queue_chunks: See :data:`CHUNK_S`, :data:`QUEUE_CHUNKS`.
-        refiners: What settles each segment's words before the command check (the second
-            pass); they are not closed here (the caller owns them).
     """
-    from dictate.run.assembly import text_choices
-
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     source = FileSource(path)
@@ -143,23 +138,11 @@ def decode_file(
     def now() -> float:
         return time.monotonic() - began
 
-    def emit(event: Event) -> None:
-        try:
-            on_event(event)
-        except Exception:  # a broken listener must not kill the run
-            log_failure(log, "event listener failed on %s", type(event).__name__)
-
-    punctuator, choices, _ = text_choices(engine, model, text)
-    stage = TextStage(punctuator, emit, now=now, stop_command=False, **choices)
-    command_decoder = command_decoder_for(engine) if choices["commands"] else None
-    commands = CommandRefiner(command_decoder) if command_decoder is not None else None
-    all_refiners: list[Refiner] = [*(refiners or []), *([commands] if commands else [])]
-    for refiner in all_refiners:
-        refiner.reset()
+    emit = sink.emit
+    sink.start(now)
     cancel = cancel or threading.Event()
     try:
-        vocabulary = list(getattr(text, "vocabulary", ()) or ())
-        pool = _Pool(engine, workers, queue_chunks, vocabulary)
+        pool = _Pool(engine, workers, queue_chunks, list(vocabulary))
     except DictateError as exc:
         emit(Error(now(), str(exc), True))
         emit(Finished(now(), "error", 0.0, 0))
@@ -167,9 +150,8 @@ def decode_file(
     result = Decoded("end_of_audio", pool.can_warm, 0.0, 0)
     if not pool.can_warm:  # a fresh recogniser per chunk: fewer, longer chunks
         chunk_s *= FRESH_CHUNK_FACTOR
-    reader = _Reader(source, Segmenter(segmenter_options, vad), pool, chunk_s, cancel)
-    reader.clock = CommitClock(commit_after)
-    done_segment = 0
+    cutter = Cutter(segmenter_options, vad, commit_after=commit_after, now=now)
+    reader = _Reader(source, cutter, pool, chunk_s, cancel)
     done_time = 0.0  # source seconds whose words are in: what a cancelled run says it did
     try:
         reader.start()
@@ -178,35 +160,30 @@ def decode_file(
             item = reader.timeline.get()
             if item is _END or cancel.is_set():  # cancelled: here, not after what is decoded
                 break
-            kind = item[0]
-            if kind == "commit":
-                stage.commit(done_segment)
-                continue
-            if kind == "chunk_end":
-                waiting.pop(item[1], None)
+            if isinstance(item, Began):
+                emit(SpeechStart(now(), item.number, item.time))
+            elif isinstance(item, Commit):
+                sink.commit()
+            elif isinstance(item, _ChunkEnd):
+                waiting.pop(item.chunk, None)
                 result.chunks += 1
-                done_time = max(done_time, item[2])
+                done_time = max(done_time, item.time)
                 if progress is not None:
-                    progress(min(item[2], total), total)
-                continue
-            closing: _Waiting = item[1]
-            if closing.chunk not in waiting:
-                waiting[closing.chunk] = pool.wait_for(closing.chunk, cancel)
-            said, alternatives = waiting[closing.chunk][closing.index]
-            segment = closing.segment
-            segment.words = [Word(*w) for w in said]
-            segment.alternatives = list(alternatives or [])
-            emit(SpeechStart(now(), segment.number, segment.speech_at))
-            segment.closed_at = now()
-            settled = settle(segment, all_refiners)
-            segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
-            emit(settled.event(now()))
-            done_segment = segment.number
-            result.segments = segment.number
-            stage.segment(segment.number, settled.words, segment.pauses, settled.rewrites)
-            done_time = max(done_time, segment.end)
-            if progress is not None:
-                progress(min(done_time, total), total)
+                    progress(min(item.time, total), total)
+            else:
+                if item.chunk not in waiting:
+                    waiting[item.chunk] = pool.wait_for(item.chunk, cancel)
+                said, alternatives = waiting[item.chunk][item.index]
+                segment = item.segment
+                segment.words = [Word(*w) for w in said]
+                segment.alternatives = list(alternatives or [])
+                settled = sink.settle(segment)
+                segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
+                result.segments = segment.number
+                sink.write(settled)
+                done_time = max(done_time, segment.end)
+                if progress is not None:
+                    progress(min(done_time, total), total)
         if reader.error is not None:
             raise DictateError(reader.error)
         if cancel.is_set():
@@ -221,9 +198,7 @@ def decode_file(
         cancel.set()  # the reader stops at its next block
         pool.close()
         reader.join()
-        if commands is not None:  # the window's decoder is a process of its own
-            commands.close()
-    stage.finish(done_segment)
+    sink.finish(sink.written)
     # Stopped: as far as the words go (the reader has read ahead of them).
     result.audio_seconds = total if result.reason == "end_of_audio" else done_time
     if progress is not None and result.reason == "end_of_audio":
@@ -234,16 +209,13 @@ def decode_file(
 
 class ParallelRun:
     """:func:`decode_file` on a thread of its own, driven as a
-    :class:`~dictate.run.pipeline.Pipeline` is (``start``, ``stop``, ``wait``): what ``dictate
-    transcribe --workers N`` runs. ``stop`` keeps what is decoded."""
+    :class:`~dictate.run.pipeline.Pipeline` is (``start``, ``stop``, ``wait``, ``close``): what
+    ``dictate transcribe --workers N`` and the window run. ``stop`` keeps what is decoded."""
 
-    def __init__(self, path: str | Path, *args: Any, **options: Any) -> None:
-        self._cancel = threading.Event()
-        self._call = (path, args, {**options, "cancel": self._cancel})
-        # Where the events go, as decode_file takes it (a failure is said there too).
-        self._on_event: Callable[[Event], None] = (
-            inspect.signature(decode_file).bind(path, *args, **options).arguments["on_event"]
-        )
+    def __init__(self, path: str | Path, engine: Any, sink: Sink, workers: int, **options: Any):
+        self._cancel: threading.Event = options.pop("cancel", None) or threading.Event()
+        self._call = (path, engine, sink, workers, {**options, "cancel": self._cancel})
+        self.sink = sink
         self._done = threading.Event()
         self._started = False
         self.result: Decoded | None = None
@@ -258,16 +230,17 @@ class ParallelRun:
         threading.Thread(target=self._run, name="dictate-file-decode", daemon=True).start()
 
     def _run(self) -> None:
-        path, args, options = self._call
+        path, engine, sink, workers, options = self._call
         began = time.monotonic()
         try:
-            self.result = decode_file(path, *args, **options)
+            self.result = decode_file(path, engine, sink, workers, **options)
+            sink.close()  # the command decoder (the window's is a process of its own)
         except Exception as exc:  # a bug: said as a failure (exit 2), never a silent end
             log.exception("decoding %s failed", path)
             message = f"decoding {path} failed: {exc!r}; what was decoded before is kept"
             with contextlib.suppress(Exception):
-                self._on_event(Error(time.monotonic() - began, message, True))
-                self._on_event(Finished(time.monotonic() - began, "error", 0.0, 0))
+                sink.emit(Error(time.monotonic() - began, message, True))
+                sink.emit(Finished(time.monotonic() - began, "error", 0.0, 0))
         finally:
             self._done.set()
 
@@ -276,6 +249,15 @@ class ParallelRun:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
+
+    def run(self, source: Any = None) -> Decoded | None:
+        """Start and wait for the end (benchmarks; tests); how it ended (None: a failure)."""
+        self.start()
+        self.wait()
+        return self.result
+
+    def close(self) -> None:
+        """Nothing left to free: the refiners were closed when the decode ended."""
 
 
 class _Pool:
@@ -375,26 +357,21 @@ class _Pool:
 
 
 class _Reader(threading.Thread):
-    """Streams the file through the segmenter, sends chunks to the workers and puts the
-    timeline (segments, commits, chunk ends) for the main thread."""
+    """Streams the file through the cutter, sends chunks to the workers and puts the timeline
+    (speech starts, closed segments, commits, chunk ends) for the main thread."""
 
     def __init__(
-        self, source: FileSource, segmenter: Segmenter, pool: _Pool, chunk_s: float, stop: Any
+        self, source: FileSource, cutter: Cutter, pool: _Pool, chunk_s: float, stop: Any
     ) -> None:
         super().__init__(name="dictate-file-reader", daemon=True)
-        self.source, self.segmenter, self.pool = source, segmenter, pool
+        self.source, self.cutter, self.pool = source, cutter, pool
         self.chunk_s, self.stop = chunk_s, stop
         self.timeline: queue.Queue[Any] = queue.Queue()
-        self.clock = CommitClock(None)
         self.error: str | None = None
-        self.time = 0.0  # source seconds judged by the segmenter
         self._chunk: list[SegmentPieces] = []
         self._chunk_samples = 0
         self._chunks = 0
-        self._segments = 0
-        self._open: list[np.ndarray] = []
-        self._speech_at = 0.0
-        self._audio_start = 0.0
+        self._first = 0  # samples in the open segment's first piece
 
     def run(self) -> None:
         try:
@@ -402,8 +379,7 @@ class _Reader(threading.Thread):
                 for block in self.source.blocks():
                     if self.stop.is_set():
                         return
-                    self._handle(self.segmenter.process(block.samples))
-                    self._check_commit()
+                    self._handle(self.cutter.block(block.samples))
             except _Failed:
                 raise  # stopped while handing a chunk over: not a reading error
             except Exception as exc:  # unreadable from here on: keep what was read before
@@ -411,51 +387,28 @@ class _Reader(threading.Thread):
                 self.error = (
                     str(exc) if isinstance(exc, DictateError) else f"reading failed: {exc!r}"
                 )
-            self._handle(self.segmenter.flush())
+            self._handle(self.cutter.flush())
             self._send()
         except _Failed:
             pass  # stopped, or a worker died: the main thread says which
         finally:
-            self.time = self.segmenter.time
             self.timeline.put(_END)
 
-    def _check_commit(self) -> None:
-        """Where the pipeline queues a commit: the same clock, after each block."""
-        if self.clock.due(self.segmenter.in_speech, self.segmenter.time):
-            self.timeline.put(("commit",))
+    def _handle(self, cuts: list[Any]) -> None:
+        for cut in cuts:
+            if isinstance(cut, Piece):
+                if cut.first:
+                    self._first = len(cut.samples)
+            elif isinstance(cut, Closed):
+                self._close(cut.segment)
+            else:  # a speech start or a commit, in order (no early decode: nothing is live)
+                self.timeline.put(cut)
 
-    def _handle(self, events: list[Any]) -> None:
-        for event in events:
-            if isinstance(event, SpeechStarted):
-                self.clock.speech()
-                self._speech_at, self._open = event.time, []
-            elif isinstance(event, SegmentAudio):
-                if not self._open:
-                    self._audio_start = event.start
-                self._open.append(np.asarray(event.samples, dtype=np.int16))
-            elif isinstance(event, SegmentEnded):
-                self._close(event)
-                self.clock.segment_ended(event.end)
-
-    def _close(self, ended: SegmentEnded) -> None:
-        self._segments += 1
-        first = len(self._open[0]) if self._open else 0
-        audio = np.concatenate(self._open) if self._open else np.zeros(0, np.int16)
-        self._open = []
-        segment = ClosedSegment(
-            self._segments,
-            ended.start,
-            ended.end,
-            ended.reason,
-            [],  # the first pass's words come from a worker
-            audio,  # kept until the segment is settled (the second pass decodes it)
-            self._audio_start,
-            ended.pauses,
-            speech_at=self._speech_at,
-        )
-        self._chunk.append(SegmentPieces(self._audio_start, audio, first))
-        self._chunk_samples += len(audio)
-        self.timeline.put(("segment", _Waiting(self._chunks, len(self._chunk) - 1, segment)))
+    def _close(self, segment: ClosedSegment) -> None:
+        # The segment's audio is kept until it is settled (the second pass decodes it).
+        self._chunk.append(SegmentPieces(segment.audio_start, segment.audio, self._first))
+        self._chunk_samples += len(segment.audio)
+        self.timeline.put(_Waiting(self._chunks, len(self._chunk) - 1, segment))
         if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
             self._send()
 
@@ -489,4 +442,4 @@ class _Reader(threading.Thread):
                 continue
             if not self.pool.put(worker, Chunk(index, decode, chunk), self.stop):
                 raise _Failed("stopped")
-        self.timeline.put(("chunk_end", index, self.segmenter.time))
+        self.timeline.put(_ChunkEnd(index, self.cutter.time))

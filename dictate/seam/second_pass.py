@@ -20,9 +20,10 @@ class SecondPass(Protocol):
     name: str
 
     def decode(self, segment: ClosedSegment, prompt: str) -> Any:
-        """A result with ``words`` (list of :class:`Word`, source times) and ``verdict``:
+        """A result with ``words`` (list of :class:`Word`, source times), ``verdict``:
         "speech" (use the words), "no_speech" (nothing was said) or another word saying why
-        the first pass's words are kept."""
+        the first pass's words are kept, and ``heard_used``: whether the segment's first-pass
+        words went into it (then a decode made before they were final is not used)."""
         ...
 
     def close(self) -> None: ...
@@ -90,7 +91,10 @@ class SecondPassRefiner:
         if not len(segment.audio):
             return None
         prompt = self._prompt()
-        if early is not None and early[0] == self._key(segment):
+        # The early decode is this segment's decode only where it heard the same audio and
+        # used nothing else (the first pass's words were not final then): the words are the
+        # same whether or not the refining thread was idle in the pause.
+        if early is not None and early[0] == self._key(segment) and not early[1].heard_used:
             result = early[1]
             self.early_used += 1
         else:

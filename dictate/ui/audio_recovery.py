@@ -130,7 +130,7 @@ def recognise_speech(
     from dictate.asr.loader import load_engine, load_second_pass
     from dictate.punctuation.model import load_punctuation_model
     from dictate.run.assembly import build_pipeline
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
     from dictate.ui.pipeline_runner import run_options
 
     engine: Any = load_engine(settings.engine, settings.first_pass_model)

@@ -54,27 +54,17 @@ def parallel_run_factory(
 
         if workers < 2 or not abilities_of(engine).warm:
             return None
-        from dictate.run.assembly import refiners_for
-        from dictate.run.file_decode import ParallelRun
+        from dictate.run.assembly import build_file_run
 
         def progress(done: float, total: float) -> None:
             source.done_s = done
 
         source.started = time.monotonic()
-        return ParallelRun(
-            source.info.path,
-            engine,
-            model,
-            on_event,
-            text,
-            workers,
-            segmenter_options=segmenter_options,
-            commit_after=commit_after,
-            progress=progress,
-            chunk_s=CHUNK_S,
-            refiners=refiners_for(
-                second_pass() if second_pass is not None else None, text.vocabulary
-            ),
-        )
+        second = second_pass() if second_pass is not None else None
+        run, _ = build_file_run(
+            source.info.path, engine, model, on_event, text, segmenter_options, second,
+            workers, commit_after=commit_after, progress=progress, chunk_s=CHUNK_S,
+        )  # fmt: skip
+        return run
 
     return make

@@ -40,7 +40,7 @@ def self_test(
     from dictate.evaluation.metrics import word_accuracy
     from dictate.events import Error, Event, Finished
     from dictate.paths import asset_path
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
     from dictate.ui.main_window import MainWindow
 
     application()

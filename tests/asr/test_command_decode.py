@@ -23,7 +23,9 @@ from dictate.asr.sphinx_engine import SphinxEngine
 from dictate.audio.capture import FileSource
 from dictate.commands.table import grammar_phrases
 from dictate.events import Event, Finalized, Pending, Segment
+from dictate.run.assembly import make_pipeline
 from dictate.run.pipeline import Pipeline
+from dictate.seam.command_refiner import CommandRefiner
 
 RATE = 16000
 
@@ -109,7 +111,7 @@ def run(pipeline: Pipeline, path: Path) -> tuple[str, list[list[str]]]:
     """The text (finalized and pending) and each segment's words as the first pass heard
     them."""
     events: list[Event] = []
-    pipeline.on_event = events.append
+    pipeline.sink.on_event = events.append
     pipeline.run(FileSource(path))
     text, pending = "", ""
     for event in events:
@@ -142,7 +144,7 @@ def close_paren_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_pipeline_carries_out_the_command_the_second_decode_hears(
     sphinx: SphinxEngine, close_paren_file: Path
 ) -> None:
-    pipeline = Pipeline(sphinx, None, lambda e: None, commands=True, stop_command=False)
+    pipeline = make_pipeline(sphinx, None, lambda e: None, commands=True, stop_command=False)
     assert pipeline.command_decoder is not None  # on by default with commands
     text, heard = run(pipeline, close_paren_file)
     assert ["end", "quote"] not in heard  # the free decode got it wrong...
@@ -154,7 +156,7 @@ def test_the_pipeline_carries_out_the_command_the_second_decode_hears(
 def test_with_the_second_decode_off_the_pipeline_behaves_as_before(
     sphinx: SphinxEngine, close_paren_file: Path
 ) -> None:
-    pipeline = Pipeline(
+    pipeline = make_pipeline(
         sphinx, None, lambda e: None, commands=True, stop_command=False, command_decode=False
     )
     assert pipeline.command_decoder is None
@@ -181,9 +183,9 @@ def test_a_long_segment_is_not_decoded_again(sphinx: SphinxEngine, tmp_path: Pat
     speech = say(sentence, "kal", tmp_path)
     assert len(speech) > 3.5 * RATE
     path = write(tmp_path / "long.wav", np.concatenate([silence(0.4), speech, silence(0.6)]))
-    pipeline = Pipeline(sphinx, None, lambda e: None, commands=True, command_decode=False)
+    pipeline = make_pipeline(sphinx, None, lambda e: None, commands=True)
     spy = Spy()
-    pipeline.command_decoder = spy
+    pipeline.refiners = [CommandRefiner(spy)]
     text, _ = run(pipeline, path)
     assert spy.calls == []
     assert "," not in text
@@ -280,7 +282,7 @@ def speech_between(start: float, end: float) -> Any:
 def test_which_segments_are_decoded_again(words: list[str], speech_s: float, decoded: bool) -> None:
     engine = OneSegmentEngine(words)
     fed: list[list[str]] = []
-    pipeline = Pipeline(
+    pipeline = make_pipeline(
         engine, None, lambda e: None, vad=speech_between(0.5, 0.5 + speech_s), commands=True
     )
     original = pipeline.text.segment
@@ -338,7 +340,7 @@ def test_a_command_among_the_recognisers_other_guesses_is_taken_first(
     events: list[Any] = []
     fed: list[list[str]] = []
     vad = speech_between(0.5, 1.5)
-    pipeline = Pipeline(engine, None, events.append, vad=vad, commands=True)
+    pipeline = make_pipeline(engine, None, events.append, vad=vad, commands=True)
     original = pipeline.text.segment
 
     def record(segment: int, words: Any, pauses: Any = (), rewrites: Any = ()) -> None:

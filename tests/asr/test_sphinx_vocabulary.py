@@ -77,10 +77,10 @@ def test_the_first_pass_writes_an_entry_said_as_it_sounds(speech: Path, with_wor
 def test_a_files_worker_processes_get_the_vocabulary_too(speech: Path, with_words: bool) -> None:
     """``transcribe --workers 2``: the file's segments are decoded in worker processes, each
     with its own PocketSphinx, given the entries as the pipeline's is."""
-    from dictate.run.file_decode import decode_file
+    from dictate.run.assembly import build_file_run
 
     events: list[Event] = []
     text = TextOptions(vocabulary=ENTRIES if with_words else [])
-    decode_file(speech, SphinxEngine(), FakeTagger(), events.append, text, workers=2)
+    build_file_run(speech, SphinxEngine(), FakeTagger(), events.append, text, workers=2)[0].run()
     first = [w.text for e in events if isinstance(e, Segment) for w in (e.first_pass or e.words)]
     assert first and ("TensorRT" in first) is with_words, first

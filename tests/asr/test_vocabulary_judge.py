@@ -171,7 +171,7 @@ def _transcribed(wav: Path, entries: list[Any], refiners: list[Any]) -> str:
     from dictate.audio.capture import FileSource
     from dictate.punctuation.model import load_punctuation_model
     from dictate.run.assembly import TextOptions, build_pipeline
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
 
     events: list[Any] = []
     built = build_pipeline(

@@ -438,6 +438,7 @@ class SlowSecondPass:
         class R:
             words: list[Word]
             verdict: str = "speech"
+            heard_used: bool = False  # it never reads the first pass's words
 
         return R([Word(t, seg.start, seg.end) for t in self.said[seg.number]])
 
@@ -574,6 +575,9 @@ class OneSegment:
 
     def recognizer(self) -> Any:
         class R:
+            def __init__(self) -> None:
+                self.alternatives: list[list[str]] = []
+
             def start(self, time: float) -> None:
                 self.at = time
 
@@ -593,6 +597,7 @@ class PausedSource:
     name = "paused"
     dropped_blocks = 0
     realtime = False
+    captured = 0.0  # a source with a clock of its own, as a microphone: decoded early
 
     def __init__(self, second: SlowSecondPass, seconds: float, hold_at: float) -> None:
         self.second, self.seconds, self.hold_at = second, seconds, hold_at

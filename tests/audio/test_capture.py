@@ -228,10 +228,11 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
 ) -> None:
     from dictate.asr.sphinx_engine import SphinxEngine
     from dictate.events import Error, Event, Finished, Segment
-    from dictate.run.pipeline import Pipeline, final_text
+    from dictate.run.assembly import make_pipeline
+    from dictate.run.sink import final_text
 
     events: list[Event] = []
-    pipeline = Pipeline(SphinxEngine(), None, events.append)
+    pipeline = make_pipeline(SphinxEngine(), None, events.append)
     with PulseServer(tmp_path) as doomed:
         pipeline.start(MicrophoneSource(stall_timeout=1.0))
         time.sleep(2.5)  # the device opens
@@ -254,7 +255,7 @@ def test_dictation_survives_losing_the_device_and_resumes_on_another(
 
     refresh_devices()
     resumed: list[Event] = []
-    pipeline.on_event = resumed.append
+    pipeline.sink.on_event = resumed.append
     pipeline.start(MicrophoneSource())
     time.sleep(2.5)
     pulse_server.play(DATA / "en_phrases.wav").wait(30)

@@ -14,7 +14,7 @@ from pulse import PulseServer
 
 from dictate.config import Settings
 from dictate.events import Error, Event, Finished, Segment
-from dictate.run.pipeline import final_text
+from dictate.run.sink import final_text
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

@@ -338,7 +338,7 @@ def test_closing_during_dictation_flushes_every_word(qtbot, tmp_path: Path, monk
     from dictate.audio.capture import FileSource
     from dictate.events import Finished, Segment
     from dictate.paths import asset_path
-    from dictate.run.pipeline import final_text
+    from dictate.run.sink import final_text
 
     asked: list[str] = []
 

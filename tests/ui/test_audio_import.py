@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from runs import reach
 
 from dictate.events import Finalized, Finished, Pending
-from dictate.run.pipeline import final_text
+from dictate.run.sink import final_text
 from dictate.ui.audio_import import NOT_WHILE_TRANSCRIBING
 from dictate.ui.audio_progress import ProgressSource, clock, is_audio_file, said_left, time_left
 from dictate.ui.dialogs import SettingsDialog

@@ -15,7 +15,8 @@ from dictate.ui.parallel_import import CHUNK_S, parallel_run_factory
 
 
 class _Recorded:
-    """Stands for ParallelRun: what it was made with (nothing is started)."""
+    """Stands for ParallelRun: what it was made with (the engine, the sink, the workers;
+    nothing is started)."""
 
     def __init__(self, path: Any, *args: Any, **options: Any) -> None:
         self.path, self.args, self.options = path, args, options
@@ -23,9 +24,9 @@ class _Recorded:
 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dictate.run.file_decode
+    import dictate.run.assembly
 
-    monkeypatch.setattr(dictate.run.file_decode, "ParallelRun", _Recorded)
+    monkeypatch.setattr(dictate.run.assembly, "ParallelRun", _Recorded)
 
 
 def _source() -> Any:
@@ -45,7 +46,7 @@ def test_a_warm_engine_decodes_in_parallel_with_the_window_s_second_pass(recorde
     assert isinstance(run, _Recorded) and run.path == Path("speech.wav")
     assert run.args[-1] == 3 and run.options["chunk_s"] == CHUNK_S
     assert run.options["commit_after"] == 1.5 and run.options["segmenter_options"] == "segmenter"
-    [refiner] = run.options["refiners"]
+    [refiner] = run.args[1].refiners  # the sink's
     assert isinstance(refiner, SecondPassRefiner) and refiner.second_pass is second
     assert source.started is not None
     run.options["progress"](4.0, 10.0)
@@ -54,9 +55,9 @@ def test_a_warm_engine_decodes_in_parallel_with_the_window_s_second_pass(recorde
 
 def test_no_second_pass_means_no_refiners(recorded: None) -> None:
     engine = SimpleNamespace(name=SPHINX.name)
-    assert _make(parallel_run_factory(_source(), 2), engine).options["refiners"] == []
+    assert _make(parallel_run_factory(_source(), 2), engine).args[1].refiners == []
     none = parallel_run_factory(_source(), 2, lambda: None)
-    assert _make(none, engine).options["refiners"] == []
+    assert _make(none, engine).args[1].refiners == []
 
 
 def test_the_pipeline_decodes_where_parallel_words_would_not_be_exact(recorded: None) -> None:

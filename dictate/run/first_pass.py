@@ -1,0 +1,112 @@
+"""The first pass on a live run's audio thread: the streaming recogniser fed each piece of the
+open segment, its partial words, its final words for a closed segment, and the first-pass words
+of closed segments whose settled words are not shown yet (they stay in front of the partial
+words, greyed, until the settled words replace them in one step)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dictate.asr.engine import Engine, Word, recognizer_with
+from dictate.audio.format import SAMPLE_RATE
+from dictate.errors import close_quietly
+from dictate.seam.cutter import Piece
+from dictate.seam.segment import ClosedSegment
+from dictate.text.stage import without_fillers
+
+log = logging.getLogger("dictate.run.first_pass")
+
+CATCH_UP_PIECE_S = 1.0
+"""Seconds of audio in one piece fed to the recogniser while catching up."""
+
+
+class FirstPass:
+    """One streaming recogniser and what it has shown (see the module's docstring)."""
+
+    def __init__(self, engine: Engine, vocabulary: Sequence[Any] = ()) -> None:
+        self.recognizer = recognizer_with(engine, vocabulary)
+        self.lock = threading.Lock()
+        self.unshown: dict[int, tuple[float, list[str]]] = {}
+        """Closed segments whose settled words are not shown yet: their end (how far behind
+        recognition is counts from there) and their first-pass words."""
+        self.open_start: float | None = None
+        """Start of the segment the recogniser decodes; None between segments."""
+        self.partial: list[str] = []
+        self._unfed: list[np.ndarray] = []
+
+    def reset(self) -> None:
+        self.unshown, self.open_start, self.partial, self._unfed = {}, None, [], []
+
+    def feed(self, piece: Piece, catching_up: bool) -> list[str] | None:
+        """Give the recogniser ``piece`` (while catching up, gathered into pieces of
+        :data:`CATCH_UP_PIECE_S`: fewer calls, fewer partial results); the words to show as
+        partial (the unshown segments' and the open one's), or None when nothing changed."""
+        if piece.first:
+            self.open_start, self.partial = piece.start, []
+            self.recognizer.start(piece.start)
+        self._unfed.append(piece.samples)
+        if catching_up and sum(len(p) for p in self._unfed) < CATCH_UP_PIECE_S * SAMPLE_RATE:
+            return None
+        words = self.recognizer.accept(self._take())
+        if words is None:
+            return None
+        with self.lock:
+            self.partial = without_fillers(words)
+            return self._unshown_words() + self.partial
+
+    def _take(self) -> np.ndarray:
+        audio, self._unfed = (np.concatenate(self._unfed) if len(self._unfed) > 1
+                              else self._unfed[0]), []  # fmt: skip
+        return audio
+
+    def close(self, segment: ClosedSegment, rescue: bool = False) -> None:
+        """Put the recogniser's final words in ``segment`` (and its other guesses). If it
+        fails, the segment gets the last partial words, and the failure is raised after that
+        (``rescue``: a failure already ended the run; it is logged instead)."""
+        self.open_start = None
+        failure: Exception | None = None
+        try:
+            if self._unfed:
+                self.recognizer.accept(self._take())
+            words: list[Word] = self.recognizer.finish()
+            segment.alternatives = list(self.recognizer.alternatives)
+        except Exception as exc:
+            if rescue:
+                log.exception("the recogniser could not finish the interrupted segment")
+            else:
+                failure = exc
+            words = [
+                Word(text, segment.start, max(segment.start, segment.end)) for text in self.partial
+            ]  # fmt: skip (no times: the segment's span)
+        segment.words = list(words)
+        with self.lock:
+            self.unshown[segment.number] = (segment.end, [w.text for w in without_fillers(words)])
+            self.partial = []
+        if failure is not None:
+            raise failure
+
+    def shown(self, segment: int) -> list[str] | None:
+        """Segment ``segment``'s settled words are shown: the partial words to show now, without
+        its first-pass words (None: nothing to show again)."""
+        with self.lock:
+            if self.unshown.pop(segment, None) is None:
+                return None
+            if self.open_start is None and not self.unshown:
+                return None  # nothing open: the pending text replaced the partial words
+            return self._unshown_words() + (self.partial if self.open_start else [])
+
+    def oldest_unshown(self) -> float | None:
+        """The end of the oldest closed segment whose words are not shown yet."""
+        with self.lock:
+            return min((end for end, _ in self.unshown.values()), default=None)
+
+    def _unshown_words(self) -> list[str]:
+        return [w for number in sorted(self.unshown) for w in self.unshown[number][1]]
+
+    def free(self) -> None:
+        close_quietly(self.recognizer, log, "the recogniser")  # a child process (the window's)
