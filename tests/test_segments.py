@@ -106,6 +106,7 @@ def test_the_commit_clock_counts_from_the_end_of_speech_and_speech_cancels_it() 
 class Result:
     words: list[Word]
     verdict: str
+    heard_used: bool = False
 
 
 class FakeSecondPass:
@@ -274,3 +275,45 @@ def test_the_rewrites_settled_are_those_of_the_refiner_whose_words_stand() -> No
     assert settle(segment("tensor", "rrt", "runs"), [vocabulary, keeps]).rewrites == [
         ("TensorRT", "tensor rrt")
     ]
+
+
+@dataclass
+class _HeardResult:
+    words: list[Word]
+    verdict: str = "speech"
+    heard_used: bool = False
+
+
+class _TailKeeper:
+    """A second pass that, like Whisper after a doubted decode, adds the first pass's words to
+    its own (``heard_used``): made early, before the first pass's words were final, its words
+    are not the segment's."""
+
+    name = "whisper"
+
+    def __init__(self) -> None:
+        self.decodes = 0
+
+    def decode(self, segment: ClosedSegment, prompt: str) -> _HeardResult:
+        self.decodes += 1
+        heard = [Word(w.text, w.start, w.end) for w in segment.words]
+        return _HeardResult([Word("said", segment.start, segment.end), *heard], heard_used=True)
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_early_decode_that_used_the_first_pass_words_is_made_again_at_the_close() -> None:
+    """Whether the early decode ran (the refining thread was idle in the pause) must not change
+    the words: one that consulted the first pass's words (none yet, early) is decoded again."""
+    audio = np.zeros(16000, np.int16)
+    early = ClosedSegment(1, 0.2, 0.8, "silence", [], audio, 0.0)
+    closed = replace(early, words=[Word("tail", 0.6, 0.8)])
+    second = _TailKeeper()
+    refiner = SecondPassRefiner(second)
+    prepare_early(early, [refiner])
+    words = refiner.refine(closed, closed.words)
+    fresh = SecondPassRefiner(_TailKeeper()).refine(closed, closed.words)
+    assert second.decodes == 2 and refiner.early_used == 0
+    assert words is not None and fresh is not None
+    assert [w.text for w in words] == [w.text for w in fresh] == ["said", "tail"]
