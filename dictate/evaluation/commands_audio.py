@@ -316,7 +316,7 @@ def run_case(pipeline: Any, path: Path) -> Run:
             run.heard.append((event.start, event.end, [w.text for w in event.words]))
 
     stage.segment = record
-    pipeline.on_event = on_event
+    pipeline.sink.on_event = on_event
     try:
         pipeline.run(FileSource(path))
     finally:
