@@ -150,24 +150,16 @@ def _transcribe(
     )
     commit_after = None if commit_ms is None else commit_ms / 1000
     pipeline: Any
-    if args.workers > 1:  # the file in recogniser processes at once (dictate.run.file_decode)
+    if args.mic:
+        built = build_pipeline(engine, model, on_event, text, seg_options, second_pass,
+                               commit_after=commit_after, live=args.json)  # fmt: skip
+        pipeline, punctuation_off = built.pipeline, built.punctuation_off
+    else:  # one recogniser, or several processes at once (dictate.run.file_decode)
+        live = {"live": args.json} if args.workers <= 1 else {}
         pipeline, punctuation_off = build_file_run(
             args.audio, engine, model, on_event, text, seg_options, second_pass,
-            args.workers, commit_after=commit_after,
+            args.workers, commit_after=commit_after, **live,
         )  # fmt: skip
-    else:
-        built = build_pipeline(
-            engine,
-            model,
-            on_event,
-            text,
-            seg_options,
-            commit_after=commit_after,
-            second_pass=second_pass,
-            live=args.json,
-            stop_command=args.mic,  # a file has no one to stop it: "stop dictating" does nothing
-        )
-        pipeline, punctuation_off = built.pipeline, built.punctuation_off
     if punctuation_off:
         err.write(f"dictate: note: punctuation is off: {punctuation_off}\n")
     # Voice commands can take back dictated text: then the text is printed whole at the end.

@@ -145,7 +145,7 @@ def build_file_run(
     ``processes``: decode in worker processes even with one worker (benchmarks)."""
     if not (workers > 1 if processes is None else processes):
         built = build_pipeline(engine, model, on_event, text, segmenter, second_pass,
-                               stop_command=False, **options)  # fmt: skip
+                               stop_command=False, **options)  # fmt: skip (no one stops a file)
         return built.pipeline, built.punctuation_off
     punctuator, choices, off = text_choices(engine, model, text)
     vocabulary = (text or TextOptions()).vocabulary
