@@ -144,8 +144,9 @@ def build_file_run(
     ``progress``, ``chunk_s``). Either gives the same words (docs/parallel-decode.md).
     ``processes``: decode in worker processes even with one worker (benchmarks)."""
     if not (workers > 1 if processes is None else processes):
+        # No one stops a file: "stop dictating" does nothing.
         built = build_pipeline(engine, model, on_event, text, segmenter, second_pass,
-                               stop_command=False, **options)  # fmt: skip (no one stops a file)
+                               stop_command=False, **options)  # fmt: skip
         return built.pipeline, built.punctuation_off
     punctuator, choices, off = text_choices(engine, model, text)
     vocabulary = (text or TextOptions()).vocabulary
