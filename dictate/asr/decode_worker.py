@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from dictate.asr.engine import recognizer_with
-from dictate.asr.registry import EngineOptions, abilities_of
+from dictate.asr.registry import EngineOptions, abilities_of, recognizer_with
 from dictate.asr.segmenter import CHUNK_SAMPLES
 from dictate.parent_watch import exit_with_parent
 

@@ -88,13 +88,11 @@ class CommandDecoding(Engine, Protocol):
         ...
 
 
-def recognizer_with(engine: Any, vocabulary: Sequence[Any] = ()) -> Any:
-    """A new recogniser of ``engine``, given the user's ``vocabulary``
-    (:class:`~dictate.writing.vocabulary.VocabularyEntry`) where it can use it (an
-    ``add_vocabulary`` method: PocketSphinx); the same for the live pipeline and a file's
-    worker processes."""
-    recognizer = engine.recognizer()
-    add_vocabulary = getattr(recognizer, "add_vocabulary", None)
-    if vocabulary and add_vocabulary is not None:
-        add_vocabulary(vocabulary)
-    return recognizer
+class VocabularyTaking(Recognizer, Protocol):
+    """A recogniser of an engine declared able to take the ``vocabulary``
+    (:mod:`dictate.asr.registry`)."""
+
+    def add_vocabulary(self, entries: Sequence[Any]) -> int:
+        """Put the user's entries (:class:`~dictate.writing.vocabulary.VocabularyEntry`) in
+        its dictionary before :meth:`start`; how many were added."""
+        ...

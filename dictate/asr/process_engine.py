@@ -21,7 +21,7 @@ from typing import Any, cast
 import numpy as np
 
 from dictate.asr.command_decode import CommandDecode
-from dictate.asr.engine import CommandDecoding, Word
+from dictate.asr.engine import CommandDecoding, VocabularyTaking, Word
 from dictate.asr.registry import EngineOptions
 from dictate.errors import DictateError
 from dictate.parent_watch import exit_with_parent
@@ -57,6 +57,8 @@ def _serve_until_closed(conn: Connection, options: EngineOptions) -> None:
         try:
             if kind == "start":
                 recognizer.start(message[1])
+            elif kind == "vocabulary":  # only an engine declared to take it is sent one
+                conn.send(("added", cast(VocabularyTaking, recognizer).add_vocabulary(message[1])))
             elif kind == "audio":
                 words = recognizer.accept(np.frombuffer(message[1], dtype="<i2"))
                 if words is not None:
@@ -206,6 +208,7 @@ class ProcessRecognizer(_Child):
         self._options = options
         self.alternatives: list[list[str]] = []
         """The child recogniser's, for the last segment."""
+        self._vocabulary: list[Any] = []
         self._spawn()
 
     def _spawn(self) -> None:
@@ -223,6 +226,21 @@ class ProcessRecognizer(_Child):
         _, self.label, path, self.engine_name = reply
         self.model_path = Path(path) if path else None
         self._partial: list[str] | None = None
+        if self._vocabulary:  # a child started again hears the entries the first one had
+            self._add(self._vocabulary)
+
+    def add_vocabulary(self, entries: Sequence[Any]) -> int:
+        """The user's vocabulary into the child's recogniser (before :meth:`start`), kept for
+        a child started again; how many entries it added."""
+        self._vocabulary = list(entries)
+        return self._add(self._vocabulary)
+
+    def _add(self, entries: list[Any]) -> int:
+        self._send(("vocabulary", entries))
+        reply = self._receive(timeout=60)
+        if reply[0] != "added":
+            raise DictateError(f"recogniser failed: {reply[1]}")
+        return int(reply[1])
 
     def _send(self, message: tuple[Any, ...]) -> None:
         try:

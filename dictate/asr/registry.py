@@ -12,11 +12,12 @@ compute type, device, language), so it loads the engine the parent would.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from dictate.asr.engine import VocabularyTaking
 from dictate.asr.language import model_folder_language, punctuation_mismatch
 from dictate.errors import InputError
 
@@ -40,6 +41,12 @@ class Abilities:
     command_decoder: bool = False
     """It makes a second decoder of short segments against the command phrases
     (:class:`~dictate.asr.engine.CommandDecoding`; None where its model cannot)."""
+    vocabulary: bool = False
+    """Its recognisers take the user's vocabulary into their own dictionary
+    (:class:`~dictate.asr.engine.VocabularyTaking`), so the first pass can write an entry."""
+    score: bool = False
+    """It scores given texts as the words of some audio (``score``: Whisper's forced
+    alignment), so it can judge a near miss of the user's vocabulary."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +149,9 @@ SPHINX = EngineSpec(
     "PocketSphinx (bundled, English)",
     ("en",),
     "bundled",
-    Abilities(partial_words=True, own_process=True, warm=True, command_decoder=True),
+    Abilities(
+        partial_words=True, own_process=True, warm=True, command_decoder=True, vocabulary=True
+    ),
     _load_sphinx,
     short_label="PocketSphinx",
     low_accuracy=True,
@@ -161,7 +170,7 @@ WHISPER = EngineSpec(
     "Whisper (faster-whisper; second pass)",
     ("en",),
     "whisper",
-    Abilities(second_pass=True),
+    Abilities(second_pass=True, score=True),
     _load_whisper,
     default_model="tiny.en",
     short_label="Whisper",
@@ -276,3 +285,14 @@ def load_first_pass(options: EngineOptions) -> Any:
             "(and give it with --second-pass)"
         )
     return spec.load(options.with_engine(name))
+
+
+def recognizer_with(engine: Any, vocabulary: Sequence[Any] = ()) -> Any:
+    """A new recogniser of ``engine``, given the user's ``vocabulary``
+    (:class:`~dictate.writing.vocabulary.VocabularyEntry`) where its abilities say its
+    recognisers take it (PocketSphinx, in this process or the window's child); the same for the
+    live pipeline and a file's worker processes."""
+    recognizer = engine.recognizer()
+    if vocabulary and abilities_of(engine).vocabulary:
+        cast(VocabularyTaking, recognizer).add_vocabulary(vocabulary)
+    return recognizer

@@ -166,6 +166,7 @@ def refiner_chain(
     second pass as the judge of runs that only come near an entry where it can score words
     (Whisper); then, where ``commands`` is an engine whose command decoder can be made, the
     command check of a short segment said apart."""
+    from dictate.asr.registry import abilities_of
     from dictate.commands.heard import command_decoder_for
     from dictate.seam.command_refiner import CommandRefiner
     from dictate.seam.second_pass import SecondPassRefiner
@@ -181,7 +182,7 @@ def refiner_chain(
         refiners.append(SecondPassRefiner(second_pass))
     if matcher:
         # Whisper judges the runs that only come near an entry (docs/vocabulary.md)
-        judge = second_pass if callable(getattr(second_pass, "score", None)) else None
+        judge = second_pass if abilities_of(second_pass).score else None
         refiners.append(VocabularyRefiner(matcher, judge=judge))
     decoder = command_decoder_for(commands) if commands is not None else None
     if decoder is not None:

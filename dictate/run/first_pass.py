@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from dictate.asr.engine import Engine, Word, recognizer_with
+from dictate.asr.engine import Engine, Word
+from dictate.asr.registry import recognizer_with
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import close_quietly
 from dictate.seam.cutter import Piece

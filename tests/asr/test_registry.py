@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dictate.asr.engine import CommandDecoding, Recognizer, Warming
+from dictate.asr.engine import CommandDecoding, Recognizer, VocabularyTaking, Warming
 from dictate.asr.process_engine import ProcessEngine
 from dictate.asr.registry import (
     ENGINES,
@@ -127,18 +127,20 @@ def test_each_engine_has_the_members_of_the_abilities_declared() -> None:
         abilities = ENGINES[name].abilities
         assert callable(getattr(engine, "command_decoder", None)) == abilities.command_decoder
         assert callable(getattr(recognizer, "warm", None)) == abilities.warm, name
+        assert callable(getattr(recognizer, "add_vocabulary", None)) == abilities.vocabulary
     recognizer = load_first_pass(EngineOptions(SPHINX.name)).recognizer()
     assert recognizer.alternatives == []  # always there, before any segment too
 
 
 def _as_declared(
     sphinx: SphinxEngine, vosk: VoskEngine, process: ProcessEngine
-) -> tuple[list[CommandDecoding], list[Recognizer], Warming]:
+) -> tuple[list[CommandDecoding], list[Recognizer], Warming, list[VocabularyTaking]]:
     """Never called: mypy checks that the engines are :class:`CommandDecoding` and their
     recognisers :class:`Recognizer` (``alternatives`` always there), PocketSphinx's
     :class:`Warming`, as the registry declares them."""
     recognizers: list[Recognizer] = [sphinx.recognizer(), vosk.recognizer(), process.recognizer()]
-    return [sphinx, vosk, process], recognizers, sphinx.recognizer()
+    taking: list[VocabularyTaking] = [sphinx.recognizer(), process.recognizer()]
+    return [sphinx, vosk, process], recognizers, sphinx.recognizer(), taking
 
 
 def engine_names_spelled(root: Path) -> list[tuple[str, int, str]]:

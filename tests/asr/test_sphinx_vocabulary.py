@@ -84,3 +84,27 @@ def test_a_files_worker_processes_get_the_vocabulary_too(speech: Path, with_word
     build_file_run(speech, SphinxEngine(), FakeTagger(), events.append, text, workers=2)[0].run()
     first = [w.text for e in events if isinstance(e, Segment) for w in (e.first_pass or e.words)]
     assert first and ("TensorRT" in first) is with_words, first
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("with_words", [True, False])
+def test_the_windows_child_process_recogniser_gets_the_vocabulary_too(
+    speech: Path, with_words: bool
+) -> None:
+    """The window runs PocketSphinx in a child process (:mod:`dictate.asr.process_engine`);
+    its recogniser took no vocabulary before, so the window's first pass never wrote an entry
+    that ``transcribe``'s did. It is given the entries as the in-process one is."""
+    from dictate.asr.process_engine import ProcessEngine
+
+    engine = ProcessEngine("sphinx")
+    events: list[Event] = []
+    built = build_pipeline(engine, FakeTagger(), events.append,
+                           TextOptions(vocabulary=ENTRIES if with_words else []))  # fmt: skip
+    try:
+        built.pipeline.start(FileSource(speech))
+        assert built.pipeline.wait(600)  # a hang guard, not a speed limit
+    finally:
+        built.pipeline.close()
+        engine.close()
+    first = [w.text for e in events if isinstance(e, Segment) for w in (e.first_pass or e.words)]
+    assert first and ("TensorRT" in first) is with_words, first
