@@ -67,7 +67,7 @@ def _init(
     global _PIPELINE, _WORK
     _WORK = Path(work)
     _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
-    import dictate.seam.segment as segments
+    import dictate.seam.command_refiner as segments  # where the command check calls it
 
     judge = segments.heard_command
 

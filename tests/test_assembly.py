@@ -74,3 +74,21 @@ def test_the_mode_and_the_defaults() -> None:
     pipeline.text.segment(1, ["hello", "there"])
     pipeline.text.finish(1)
     assert [e.text for e in events if isinstance(e, Finalized)] == ["Hello there."]
+
+
+def test_the_command_checks_second_decode_can_be_turned_off() -> None:
+    """``build_pipeline(..., command_decode=False)`` (the commands benchmark's "off"): the
+    command check runs without the second decode; the option goes to the sink, not the
+    pipeline."""
+    from dictate.seam.command_refiner import CommandRefiner
+
+    class Decoding(NamedEngine):
+        def command_decoder(self, phrases: list[str]) -> object:
+            return object()
+
+    engine = Decoding("sphinx", None)
+    text = TextOptions(commands=True)
+    on = build_pipeline(engine, FakeTagger(), lambda e: None, text).pipeline
+    off = build_pipeline(engine, FakeTagger(), lambda e: None, text, command_decode=False).pipeline
+    assert [type(r) for r in on.refiners] == [CommandRefiner]
+    assert off.refiners == [] and off.text.commands

@@ -72,14 +72,17 @@ def build_pipeline(
         second_pass: A loaded second pass (:func:`dictate.asr.loader.load_second_pass`, Whisper)
             whose words replace the first pass's for every segment; None: none.
         pipeline_options: Passed on to :class:`~dictate.run.pipeline.Pipeline` (``commit_after``,
-            ``live``, ``stop_command``...).
+            ``live``...), but ``stop_command`` and ``command_decode`` (the command check's second
+            decode; on by default) to :func:`build_sink`.
     """
     punctuator, choices, off = text_choices(engine, model, text)
     text = text or TextOptions()
     options = dict(pipeline_options)
     stop_command = options.pop("stop_command", True)
+    command_decode = options.pop("command_decode", True)
     sink = build_sink(engine, punctuator, on_event, choices, stop_command=stop_command,
-                      second_pass=second_pass, vocabulary=text.vocabulary)  # fmt: skip
+                      second_pass=second_pass, vocabulary=text.vocabulary,
+                      command_decode=command_decode)  # fmt: skip
     pipeline = Pipeline(engine, sink, segmenter, vocabulary=text.vocabulary, **options)
     return Assembled(pipeline, off)
 
