@@ -234,7 +234,6 @@ class ParallelRun:
         began = time.monotonic()
         try:
             self.result = decode_file(path, engine, sink, workers, **options)
-            sink.close()  # the command decoder (the window's is a process of its own)
         except Exception as exc:  # a bug: said as a failure (exit 2), never a silent end
             log.exception("decoding %s failed", path)
             message = f"decoding {path} failed: {exc!r}; what was decoded before is kept"
@@ -242,6 +241,7 @@ class ParallelRun:
                 sink.emit(Error(time.monotonic() - began, message, True))
                 sink.emit(Finished(time.monotonic() - began, "error", 0.0, 0))
         finally:
+            sink.close()  # the command decoder (the window's is a process of its own)
             self._done.set()
 
     def stop(self) -> None:

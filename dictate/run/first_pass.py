@@ -61,9 +61,8 @@ class FirstPass:
             return self._unshown_words() + self.partial
 
     def _take(self) -> np.ndarray:
-        audio, self._unfed = (np.concatenate(self._unfed) if len(self._unfed) > 1
-                              else self._unfed[0]), []  # fmt: skip
-        return audio
+        pieces, self._unfed = self._unfed, []
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
     def close(self, segment: ClosedSegment, rescue: bool = False) -> None:
         """Put the recogniser's final words in ``segment`` (and its other guesses). If it
