@@ -22,6 +22,7 @@ import argparse
 import json
 import multiprocessing
 import statistics
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -31,12 +32,16 @@ from typing import Any
 
 from dictate.evaluation.commands_audio import (
     ORDINARY,
+    ORDINARY_TEST,
+    PIPER_DEV_VOICES,
+    PIPER_VOICES,
     VOICES,
     Case,
     build_case,
     command_cases,
     dictation_cases,
     dictation_sentences,
+    inside_cases,
     ordinary_cases,
     pipeline_factory,
     run_case,
@@ -59,13 +64,22 @@ _PIPELINE: Any = None
 _HEARD_P: list[float] = []
 """The probabilities of the words the next command decode is asked about."""
 _WORK = Path()
+_REALTIME = False
+VOICE_SETS = {"synthetic": VOICES, "natural": PIPER_VOICES, "dev": PIPER_DEV_VOICES}
+ORDINARY_SETS = {"dev": ORDINARY, "test": ORDINARY_TEST}
 
 
 def _init(
-    work: str, engine: str, decode: bool, options: dict[str, Any], tune: bool, second: str
+    work: str,
+    engine: str,
+    decode: bool,
+    options: dict[str, Any],
+    tune: bool,
+    second: str,
+    realtime: bool = False,
 ) -> None:
-    global _PIPELINE, _WORK
-    _WORK = Path(work)
+    global _PIPELINE, _WORK, _REALTIME
+    _WORK, _REALTIME = Path(work), realtime
     _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
     import dictate.seam.command_refiner as segments  # where the command check calls it
 
@@ -104,8 +118,13 @@ def _one(case: Case) -> dict[str, Any]:
         decoder.decode, decoder._wrapped, decoder.log = decode, True, []
     if decoder is not None:
         decoder.log = decodes
-    run = run_case(_PIPELINE, built.path)
+    run = run_case(_PIPELINE, built.path, _REALTIME)
     result = score(case, built, run)
+    acted = None  # seconds from the end of the phrase said apart to the command acting
+    if case.kind == "command" and _REALTIME:
+        end = built.spans[1][1]
+        after = [at - end for settled, at, _ in run.acted if settled > end]
+        acted = after[0] if after else None
     return {
         "id": case.id,
         "kind": case.kind,
@@ -121,21 +140,26 @@ def _one(case: Case) -> dict[str, Any]:
         "commands": run.commands,
         "text": run.text,
         "decodes": decodes,
+        "acted_s": acted,
     }
 
 
 def cases_for(args: argparse.Namespace) -> list[Case]:
     from dictate.commands.table import grammar_phrases
 
-    voices = [v for v in VOICES if not args.voices or v.name in args.voices.split(",")]
+    chosen = VOICE_SETS[args.voice_set]
+    voices = [v for v in chosen if not args.voices or v.name in args.voices.split(",")]
     cases: list[Case] = []
     sets = args.sets.split(",")
+    per = min(8, len(voices))
     if "command" in sets:
-        cases += command_cases(grammar_phrases(), voices)
+        cases += command_cases(grammar_phrases(), voices, per)
     elif "readme" in sets:  # the README's commands only
-        cases += command_cases([p for p in grammar_phrases() if p in README_COMMANDS], voices)
+        cases += command_cases([p for p in grammar_phrases() if p in README_COMMANDS], voices, per)
     if "ordinary" in sets:
-        cases += ordinary_cases(ORDINARY, voices)
+        cases += ordinary_cases(ORDINARY_SETS[args.ordinary], voices)
+    if "inside" in sets:  # command words inside sentences
+        cases += inside_cases(voices)
     if "dictation" in sets:
         cases += dictation_cases(dictation_sentences(Path(args.dev2012)), voices)
     return cases
@@ -149,7 +173,7 @@ def measure(args: argparse.Namespace, decode: bool) -> list[dict[str, Any]]:
     with context.Pool(
         args.jobs,
         _init,
-        (args.work, args.engine, decode, options, args.tune, args.second_pass),
+        (args.work, args.engine, decode, options, args.tune, args.second_pass, args.realtime),
         maxtasksperchild=None,
     ) as pool:
         results = []
@@ -175,6 +199,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     readme = [c for p in README_COMMANDS for c in per.get(p, [])]
     every = [c for cs in per.values() for c in cs]
     times = [d["seconds"] for r in results for d in r["decodes"] if "seconds" in d]
+    acted = sorted(r["acted_s"] for r in results if r.get("acted_s") is not None)
     return {
         "per_command": {p: (sum(cs), len(cs)) for p, cs in sorted(per.items())},
         "readme": (sum(readme), len(readme)),
@@ -184,11 +209,17 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "dictation_triggers": (sum(r["triggers"] for r in dictation), len(dictation)),
         "decode_median_ms": round(1000 * statistics.median(times), 1) if times else None,
         "decodes": len(times),
+        "acted": acted,
     }
 
 
 def _pct(pair: tuple[int, int]) -> str:
     return f"{100 * pair[0] / pair[1]:.1f}% ({pair[0]}/{pair[1]})" if pair[1] else "-"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``values`` (nearest rank)."""
+    return values[min(len(values) - 1, max(0, round(q * len(values) + 0.5) - 1))]
 
 
 def print_table(named: dict[str, dict[str, Any]]) -> None:
@@ -211,6 +242,12 @@ def print_table(named: dict[str, dict[str, Any]]) -> None:
             f"{s['dictation_triggers'][0]} in {s['dictation_triggers'][1]} passages"
         ),
         "second decode, median ms": lambda s: str(s["decode_median_ms"]),
+        "command acted after the speaker stopped, p50 / p95 s (--realtime)": lambda s: (
+            f"{_quantile(s['acted'], 0.5):.2f} / {_quantile(s['acted'], 0.95):.2f} "
+            f"({len(s['acted'])})"
+            if s.get("acted")
+            else "-"
+        ),
     }
     for name, cell in rows.items():
         print(f"| {name} | " + " | ".join(cell(s) for s in named.values()) + " |")
@@ -234,6 +271,20 @@ def main() -> int:
         "--sets", default="command,ordinary,dictation", help="readme: the README's commands only"
     )
     parser.add_argument("--voices", default="", help="comma-separated voice names (default all)")
+    parser.add_argument(
+        "--voice-set", choices=sorted(VOICE_SETS), default="synthetic",
+        help="natural: the Piper voice at two speeds and noise settings; synthetic: flite and "
+        "espeak-ng (the robustness set); dev: Piper at the settings the judge was tuned on",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ordinary", choices=sorted(ORDINARY_SETS), default="dev",
+        help="test: the 100 ordinary phrases no threshold was chosen on",
+    )  # fmt: skip
+    parser.add_argument(
+        "--realtime", action="store_true",
+        help="say each case no faster than real time and time the commands acting",
+    )  # fmt: skip
+    parser.add_argument("--busy", type=int, default=0, help="processes spinning beside it")
     parser.add_argument("--dev2012", default=ROOT.parent / "shared/data/iwslt/dev2012.tsv")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--label", default="sphinx")
@@ -254,6 +305,17 @@ def main() -> int:
         if resolve_vosk_model(None) is None:
             print("no Vosk model installed: skipped", file=sys.stderr)
             return 0
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)
+    ]
+    try:
+        return _measure_all(args)
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+
+
+def _measure_all(args: argparse.Namespace) -> int:
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.decode]
     named = {}
     for decode in modes:

@@ -44,6 +44,13 @@ class Partial(Event):
 
     segment: int
     words: list[str]
+    deciding: bool = False
+    """The segment closed short and said apart: it may be a command, which writes no words.
+    Until its words settle, show :data:`COMMAND_MARK` in their place, not ``words``."""
+
+
+COMMAND_MARK = "\u2026"
+"""What the live words show while a short segment said apart is decided (a command or words)."""
 
 
 @dataclass(frozen=True)

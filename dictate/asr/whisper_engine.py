@@ -38,6 +38,7 @@ to the window instead.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
@@ -297,6 +298,8 @@ class WhisperSecondPass:
         self.path = path if path is not None else resolve_whisper_model(self.options.model)
         self.device, self.model = self._load()
         self._lock = threading.Lock()
+        self._scored: tuple[Any, dict[str, float]] | None = None
+        """The last audio :meth:`text_scores` encoded and the scores of its texts."""
         self._suppress = self._suppressed_tokens()
         self.label = f"Whisper {self._model_name()} ({self.device})"
 
@@ -466,6 +469,32 @@ class WhisperSecondPass:
         with self._lock:
             try:
                 return score(self.model, self.options.language, audio, texts, prompts)
+            finally:
+                memory.release()
+
+    def text_scores(self, audio: np.ndarray, texts: Sequence[str]) -> list[float] | None:
+        """How likely Whisper finds each of ``texts`` as the words of int16 ``audio`` (log
+        probabilities, :func:`dictate.asr.whisper_score.text_scores`); None for audio over
+        Whisper's window. The last audio's encoding and its texts' scores are kept: asking
+        again about the same audio (the command judge, early and at the close) costs only the
+        texts not asked before, and gives the same numbers."""
+        from dictate.asr.whisper_score import encode, text_scores
+
+        with self._lock:
+            try:
+                digest = hashlib.sha1(np.ascontiguousarray(audio, "<i2").tobytes()).hexdigest()
+                cached = self._scored
+                if cached is None or cached[0].digest != digest:
+                    encoded = encode(self.model, audio)
+                    if encoded is None:
+                        return None
+                    cached = self._scored = (encoded, {})
+                encoded, known = cached
+                new = [t for t in dict.fromkeys(texts) if t not in known]
+                if new:
+                    scores = text_scores(self.model, self.options.language, encoded, new)
+                    known.update(zip(new, scores, strict=True))
+                return [known[t] for t in texts]
             finally:
                 memory.release()
 

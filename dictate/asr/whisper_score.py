@@ -48,6 +48,72 @@ def tokenizer_for(model: Any, language: str | None) -> Any:
     )  # fmt: skip
 
 
+@dataclass
+class Encoded:
+    """Audio as Whisper's encoder gave it, for :func:`text_scores`."""
+
+    digest: str
+    """sha1 of the int16 samples encoded (the same audio is encoded once)."""
+    states: np.ndarray
+    frames: int
+    """Log-mel frames of the audio itself in the 30 s window."""
+
+
+def encode(model: Any, audio: np.ndarray) -> Encoded | None:
+    """Encode int16 ``audio`` with ``model``'s encoder in Whisper's 30 s window; None for audio
+    longer than the window."""
+    import hashlib
+
+    if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
+        return None
+    features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
+    frames = min(features.shape[-1], WINDOW_FRAMES)
+    window = np.zeros((features.shape[0], WINDOW_FRAMES), np.float32)
+    window[:, :frames] = features[:, :frames]
+    digest = hashlib.sha1(np.ascontiguousarray(audio, "<i2").tobytes()).hexdigest()
+    return Encoded(digest, np.array(model.encode(window)), frames)
+
+
+def text_scores(
+    model: Any, language: str | None, encoded: Encoded, texts: Sequence[str]
+) -> list[float]:
+    """Each of ``texts``' log probability as the whole of the ``encoded`` audio's words (no
+    prompt): each token's given the ones before it, and the end of text after the last.
+
+    The end of text counts: without it a phrase that is the start of what was said ("colon"
+    of "colon cancer") scores as well as all of it. CTranslate2's ``align`` gives the end of
+    text no probability (0, always), so the texts are forced through ``generate`` as its
+    prompt, which returns the log probabilities of every step from the first text token on.
+    Each text goes alone: its score does not depend on what else is asked.
+    """
+    import ctranslate2
+
+    tokenizer = tokenizer_for(model, language)
+    start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+    states = ctranslate2.StorageView.from_array(encoded.states)
+    out = []
+    for text in texts:
+        tokens = list(tokenizer.encode(" " + text.strip()))
+        forced = start + tokens
+        (result,) = model.model.generate(
+            states, [forced], beam_size=1, max_length=2 * len(forced) + 8, return_logits_vocab=True,
+            suppress_blank=False, suppress_tokens=[],
+        )  # fmt: skip
+        # (how many steps come back for a max_length is not documented: measured, 2n + 8 gives
+        # every text token's step and the one after; the generation stops at its end of text)
+        steps = result.logits[0]
+        if len(steps) <= len(tokens):  # never seen; a guard: "unlikely" rather than fail
+            out.append(-1e9)
+            continue
+        total = 0.0
+        for at, token in enumerate([*tokens, tokenizer.eot]):
+            logits = np.asarray(steps[at], np.float64)
+            top = logits.max()
+            total += float(logits[token] - top - np.log(np.exp(logits - top).sum()))
+        out.append(total)
+    return out
+
+
 def score(
     model: Any,
     language: str | None,

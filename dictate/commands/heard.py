@@ -65,7 +65,7 @@ def heard_command(
         return words  # nothing heard, or heard as a command already
     for other in alternatives:
         if only_commands(other):
-            return _spread(list(other), *span)
+            return spread(list(other), *span)
     try:
         result = decoder.decode(audio, [w.text for w in words])
     except Exception:  # the words as heard are still good
@@ -76,10 +76,10 @@ def heard_command(
     phrase = result.phrase.split()
     if sure is not None and any(w.confidence >= sure for w in words if w.text not in phrase):
         return words  # a word the second pass is sure of and the phrase does not have
-    return _spread(phrase, *span)
+    return spread(phrase, *span)
 
 
-def _spread(phrase: list[str], start: float, end: float) -> list[Word]:
+def spread(phrase: list[str], start: float, end: float) -> list[Word]:
     """A phrase taken for a segment's words, spread over its time."""
     step = max(end - start, 0.0) / len(phrase)
     return [Word(w, start + i * step, start + (i + 1) * step, 1.0) for i, w in enumerate(phrase)]

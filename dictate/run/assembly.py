@@ -167,8 +167,9 @@ def refiner_chain(
     the near-miss rewrite of the user's vocabulary
     (:class:`~dictate.writing.vocabulary.VocabularyEntry`), where it has entries, with the
     second pass as the judge of runs that only come near an entry where it can score words
-    (Whisper); then, where ``commands`` is an engine whose command decoder can be made, the
-    command check of a short segment said apart."""
+    (Whisper); then, where ``commands`` is an engine (commands are on), the command check of a
+    short segment said apart: judged by the second pass where it can score words (Whisper),
+    else by the engine's command decoder where one can be made."""
     from dictate.asr.registry import abilities_of
     from dictate.commands.heard import command_decoder_for
     from dictate.seam.command_refiner import CommandRefiner
@@ -187,6 +188,10 @@ def refiner_chain(
         # Whisper judges the runs that only come near an entry (docs/vocabulary.md)
         judge = second_pass if abilities_of(second_pass).score else None
         refiners.append(VocabularyRefiner(matcher, judge=judge))
+    if commands is not None and second_pass is not None and abilities_of(second_pass).score:
+        # Whisper judges a command said apart from the audio (dictate.commands.judge)
+        refiners.append(CommandRefiner(None, judge=second_pass))
+        return refiners
     decoder = command_decoder_for(commands) if commands is not None else None
     if decoder is not None:
         refiners.append(CommandRefiner(decoder))

@@ -111,6 +111,7 @@ class Pipeline:
         self._live_lock = threading.Lock()
         self._live_words: tuple[int, list[str]] | None = None  # not yet punctuated live
         self._live_queued = False
+        self._deciding_segment = 0  # the last segment shown as a mark (_deciding)
 
     @property
     def refiners(self) -> list[Refiner]:
@@ -145,6 +146,7 @@ class Pipeline:
         self._end_reason, self._audio_seconds = "end_of_audio", 0.0
         self.first.reset()
         self._live_words, self._live_queued = None, False
+        self._deciding_segment = 0
         self.cutter.reset()
         # A source with a clock of its own (a microphone, a paced file: it counts what it
         # captured) gains from an early second pass; a file read at full speed does not.
@@ -263,8 +265,19 @@ class Pipeline:
         (if the recogniser fails, with its last partial words; the run ends with the error)."""
         try:
             self.first.close(closed.segment, rescue)
+            if self.sink.may_be_command(closed.segment):
+                self._deciding(closed.segment.number)
         finally:
             self._closed.put(closed.segment)
+
+    def _deciding(self, segment: int) -> None:
+        """A closed segment that may be a command: its words are not shown (nor punctuated
+        live) until they are settled; a mark says something is being decided."""
+        with self._live_lock:
+            self._deciding_segment = segment
+            if self._live_words is not None and self._live_words[0] == segment:
+                self._live_words = None
+            self.sink.emit(Partial(self._now(), segment, [], deciding=True))
 
     def _offer_live(self, segment: int, words: list[str]) -> None:
         """Put the latest partial words in the live slot and wake the punctuation thread."""
@@ -339,4 +352,6 @@ class Pipeline:
         except Exception:  # the live view is a courtesy: the segment's words still come
             log_failure(log, "live punctuation failed")
             return
-        self.sink.emit(Live(self._now(), segment, pending, partial, words))
+        with self._live_lock:  # not for a segment shown as a mark since (_deciding)
+            if segment != self._deciding_segment:
+                self.sink.emit(Live(self._now(), segment, pending, partial, words))

@@ -90,6 +90,16 @@ class Sink:
         """The run ends (``last``: its last segment): flush the punctuator."""
         self.text.finish(last)
 
+    def may_be_command(self, segment: Any) -> bool:
+        """Whether the command check decides ``segment`` (closed, with the first pass's words):
+        until it is settled, its words are not shown (:attr:`dictate.events.Partial.deciding`)."""
+        from dictate.seam.command_refiner import CommandRefiner
+
+        return any(
+            isinstance(r, CommandRefiner) and r.may_act(segment, segment.words)
+            for r in self.refiners
+        )
+
     def command_decoder(self) -> Any:
         """The command check's decoder (None: none), for tests and benchmarks."""
         from dictate.seam.command_refiner import CommandRefiner

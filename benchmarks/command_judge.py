@@ -1,0 +1,172 @@
+"""The command judge's development data: Whisper's scores of every command phrase on phrases said
+apart, for choosing the judge's shortlist and margins (:mod:`dictate.commands.judge`).
+
+    python benchmarks/command_judge.py collect --set dev|test [--work /tmp/commands-audio]
+        [--out FILE.jsonl] [--jobs 2]
+    python benchmarks/command_judge.py tune FILE.jsonl [--free F,...] [--next N,...]
+
+``collect`` synthesises each phrase alone (the README's commands and every other fixed command
+phrase; ordinary short phrases), with 0.15 s of silence either side, decodes it with the second
+pass (Whisper tiny.en, as the app does) and scores every command phrase and the free decode
+against its audio (``WhisperEngine.text_scores``). The dev set is the Piper voice at two
+settings (``PIPER_DEV_VOICES``) and two synthetic voices, with the ordinary phrases of
+``ORDINARY`` (less those in the test list); the test set is the measured one
+(``PIPER_VOICES``, ``ORDINARY_TEST``), collected to report, never to tune.
+
+``tune`` replays :func:`dictate.commands.judge.decide` over the records with each pair of
+margins and prints the commands carried out (exactly the phrase said) and the ordinary phrases
+taken for a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dictate.evaluation.commands_audio import (
+    ORDINARY,
+    ORDINARY_TEST,
+    PIPER_DEV_VOICES,
+    PIPER_VOICES,
+    VOICES,
+    Voice,
+    synthesize,
+)
+
+_ENGINE: Any = None
+RECORDED = 12
+"""Phrases scored per clip: the nearest by letters (the judge's shortlist is at most this)."""
+
+
+def cases(which: str) -> list[tuple[str, str, Voice]]:
+    from dictate.commands.table import grammar_phrases
+
+    commands = grammar_phrases()
+    if which == "dev":
+        voices = (*PIPER_DEV_VOICES, VOICES[0], VOICES[10])
+        ordinary = [p for p in ORDINARY if p not in ORDINARY_TEST]
+    else:
+        voices = (*PIPER_VOICES, *VOICES)
+        ordinary = list(ORDINARY_TEST)
+    out = [("command", p, v) for p in commands for v in voices]
+    out += [("ordinary", p, v) for p in ordinary for v in voices]
+    return out
+
+
+def _collect(job: tuple[str, str, Voice, str]) -> dict[str, Any]:
+    global _ENGINE
+    kind, phrase, voice, work = job
+    from dictate.commands.table import grammar_phrases
+
+    if _ENGINE is None:
+        from dictate.asr.loader import load_engine, load_second_pass
+
+        _ENGINE = load_second_pass("tiny.en", load_engine("sphinx"), "cpu")
+    edge = np.zeros(int(0.15 * 16000), np.int16)
+    audio = np.concatenate([edge, synthesize(phrase, voice, Path(work)), edge])
+    result = _ENGINE.decode_audio(audio, 0.0)
+    words = [(w.text, round(w.confidence, 4)) for w in result.words]
+    from dictate.commands.judge import shortlist
+
+    phrases = shortlist([w for w, _ in words], grammar_phrases(), RECORDED)
+    free = " ".join(w for w, _ in words)
+    scores = _ENGINE.text_scores(audio, [*phrases, free] if free else phrases)
+    return {
+        "kind": kind, "phrase": phrase, "voice": voice.name, "verdict": result.verdict,
+        "words": words, "scores": dict(zip(phrases, scores[: len(phrases)], strict=True)),
+        "free": scores[-1] if free else None,
+    }  # fmt: skip
+
+
+def collect(args: argparse.Namespace) -> None:
+    jobs = [(k, p, v, args.work) for k, p, v in cases(args.set)]
+    out = Path(args.out or f"{args.work}/judge-{args.set}.jsonl")
+    with multiprocessing.Pool(args.jobs) as pool, out.open("w") as f:
+        for n, record in enumerate(pool.imap(_collect, jobs, chunksize=4), 1):
+            f.write(json.dumps(record) + "\n")
+            if n % 50 == 0:
+                print(f"{n}/{len(jobs)}", file=sys.stderr, flush=True)
+    print(out)
+
+
+def tune(args: argparse.Namespace) -> None:
+    from dictate.commands.judge import Margins, decide, shortlist
+    from dictate.commands.table import PHRASES, grammar_phrases
+
+    phrases = grammar_phrases()
+
+    records = [json.loads(line) for line in Path(args.file).read_text().splitlines()]
+    records = [r for r in records if r["voice"].startswith(args.voice)]
+    grid = [
+        (free, gap, sure)
+        for free in [float(x) for x in args.free.split(",")]
+        for gap in [float(x) for x in args.next.split(",")]
+        for sure in [float(x) for x in args.sure.split(",")]
+    ]
+    for free, gap, sure in grid:
+        if True:
+            margins = Margins(free=free, next=gap, sure=sure)
+            carried = total = false = ordinary = 0
+            missed: list[str] = []
+            by_voice: dict[str, list[int]] = {}
+            for r in records:
+                heard = [w for w, _ in r["words"]]
+                names = shortlist(heard, phrases, args.size)
+                scores = {p: r["scores"][p] for p in names}
+                sure_of = [p for _, p in r["words"]]
+                chosen = decide(heard, scores, r["free"], margins, args.size, sure_of)
+                taken = chosen or " ".join(heard)  # words heard as a command are one
+                meant = PHRASES.get(taken)
+                tally = by_voice.setdefault(r["voice"], [0, 0, 0, 0])
+                if r["kind"] == "command":
+                    total += 1
+                    hit = meant == PHRASES[r["phrase"]]
+                    carried += hit
+                    tally[0] += hit
+                    tally[1] += 1
+                    if not hit:
+                        missed.append(f"{r['phrase']}->{' '.join(heard)}({chosen})")
+                else:
+                    ordinary += 1
+                    false += meant is not None
+                    tally[2] += meant is not None
+                    tally[3] += 1
+                    if meant is not None:
+                        missed.append(f"ORDINARY {r['phrase']}->{' '.join(heard)}({chosen})")
+            share = 100 * carried / max(total, 1)
+            print(f"free {free:5.1f} next {gap:4.1f} sure {sure:4.2f}: carried {carried}/{total} "
+                  f"({share:.1f}%), ordinary taken {false}/{ordinary}")  # fmt: skip
+            if args.verbose:
+                for voice, (hit, n, taken, m) in sorted(by_voice.items()):
+                    print(f"   {voice:28} commands {hit}/{n}, ordinary taken {taken}/{m}")
+                print("   missed:", "; ".join(missed[:80]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--set", choices=("dev", "test"), default="dev")
+    c.add_argument("--work", default="/tmp/commands-audio")
+    c.add_argument("--out", default="")
+    c.add_argument("--jobs", type=int, default=2)
+    t = sub.add_parser("tune")
+    t.add_argument("file")
+    t.add_argument("--free", default="-10,-8,-6,-4,-2,0")
+    t.add_argument("--next", default="0,2,4,6")
+    t.add_argument("--sure", default="1.01")
+    t.add_argument("--voice", default="", help="only voices whose names start so")
+    t.add_argument("--size", type=int, default=4, help="the shortlist (at most 12)")
+    t.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    collect(args) if args.action == "collect" else tune(args)
+
+
+if __name__ == "__main__":
+    main()
