@@ -44,13 +44,13 @@ class Partial(Event):
 
     segment: int
     words: list[str]
-    deciding: bool = False
-    """The segment closed short and said apart: it may be a command, which writes no words.
-    Until its words settle, show :data:`COMMAND_MARK` in their place, not ``words``."""
+    """The words of the closed segments not settled yet, then the open one's; a closed segment
+    that may be a command shows as :data:`COMMAND_MARK` until it is settled."""
 
 
 COMMAND_MARK = "\u2026"
-"""What the live words show while a short segment said apart is decided (a command or words)."""
+"""What the live words show in place of a closed segment's words while it is decided: a short
+segment said apart may be a command, which writes no words."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dictate.asr.engine import Engine, Word
 from dictate.asr.registry import recognizer_with
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import close_quietly
+from dictate.events import COMMAND_MARK
 from dictate.seam.cutter import Piece
 from dictate.seam.segment import ClosedSegment
 from dictate.text.stage import without_fillers
@@ -89,6 +90,14 @@ class FirstPass:
             self.partial = []
         if failure is not None:
             raise failure
+
+    def mark(self, segment: int) -> list[str]:
+        """Closed segment ``segment`` may be a command: until it is settled, show
+        :data:`~dictate.events.COMMAND_MARK` in place of its words. The words to show now."""
+        with self.lock:
+            if segment in self.unshown:
+                self.unshown[segment] = (self.unshown[segment][0], [COMMAND_MARK])
+            return self._unshown_words() + (self.partial if self.open_start else [])
 
     def shown(self, segment: int) -> list[str] | None:
         """Segment ``segment``'s settled words are shown: the partial words to show now, without

@@ -38,7 +38,7 @@ from dictate.audio.capture import AudioSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
 from dictate.errors import DictateError, log_failure
-from dictate.events import Error, Finished, Level, Live, Partial, SpeechStart
+from dictate.events import COMMAND_MARK, Error, Finished, Level, Live, Partial, SpeechStart
 from dictate.run.first_pass import FirstPass
 from dictate.run.sink import Sink
 from dictate.seam.cutter import EARLY_DECODE_S, Began, Closed, Commit, Cut, Cutter, Early, Piece
@@ -109,9 +109,9 @@ class Pipeline:
         self._end_reason = "end_of_audio"
         self._audio_seconds = 0.0
         self._live_lock = threading.Lock()
-        self._live_words: tuple[int, list[str]] | None = None  # not yet punctuated live
+        self._live_words: tuple[int, list[str], int] | None = None  # not punctuated live yet
         self._live_queued = False
-        self._deciding_segment = 0  # the last segment shown as a mark (_deciding)
+        self._marked = 0  # segments shown as a mark so far (_deciding)
 
     @property
     def refiners(self) -> list[Refiner]:
@@ -146,7 +146,7 @@ class Pipeline:
         self._end_reason, self._audio_seconds = "end_of_audio", 0.0
         self.first.reset()
         self._live_words, self._live_queued = None, False
-        self._deciding_segment = 0
+        self._marked = 0
         self.cutter.reset()
         # A source with a clock of its own (a microphone, a paced file: it counts what it
         # captured) gains from an early second pass; a file read at full speed does not.
@@ -271,20 +271,19 @@ class Pipeline:
             self._closed.put(closed.segment)
 
     def _deciding(self, segment: int) -> None:
-        """A closed segment that may be a command: its words are not shown (nor punctuated
-        live) until they are settled; a mark says something is being decided."""
+        """A closed segment that may be a command: its words are not shown, nor punctuated
+        live, until they are settled; a mark stands in their place (:meth:`FirstPass.mark`)."""
         with self._live_lock:
-            self._deciding_segment = segment
-            if self._live_words is not None and self._live_words[0] == segment:
-                self._live_words = None
-            self.sink.emit(Partial(self._now(), segment, [], deciding=True))
+            self._marked += 1  # live words punctuated before this are stale
+            self._live_words = None
+            self.sink.emit(Partial(self._now(), segment, self.first.mark(segment)))
 
     def _offer_live(self, segment: int, words: list[str]) -> None:
         """Put the latest partial words in the live slot and wake the punctuation thread."""
-        if not self.live:
-            return
+        if not self.live or COMMAND_MARK in words:
+            return  # (a mark is not a word to punctuate: the words are shown as they are)
         with self._live_lock:
-            self._live_words = (segment, words)
+            self._live_words = (segment, words, self._marked)
             wake, self._live_queued = not self._live_queued, True
         if wake:
             self._jobs.put(_WAKE)
@@ -346,12 +345,12 @@ class Pipeline:
             live, self._live_words = self._live_words, None
         if live is None or live[0] <= self.sink.written or self.text.raw_mode:
             return
-        segment, words = live
+        segment, words, marked = live
         try:
             pending, partial = self.text.preview(words)
         except Exception:  # the live view is a courtesy: the segment's words still come
             log_failure(log, "live punctuation failed")
             return
-        with self._live_lock:  # not for a segment shown as a mark since (_deciding)
-            if segment != self._deciding_segment:
+        with self._live_lock:  # not if a segment was shown as a mark since (_deciding)
+            if marked == self._marked:
                 self.sink.emit(Live(self._now(), segment, pending, partial, words))

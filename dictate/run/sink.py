@@ -95,10 +95,7 @@ class Sink:
         until it is settled, its words are not shown (:attr:`dictate.events.Partial.deciding`)."""
         from dictate.seam.command_refiner import CommandRefiner
 
-        return any(
-            isinstance(r, CommandRefiner) and r.may_act(segment, segment.words)
-            for r in self.refiners
-        )
+        return any(isinstance(r, CommandRefiner) and r.shows_mark(segment) for r in self.refiners)
 
     def command_decoder(self) -> Any:
         """The command check's decoder (None: none), for tests and benchmarks."""

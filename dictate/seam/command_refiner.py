@@ -13,7 +13,7 @@ from dictate.asr.command_decode import MAX_COMMAND_S, MAX_COMMAND_WORDS
 from dictate.asr.engine import Word
 from dictate.audio.format import SAMPLE_RATE
 from dictate.commands.heard import heard_command, only_commands, spread
-from dictate.commands.judge import MARGINS, Margins, decide, shortlist
+from dictate.commands.judge import MARGINS, Margins, decide, looks_like_command, shortlist
 from dictate.commands.table import grammar_phrases
 from dictate.errors import close_quietly
 from dictate.seam.segment import COMMANDS, ClosedSegment
@@ -66,6 +66,12 @@ class CommandRefiner:
         this check decides: short, said apart, a few words (or already a command)."""
         audio = segment.audio
         return 0 < len(audio) <= self.max_seconds * SAMPLE_RATE and 0 < len(words) <= self.max_words
+
+    def shows_mark(self, segment: ClosedSegment) -> bool:
+        """Whether closed ``segment`` (with the first pass's words) shows a mark in place of
+        its words until it is settled: it is decided here and its words may be a command."""
+        words = [w.text for w in segment.words]
+        return self.may_act(segment, words) and looks_like_command(words, self.phrases)
 
     def _audio(self, segment: ClosedSegment) -> Any:
         """What the judge hears: the audio the second pass decodes (the speech, padded)."""

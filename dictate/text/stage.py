@@ -31,7 +31,7 @@ from dictate.commands.table import (
 )
 from dictate.editing.rewrites import RewriteTrail, as_heard
 from dictate.errors import log_failure
-from dictate.events import COMMAND_MARK, Command, Error, Event, Finalized, Live, Pending
+from dictate.events import Command, Error, Event, Finalized, Live, Pending
 from dictate.punctuation.labels import ALL_CAPS as ALL_CAPS_TAG
 from dictate.punctuation.labels import CAPITALIZED, VERBATIM
 from dictate.punctuation.spans import Update
@@ -53,14 +53,9 @@ def without_fillers(words: Sequence[_W]) -> list[_W]:
     return [w for w in words if (w.text if isinstance(w, Word) else w).lower() not in FILLERS]
 
 
-def live_partial(
-    live: Live | None, segment: int, words: Sequence[str], deciding: bool = False
-) -> str:
+def live_partial(live: Live | None, segment: int, words: Sequence[str]) -> str:
     """The partial words to show: as the last :class:`Live` event punctuated them where they
-    are still the words it punctuated, then any newer words as recognised; the mark
-    :data:`~dictate.events.COMMAND_MARK` for a segment being decided (it may be a command)."""
-    if deciding:
-        return COMMAND_MARK
+    are still the words it punctuated, then any newer words as recognised."""
     said = list(words)
     if live is None or live.segment != segment or not live.words or not live.partial:
         return " ".join(said)

@@ -133,7 +133,7 @@ class EventView(QObject):
             # this document's (nor its journal's).
             if event.segment > self._shown_segment and not typing:
                 self._partial_segment = event.segment
-                text = live_partial(self._live, event.segment, event.words, event.deciding)
+                text = live_partial(self._live, event.segment, event.words)
                 self._editor.edits.set_dictation(partial=text)
         elif isinstance(event, Live):
             # The words being spoken, punctuated with the pending words (display only).

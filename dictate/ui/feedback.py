@@ -72,7 +72,7 @@ class Feedback(QObject):
         if isinstance(event, Level):
             overlay.set_level(event.dbfs)
         elif isinstance(event, Partial):
-            overlay.set_partial(live_partial(live, event.segment, event.words, event.deciding))
+            overlay.set_partial(live_partial(live, event.segment, event.words))
         elif isinstance(event, Live):
             if event.segment > shown_segment:  # as the editor: not a stale one
                 overlay.set_pending(event.pending)
