@@ -104,14 +104,15 @@ def tune(args: argparse.Namespace) -> None:
     records = [json.loads(line) for line in Path(args.file).read_text().splitlines()]
     records = [r for r in records if r["voice"].startswith(args.voice)]
     grid = [
-        (free, gap, sure)
+        (free, gap, sure, floor)
         for free in [float(x) for x in args.free.split(",")]
         for gap in [float(x) for x in args.next.split(",")]
         for sure in [float(x) for x in args.sure.split(",")]
+        for floor in [float(x) for x in args.floor.split(",")]
     ]
-    for free, gap, sure in grid:
+    for free, gap, sure, floor in grid:
         if True:
-            margins = Margins(free=free, next=gap, sure=sure)
+            margins = Margins(free=free, next=gap, sure=sure, floor=floor)
             carried = total = false = ordinary = 0
             missed: list[str] = []
             by_voice: dict[str, list[int]] = {}
@@ -140,7 +141,8 @@ def tune(args: argparse.Namespace) -> None:
                     if meant is not None:
                         missed.append(f"ORDINARY {r['phrase']}->{' '.join(heard)}({chosen})")
             share = 100 * carried / max(total, 1)
-            print(f"free {free:5.1f} next {gap:4.1f} sure {sure:4.2f}: carried {carried}/{total} "
+            print(f"free {free:5.1f} next {gap:4.1f} sure {sure:4.2f} floor {floor:5.1f}: "
+                  f"carried {carried}/{total} "
                   f"({share:.1f}%), ordinary taken {false}/{ordinary}")  # fmt: skip
             if args.verbose:
                 for voice, (hit, n, taken, m) in sorted(by_voice.items()):
@@ -161,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--free", default="-10,-8,-6,-4,-2,0")
     t.add_argument("--next", default="0,2,4,6")
     t.add_argument("--sure", default="1.01")
+    t.add_argument("--floor", default="-1e9")
     t.add_argument("--voice", default="", help="only voices whose names start so")
     t.add_argument("--size", type=int, default=4, help="the shortlist (at most 12)")
     t.add_argument("-v", "--verbose", action="store_true")

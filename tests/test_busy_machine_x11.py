@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from pulse import PulseServer
-from test_commit_on_pause_x11 import ROOT, App, speak, wait_for, words
+from test_commit_on_pause_x11 import ROOT, dictated, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
@@ -45,18 +45,8 @@ def test_every_word_comes_with_busy_processes_beside_the_window(
     desktop: tuple[XServer, PulseServer], tmp_path: Path, busy: None
 ) -> None:
     server, pulse = desktop
-    app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
+    app = dictated(server, pulse, tmp_path, JFK, "country", 600)
     try:
-        app.wait_ready()
-        app.start()
-        speak(pulse, JFK)
-        wait_for(
-            lambda: "country" in words(app.document().text)[-3:] and not app.document().pending,
-            600,
-            "the last words to be final",
-            app,
-            app.document,
-        )
         app.stop()
         shown = app.document().text
         log = app.log_text()

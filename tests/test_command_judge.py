@@ -49,6 +49,17 @@ def test_a_command_is_taken_only_where_it_wins_by_both_margins() -> None:
     assert decide(heard, {**low, "comma": -33.0, near[1]: -34.0}, -29.0, margins) is None
     # heard nothing to compare with: the next phrase's margin alone
     assert decide(heard, {**low, "comma": -33.0}, None, margins) == "comma"
+    # a phrase unlikely in its own right is not taken, however unsure the free decode was
+    floored = Margins(free=-6.0, next=3.0, floor=-10.0)
+    assert decide(heard, {**low, "comma": -12.0}, -11.0, floored) is None
+    # a word heard surely that the phrase lacks keeps the words: "come on" is not "comma"
+    sure = Margins(free=-6.0, next=3.0, sure=0.9)
+    assert (
+        decide(["come", "on"], {"comma": -5.0, "colon": -20.0}, -3.0, sure, 2, [0.5, 0.95]) is None
+    )
+    assert decide(["comment"], {**low, "comma": -5.0}, -3.0, sure, confidences=[0.3]) == "comma"
+    # its words among other words heard are words: "colon cancer"
+    assert decide(["colon", "cancer"], {"colon": -1.0, "comma": -20.0}, -2.0, margins, 2) is None
     assert MARGINS.free < 0 < MARGINS.next
 
 
@@ -71,7 +82,7 @@ def closed(words: list[str], seconds: float = 1.5, number: int = 2) -> ClosedSeg
 
 
 def test_the_refiner_takes_the_judged_command_and_spans_the_segment() -> None:
-    judge = CountingJudge({"comma": -33.0, "comment": -29.0})
+    judge = CountingJudge({"comma": -7.0, "comment": -2.0})
     settled = settle(closed(["comment"]), [CommandRefiner(None, judge=judge)])
     assert [w.text for w in settled.words] == ["comma"]
     assert settled.words[0].start == pytest.approx(0.3)

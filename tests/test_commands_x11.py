@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from pulse import PulseServer
-from test_commit_on_pause_x11 import App, speak, wait_for, words
+from test_commit_on_pause_x11 import dictated, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.events import COMMAND_MARK
@@ -61,18 +61,8 @@ def test_comma_said_apart_is_a_comma_and_all_stays_a_word(
     desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
 ) -> None:
     server, pulse = desktop
-    app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
+    app = dictated(server, pulse, tmp_path, speech, "hot", 180)
     try:
-        app.wait_ready()
-        app.start()
-        speak(pulse, speech)
-        wait_for(
-            lambda: "hot" in words(app.document().text) and not app.document().pending,
-            180,
-            "the last sentence to be final",
-            app,
-            app.document,
-        )
         text = app.document().text
         said = words(text)
         assert "comma" not in said and "comment" not in said, text

@@ -200,6 +200,30 @@ def speech_file(folder: Path, text: str, voice: str) -> Path:
     return out
 
 
+def dictated(
+    server: XServer, pulse: PulseServer, folder: Path, speech: Path, last: str, within: float
+) -> App:
+    """The app with Whisper after the first pass (commit on a 1.5 s pause), ``speech`` said
+    into its microphone, once the text ends final with the word ``last`` (within ``within``
+    seconds). The caller closes the app."""
+    app = App(server, pulse, folder, second_pass="auto", commit_after_ms=1500)
+    try:
+        app.wait_ready()
+        app.start()
+        speak(pulse, speech)
+        wait_for(
+            lambda: last in words(app.document().text)[-3:] and not app.document().pending,
+            within,
+            "the last words to be final",
+            app,
+            app.document,
+        )
+    except BaseException:
+        app.close()
+        raise
+    return app
+
+
 def speak(pulse: PulseServer, speech: Path) -> None:
     """Play the sentence into the microphone; returns when playback has ended."""
     assert pulse.play(speech).wait(30) == 0

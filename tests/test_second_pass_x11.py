@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from pulse import PulseServer
-from test_commit_on_pause_x11 import App, speak, speech_file, wait_for, words
+from test_commit_on_pause_x11 import dictated, speech_file, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
@@ -40,18 +40,8 @@ def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_fin
     desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
 ) -> None:
     server, pulse = desktop
-    app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
+    app = dictated(server, pulse, tmp_path, speech, "foolishness", 120)
     try:
-        app.wait_ready()
-        app.start()
-        speak(pulse, speech)
-        wait_for(
-            lambda: "foolishness" in app.document().text and not app.document().pending,
-            120,
-            "the sentence to be final",
-            app,
-            app.document,
-        )
         log = app.log_text()
         settled = re.findall(r"segment (\d+): whisper '([^']*)'; greyed: '([^']*)'", log)
         assert settled, f"no segment was settled by Whisper; log:\n{log}"
