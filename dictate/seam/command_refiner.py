@@ -79,12 +79,6 @@ class CommandRefiner:
 
         return segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
 
-    def prepare(self, segment: ClosedSegment) -> None:
-        """A short segment its speaker paused after (not closed yet): encode its audio now, so
-        that at the close only the phrases are scored (the same audio is encoded once)."""
-        if self.judge is not None and self.may_act(segment, segment.words):
-            self.judge.text_scores(self._audio(segment), [])
-
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
         if not self.may_act(segment, words) or only_commands(words):
             return None

@@ -709,3 +709,22 @@ def test_the_vocabulary_in_the_prompt_writes_its_entries_and_nothing_on_silence(
         (rng.standard_normal(3 * RATE) * 300).astype(np.int16),
     ):
         assert settle(closed(quiet), refiners).words == []
+
+
+def test_the_first_pass_words_count_as_used_only_where_a_dropped_tail_is_looked_for() -> None:
+    """keep_dropped_tail reads the first pass's words only where the sized decode heard words
+    after the 30 s decode's last: only then is a decode made before they were final (early)
+    not the segment's decode (``heard_used``)."""
+
+    def said(*spans: tuple[str, float, float]) -> SecondPassResult:
+        return SecondPassResult([Word(t, s, e, 0.9) for t, s, e in spans], "speech")
+
+    heard = [Word("exclamation", 1.0, 1.4), Word("mark", 1.5, 1.9)]
+    sized = said(("thank", 0.0, 0.3), ("you", 0.3, 0.6), ("mark", 1.5, 1.9))
+    again = said(("thank", 0.0, 0.3), ("you", 0.3, 0.6))
+    keep_dropped_tail(again, sized, heard)
+    assert again.heard_used and [w.text for w in again.words][-2:] == ["exclamation", "mark"]
+    for sized in (said(("thank", 0.0, 0.3), ("you", 0.3, 0.6)), said()):
+        again = said(("thank", 0.0, 0.3), ("you", 0.3, 0.6))
+        keep_dropped_tail(again, sized, heard)
+        assert not again.heard_used and len(again.words) == 2
