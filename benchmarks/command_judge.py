@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from dictate.evaluation.command_phrases import ORDINARY, ORDINARY_TEST
 from dictate.evaluation.commands_audio import (
-    ORDINARY,
-    ORDINARY_TEST,
     PIPER_DEV_VOICES,
     PIPER_VOICES,
     VOICES,

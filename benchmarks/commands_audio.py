@@ -30,9 +30,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dictate.evaluation.command_phrases import ORDINARY, ORDINARY_TEST
 from dictate.evaluation.commands_audio import (
-    ORDINARY,
-    ORDINARY_TEST,
     PIPER_DEV_VOICES,
     PIPER_VOICES,
     VOICES,

@@ -177,12 +177,8 @@ def keep_dropped_tail(
     pass's words after its last word are added to it: both other decodes heard words there,
     so they were said ("Thank you very much." then "explanation mark." in the sized window,
     doubted; "Thank you very much." alone in 30 s, while the first pass heard "exclamation
-    mark": the command was lost).
-
-    ``again.heard_used`` is set only where the first pass's words are looked at (whether the
-    tail is there does not depend on them): elsewhere a decode made before they were final
-    (the early decode) is the segment's decode, and a command said apart that the sized
-    window doubted is not decoded twice."""
+    mark": the command was lost). ``again.heard_used`` only where it reads those words (whether
+    a tail is there does not depend on them): elsewhere an early decode is the segment's."""
     if again.verdict != "speech" or not again.words or not sized.words:
         return
     end = again.words[-1].end
@@ -475,10 +471,8 @@ class WhisperSecondPass:
                 memory.release()
 
     def text_scores(self, audio: np.ndarray, texts: Sequence[str]) -> list[float] | None:
-        """How likely Whisper finds each of ``texts`` as the words of int16 ``audio`` (log
-        probabilities, :func:`dictate.asr.whisper_score.text_scores`: the audio encoded once,
-        each text scored on its own, so the same audio and text give the same number whatever
-        else is asked); None for audio over Whisper's window. The command judge asks it."""
+        """Log probabilities of ``texts`` as the words of int16 ``audio`` for the command judge
+        (:func:`dictate.asr.whisper_score.text_scores`); None for audio over Whisper's window."""
         from dictate.asr.whisper_score import encode, text_scores
 
         with self._lock:

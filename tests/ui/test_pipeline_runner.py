@@ -22,9 +22,10 @@ def test_the_state_leaves_the_controller_as_its_member(qtbot) -> None:  # type: 
 
 @pytest.mark.slow
 def test_a_rebuilt_pipeline_ends_the_old_command_decoders_process(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """The window's sphinx decodes commands in a child process of its own; a settings change
-    rebuilds the pipeline, and the old child must end then, not when the app quits."""
-    runner = DictationController(Settings(engine="sphinx"))
+    """Without Whisper (which judges commands in the window's process), the window's sphinx
+    decodes commands in a child process of its own; a settings change rebuilds the pipeline,
+    and the old child must end then, not when the app quits."""
+    runner = DictationController(Settings(engine="sphinx", second_pass="off"))
     loaded: list[Loaded] = []
     runner.loaded.connect(loaded.append)
     runner.preload_now()
