@@ -91,8 +91,9 @@ class Sink:
         self.text.finish(last)
 
     def may_be_command(self, segment: Any) -> bool:
-        """Whether the command check decides ``segment`` (closed, with the first pass's words):
-        until it is settled, its words are not shown (:attr:`dictate.events.Partial.deciding`)."""
+        """Whether closed ``segment`` (with the first pass's words) may be a command the check
+        decides: until it is settled, :data:`dictate.events.COMMAND_MARK` is shown in place of
+        its words."""
         from dictate.seam.command_refiner import CommandRefiner
 
         return any(isinstance(r, CommandRefiner) and r.shows_mark(segment) for r in self.refiners)
