@@ -122,11 +122,14 @@ def score(
     The audio is encoded once."""
     import ctranslate2
 
-    audio_encoded = encode(model, audio) if texts else None
-    if audio_encoded is None:
+    if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE or not texts:
         return None
-    encoded, frames = audio_encoded.states, audio_encoded.frames
     tokenizer = tokenizer_for(model, language)
+    features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
+    frames = min(features.shape[-1], WINDOW_FRAMES)
+    window = np.zeros((features.shape[0], WINDOW_FRAMES), np.float32)
+    window[:, :frames] = features[:, :frames]
+    encoded = np.array(model.encode(window))
     tokens = [[*tokenizer.encode(" " + t.strip()), tokenizer.eot] for t in texts]
     scores: list[list[float]] = []
     for prompt in prompts:
