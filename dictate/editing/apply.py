@@ -125,9 +125,14 @@ def _carry_out(target: EditTarget, event: Command, command: VoiceCommand, call: 
 
 def _or_dictation(target: EditTarget, event: Command, found: bool | None) -> None:
     """A command that names words not in the text ("select the best option", said apart) was
-    dictation after all: its words go into the text as said, never lost."""
+    dictation after all: its words go into the text as said, never lost. They were a segment
+    of their own and the command closed the sentence before them (``Settle.CLOSE``), so they
+    are written as a sentence, which the next one follows with a capital; put inside a
+    sentence by voice, the buffer fits them to it."""
     if found is False and event.target:
-        target.finalize([event.spoken], None, False)
+        spoken = event.spoken.strip()
+        ends = spoken[-1:] in (".", "?", "!")
+        target.finalize([spoken[:1].upper() + spoken[1:] + ("" if ends else ".")], None, False)
 
 
 class EventDocument(EditTarget):

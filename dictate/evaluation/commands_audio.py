@@ -11,7 +11,9 @@ punctuator) and :func:`score` says what happened: a command is **carried out exa
 command it names was found in the words the text stage received (a :class:`Command` event, or
 for spoken punctuation the mark in the text) and none of the words heard between the two
 sentences reached the text as words; a **false trigger** is any command or spoken mark found in
-an ordinary phrase's utterance or in dictation. The document text (``EventDocument``) is checked
+an ordinary phrase's utterance or in dictation, less a command naming words that were not in the
+text ("select that option in the menu" with no such words): that one did nothing and its words
+were written as dictation (``Run.dictated``). The document text (``EventDocument``) is checked
 too: its words, case and punctuation aside, must all be words the recogniser heard in the two
 sentences.
 """
@@ -34,7 +36,7 @@ import numpy as np
 
 from dictate.asr.engine import Word
 from dictate.asr.registry import SPHINX
-from dictate.commands.table import PHRASES, Command, CommandKind, split_commands
+from dictate.commands.table import BY_KIND, PHRASES, Command, CommandKind, Takes, split_commands
 from dictate.evaluation.command_phrases import INSIDE, ORDINARY, SENTENCES
 
 RATE = 16000
@@ -305,10 +307,18 @@ class Run:
     """The kinds of the Command events."""
     text: str = ""
     """The final document text."""
+    dictated: list[str] = field(default_factory=list)
+    """Commands that name words ("select WORDS") whose words were not in the text when they
+    came: dictation after all, written as said (:func:`dictate.editing.apply.apply_event`)."""
     acted: list[tuple[float, float, list[str]]] = field(default_factory=list)
     """For each segment settled as a command (heard as one, or judged so): the run's time when
     its Segment event came, the time of the first text or command event after it (the command
     acting), and its words."""
+
+
+def _names_words(kind: str) -> bool:
+    """Whether a command of ``kind`` names words in the text ("select WORDS")."""
+    return any(s.takes is Takes.WORDS for s in BY_KIND[CommandKind(kind)].sayings)
 
 
 def run_case(pipeline: Any, path: Path, realtime: bool = False) -> Run:
@@ -318,6 +328,7 @@ def run_case(pipeline: Any, path: Path, realtime: bool = False) -> Run:
     from dictate.audio.capture import FileSource
     from dictate.commands.heard import only_commands
     from dictate.editing.apply import EventDocument
+    from dictate.editing.voice_edits import find_words
     from dictate.events import Command as CommandEvent
     from dictate.events import Finalized, Pending, Segment
 
@@ -338,6 +349,9 @@ def run_case(pipeline: Any, path: Path, realtime: bool = False) -> Run:
     waiting: list[tuple[float, list[str]]] = []
 
     def on_event(event: Any) -> None:
+        named = isinstance(event, CommandEvent) and event.target and _names_words(event.kind)
+        if named and find_words(doc.buffer.text, event.target, doc.buffer.point) is None:
+            run.dictated.append(event.spoken)
         doc.apply(event)
         if waiting and isinstance(event, (CommandEvent, Pending, Finalized)):
             settled, words = waiting.pop(0)
@@ -403,8 +417,18 @@ def score(case: Case, built: Built, run: Run) -> Score:
     """What a case's run means (see the module docstring)."""
     pieces = [p for words, pauses in run.fed for p in _pieces(words, pauses)]
     commands = [(p, ws) for p, ws in pieces if isinstance(p, Command)]
+    dictated = Counter(run.dictated)
+
+    def acted(p: Command) -> bool:
+        """Not a command naming words that were not in the text (then dictation, as said)."""
+        if dictated[p.spoken]:
+            dictated[p.spoken] -= 1
+            return False
+        return True
+
     if case.kind != "command" and case.kind != "ordinary":
-        return Score(False, len(commands), [], [f"{p.kind}:{p.spoken}" for p, _ in commands])
+        return Score(False, sum(acted(p) for p, _ in commands), [],
+                     [f"{p.kind}:{p.spoken}" for p, _ in commands])  # fmt: skip
     (_, a_end), (p_start, p_end), (b_start, _) = built.spans
     low, high = (a_end + p_start) / 2, (p_end + b_start) / 2
 
@@ -415,7 +439,7 @@ def score(case: Case, built: Built, run: Run) -> Score:
     junk = [w.text for p, ws in pieces if not isinstance(p, Command) for w in ws if inside([w])]
     labels = [f"{p.kind}:{p.mark}:{p.spoken}" for p in found]
     if case.kind == "ordinary":
-        return Score(False, len(commands), junk, labels)
+        return Score(False, sum(acted(p) for p, _ in commands), junk, labels)
     kind, mark = PHRASES[case.phrase]
     hit = any(p.kind == kind and p.mark == mark for p in found)
     if kind == CommandKind.MARK:

@@ -106,6 +106,23 @@ def test_typing_types_final_sentences_and_breaks_but_never_pending_words() -> No
     ]
 
 
+def test_a_select_whose_words_are_not_in_the_text_is_written_as_a_sentence() -> None:
+    """ "Select that option in the menu." dictated as a sentence of its own: its words are
+    not in the text, so it was dictation; the command closed the sentence before it, and the
+    next sentence starts with a capital (it was "...in the menu wake up early")."""
+    document = EventDocument()
+    document.apply(Finalized(0.1, 1, ["We should stop listening to rumors."], pending=""))
+    document.apply(Command(0.2, 2, "select", "select that option in the menu",
+                           "that option in the menu"))  # fmt: skip
+    document.apply(Finalized(0.3, 3, ["Wake up early tomorrow."], pending=""))
+    assert document.buffer.text == (
+        "We should stop listening to rumors. Select that option in the menu. "
+        "Wake up early tomorrow."
+    )
+    document.apply(Command(0.4, 4, "select", "select rumors", "rumors"))
+    assert document.buffer.selection == (28, 34)  # in the text: a command after all
+
+
 def test_a_typist_refuses_a_call_it_does_not_know() -> None:
     from dictate.output.typist import Typist
 
