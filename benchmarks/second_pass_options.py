@@ -18,7 +18,8 @@ also trusts Whisper's "unsure" decodes); the verdicts are counted per variant. T
 seconds are Whisper's alone, summed per variant (one run; the machine's load shows).
 
 A variant is ``NAME=KEY=VALUE,KEY=VALUE`` over :class:`dictate.asr.whisper_engine.WhisperOptions`
-fields (``beam_size``, ``again_beam``, ``window``, ``window_margin_s``, ``keep_case``, ``threads``,
+fields (``beam_size``, ``again_beam``, ``greedy_below_s``, ``window``, ``window_margin_s``,
+``keep_case``, ``threads``,
 ``model``), ``prompt`` (words; 0: none) and ``prompt_raw`` (1: the prompt is Whisper's
 text as written, with its marks and capitals, not the settled words).
 The punctuator does not run (word errors ignore punctuation and case).
@@ -95,7 +96,7 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
         key, _, value = part.partition("=")
         if key in ("beam_size", "again_beam", "threads", "prompt", "prompt_raw"):
             fields[key] = int(value)
-        elif key == "window_margin_s":
+        elif key in ("window_margin_s", "greedy_below_s"):
             fields[key] = float(value)
         elif key == "keep_case":
             fields[key] = value.lower() in ("1", "true", "yes")

@@ -29,7 +29,8 @@ less sure of words it gets right (a lower ``avg_logprob``), so that the guards w
 and keep the first pass's words. So the sized decode is tried once, greedy and without the
 temperature fallback, and a segment whose guards doubt it (any verdict but "speech", or a
 hesitation or a last word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s
-window and the fallback (docs/second-pass.md measures both).
+window and the fallback (docs/second-pass.md measures both); a short one greedy, without it
+(:attr:`WhisperOptions.greedy_below_s`).
 faster-whisper pads every stretch's features to 30 s in ``generate_segments``
 whatever its ``chunk_length`` says, so the padding function it calls is wrapped
 (:func:`_install_sized_padding`): during a sized decode, on the decoding thread only, it pads
@@ -135,6 +136,13 @@ class WhisperOptions:
     """The 30 s decode of a doubted segment: 0, faster-whisper's temperature fallback (it
     samples, so its words depend on the decodes before it); N, a beam of N at temperature 0
     (the same words for the same audio, whatever came before)."""
+    greedy_below_s: float = 3.0
+    """A doubted segment shorter than this (seconds of audio: a phrase said apart, a command)
+    is decoded again in 30 s once, greedy at temperature 0, not with the fallback (0: never).
+    Commands said apart are what Whisper doubts most ("colon", "semicolon"), and the fallback's
+    up to five decodes took 1.5-3 s for them: the slow tail of a command's time to act. The
+    same words for the same audio, too (the fallback samples). The word errors of the real
+    recordings and the long-form set were the same with it (docs/second-pass.md)."""
     keep_case: bool = False
     """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
     capital is never kept)."""
@@ -372,7 +380,8 @@ class WhisperSecondPass:
         with self._lock:
             _sized.margin = self.options.window_margin_s if sized else None
             try:
-                decoded = self._transcribe(samples, prompt, fallback=not sized)
+                short = seconds < self.options.greedy_below_s
+                decoded = self._transcribe(samples, prompt, fallback=not (sized or short))
             finally:
                 _sized.margin = None
                 memory.release()  # the features' and encoder's buffers, kept by malloc

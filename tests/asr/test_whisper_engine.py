@@ -183,7 +183,9 @@ def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
     greedy, once (no temperature fallback), then the segment is decoded in 30 s with the
     fallback, and that decode's verdict stands."""
     widths = encoder_widths
-    doubting = WhisperOptions(device="cpu", threads=2, guards=Guards(logprob=0.0))
+    doubting = WhisperOptions(
+        device="cpu", threads=2, guards=Guards(logprob=0.0), greedy_below_s=0.0
+    )
     monkeypatch.setattr(whisper, "options", doubting)
     result = whisper.decode(closed(say("please call me tomorrow morning", tmp_path)))
     assert result.windows == ("sized", "full")
@@ -203,7 +205,10 @@ def test_the_30_s_decode_of_a_doubted_segment_can_be_a_beam_that_never_samples(
 ) -> None:
     """``again_beam``: the 30 s decode is one beam search at temperature 0 (faster-whisper's
     fallback would sample at rising temperatures where its thresholds fail), so a doubted
-    segment's words do not depend on the decodes before it; the sized decode stays greedy."""
+    segment's words do not depend on the decodes before it; the sized decode stays greedy.
+    ``greedy_below_s``: a segment shorter than that is decoded again greedy, once (the
+    default, 3 s, takes a phrase said apart; here the sentence is longer than the 0 s and
+    shorter than the 30 s asked for)."""
     asked: list[dict[str, Any]] = []
     real = whisper.model.transcribe
 
@@ -214,8 +219,9 @@ def test_the_30_s_decode_of_a_doubted_segment_can_be_a_beam_that_never_samples(
     monkeypatch.setattr(whisper.model, "transcribe", transcribe)
     doubting = WhisperOptions(device="cpu", threads=2, guards=Guards(logprob=0.0))
     seg = closed(say("please call me tomorrow morning", tmp_path))
-    for again_beam in (0, 4):
-        monkeypatch.setattr(whisper, "options", replace(doubting, again_beam=again_beam))
+    for again_beam, greedy_below_s in ((0, 0.0), (4, 0.0), (0, 30.0)):
+        options = replace(doubting, again_beam=again_beam, greedy_below_s=greedy_below_s)
+        monkeypatch.setattr(whisper, "options", options)
         asked.clear()
         result = whisper.decode(seg)
         assert result.windows == ("sized", "full")
@@ -223,6 +229,8 @@ def test_the_30_s_decode_of_a_doubted_segment_can_be_a_beam_that_never_samples(
         assert (sized["beam_size"], sized["temperature"]) == (1, 0.0)
         if again_beam:
             assert (full["beam_size"], full["temperature"]) == (4, 0.0)
+        elif greedy_below_s:
+            assert (full["beam_size"], full["temperature"]) == (1, 0.0)  # short: greedy
         else:
             assert full["beam_size"] == 1 and "temperature" not in full  # the fallback
         assert [w.text for w in result.words] == "please call me tomorrow morning".split()
