@@ -60,6 +60,10 @@ def test_a_command_is_taken_only_where_it_wins_by_both_margins() -> None:
     assert decide(["comment"], {**low, "comma": -5.0}, -3.0, sure, confidences=[0.3]) == "comma"
     # its words among other words heard are words: "colon cancer"
     assert decide(["colon", "cancer"], {"colon": -1.0, "comma": -20.0}, -2.0, margins, 2) is None
+    # the command's words heard with an ending are words, however the scores go: "commas"
+    assert decide(["commas"], {**low, "comma": -1.0}, -2.0, margins) is None
+    assert decide(["new", "lines"], {"new line": -1.0, "colon": -20.0}, -2.0, margins, 2) is None
+    assert decide(["periods"], {"period": -1.0, "colon": -20.0}, None, margins, 2) is None
     assert MARGINS.free < 0 < MARGINS.next
 
 
