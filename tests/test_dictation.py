@@ -485,10 +485,12 @@ def test_correct_and_choose_are_events_for_the_window() -> None:
 
 
 def test_a_command_naming_words_not_in_the_text_is_dictation_after_all() -> None:
+    """Each is written as a sentence of its own: it was said apart, and the command closed the
+    sentence before it."""
     document, _, _ = run(["we went home", "select the best option", "correct nothing here"])
-    assert document.text == "We went home. Select the best option correct nothing here"
+    assert document.text == "We went home. Select the best option. Correct nothing here."
     document, _, _ = run(["we went home", "insert after lunch"])
-    assert document.text == "We went home. Insert after lunch"
+    assert document.text == "We went home. Insert after lunch."
 
 
 # -- written units (dictate/writing/units.py) joined before punctuation ---------------------------

@@ -29,8 +29,7 @@ less sure of words it gets right (a lower ``avg_logprob``), so that the guards w
 and keep the first pass's words. So the sized decode is tried once, greedy and without the
 temperature fallback, and a segment whose guards doubt it (any verdict but "speech", or a
 hesitation or a last word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s
-window and the fallback (docs/second-pass.md measures both); a short one greedy, without it
-(:attr:`WhisperOptions.greedy_below_s`).
+window and the fallback, a short one greedy (docs/second-pass.md measures both).
 faster-whisper pads every stretch's features to 30 s in ``generate_segments``
 whatever its ``chunk_length`` says, so the padding function it calls is wrapped
 (:func:`_install_sized_padding`): during a sized decode, on the decoding thread only, it pads
@@ -134,15 +133,10 @@ class WhisperOptions:
     """Seconds after the audio in a sized window."""
     again_beam: int = 0
     """The 30 s decode of a doubted segment: 0, faster-whisper's temperature fallback (it
-    samples, so its words depend on the decodes before it); N, a beam of N at temperature 0
-    (the same words for the same audio, whatever came before)."""
+    samples: its words depend on the decodes before it); N, a beam of N at temperature 0."""
     greedy_below_s: float = 3.0
-    """A doubted segment shorter than this (seconds of audio: a phrase said apart, a command)
-    is decoded again in 30 s once, greedy at temperature 0, not with the fallback (0: never).
-    Commands said apart are what Whisper doubts most ("colon", "semicolon"), and the fallback's
-    up to five decodes took 1.5-3 s for them: the slow tail of a command's time to act. The
-    same words for the same audio, too (the fallback samples). The word errors of the real
-    recordings and the long-form set were the same with it (docs/second-pass.md)."""
+    """A doubted segment shorter than this (seconds) is decoded again in 30 s once, greedy (0:
+    never): commands said apart took 1.5-3 s with the fallback (docs/second-pass.md)."""
     keep_case: bool = False
     """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
     capital is never kept)."""
@@ -380,8 +374,8 @@ class WhisperSecondPass:
         with self._lock:
             _sized.margin = self.options.window_margin_s if sized else None
             try:
-                short = seconds < self.options.greedy_below_s
-                decoded = self._transcribe(samples, prompt, fallback=not (sized or short))
+                greedy = sized or seconds < self.options.greedy_below_s
+                decoded = self._transcribe(samples, prompt, fallback=not greedy)
             finally:
                 _sized.margin = None
                 memory.release()  # the features' and encoder's buffers, kept by malloc
