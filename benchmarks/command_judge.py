@@ -13,6 +13,11 @@ settings (``PIPER_DEV_VOICES``) and two synthetic voices, with the ordinary phra
 ``ORDINARY`` (less those in the test list); the test set is the measured one
 (``PIPER_VOICES``, ``ORDINARY_TEST``), collected to report, never to tune.
 
+Each record also holds PocketSphinx's grammar decode of the clip (``grammar``: the phrase,
+whether it was accepted, its margin) and every text's score as Whisper writes it
+(``written``, ``free_written``: "Comma."), two levers tried and not kept
+(docs/voice-commands.md).
+
 ``tune`` replays :func:`dictate.commands.judge.decide` over the records with each pair of
 margins and prints the commands carried out (exactly the phrase said) and the ordinary phrases
 taken for a command.

@@ -15,7 +15,7 @@ and the best two are close together. So a command is taken only where
   shortlist about 0.1 s once the audio is encoded),
 * its score is at most :attr:`Margins.free` below the free decode's,
 * at least :attr:`Margins.next` above the next phrase of the shortlist,
-* and at least :attr:`Margins.floor` in its own right;
+* at least :attr:`Margins.floor` in its own right,
 * and Whisper did not hear its words with an ending ("commas", "periods": it decoded the
   command's own sounds, and more).
 
