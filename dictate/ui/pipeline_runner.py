@@ -47,10 +47,11 @@ class Loaded:
     low_accuracy`: PocketSphinx)."""
 
 
-def run_options(s: Settings) -> tuple[Any, Any, float | None]:
+def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | None]:
     """The segmenter's and the text stage's options, and the commit delay, of settings
-    ``s``: the same for the pipeline, a file's parallel run and the audio recognised again
-    after a crash (:mod:`dictate.ui.audio_recovery`)."""
+    ``s`` and ``vocabulary`` (the entries; None: as the file holds them now): the same for the
+    pipeline, a file's parallel run and the audio recognised again after a crash
+    (:mod:`dictate.ui.audio_recovery`)."""
     from dictate.asr.segmenter import SegmenterOptions
     from dictate.punctuation.options import StreamingOptions
     from dictate.run.assembly import TextOptions
@@ -63,7 +64,7 @@ def run_options(s: Settings) -> tuple[Any, Any, float | None]:
         commands=s.voice_commands,
         written_forms=s.written_forms,
         replacements=s.replacements,
-        vocabulary=load_vocabulary(),
+        vocabulary=load_vocabulary() if vocabulary is None else vocabulary,
     )
     commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
     return options, text, commit_after
@@ -168,16 +169,21 @@ class DictationController(QObject):
             log.info("preloading failed: %s", exc)
 
     def _ready_pipeline(self, s: Settings) -> Pipeline:
-        """The pipeline for settings ``s``, built once and reused across runs."""
+        """The pipeline for settings ``s`` and the vocabulary as its file holds it now, built
+        once and reused across runs. A changed vocabulary (the dialog, ``dictate vocabulary
+        add``, a word learned) builds a new pipeline at the next start around the loaded
+        models: their processes are not started again."""
         from dictate.asr.loader import load_engine, load_second_pass
         from dictate.asr.registry import abilities_of, options_of, spec_of
         from dictate.punctuation.model import load_punctuation_model
         from dictate.run.assembly import build_pipeline
+        from dictate.writing.vocabulary import load_vocabulary
 
+        vocabulary = load_vocabulary()
         key = (
             s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
             s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
-            repr(s.replacements), s.second_pass,
+            repr(s.replacements), s.second_pass, tuple(vocabulary),
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
@@ -200,7 +206,7 @@ class DictationController(QObject):
             self._cache["model"] = load_punctuation_model()
         model = self._cache["model"]
         engine = self._cache["engine"]
-        options, text, commit_after = run_options(s)
+        options, text, commit_after = run_options(s, vocabulary)
         second = self._cache["second"]
         built = build_pipeline(
             engine,

@@ -40,3 +40,33 @@ def test_a_rebuilt_pipeline_ends_the_old_command_decoders_process(qtbot) -> None
     assert new is not None and new.command_decoder is not old
     assert not process.is_alive()
     new.command_decoder.close()
+
+
+@pytest.mark.slow
+def test_a_word_added_while_the_window_runs_is_used_at_the_next_start(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A vocabulary entry added while the window runs (the dialog, ``dictate vocabulary add``,
+    a word learned: each writes the file) is in the next start's pipeline, without loading
+    the recogniser again (its child process goes on); nothing changed, nothing rebuilt."""
+    from dictate.seam.vocabulary import VocabularyRefiner
+    from dictate.writing.vocabulary import VocabularyFile, parse_entry
+
+    runner = DictationController(Settings(engine="sphinx", second_pass="off"))
+    runner.preload_now()
+    first = runner.pipeline
+    assert first is not None
+    engine = runner._cache["engine"]
+    assert not any(isinstance(r, VocabularyRefiner) for r in first.refiners)
+    runner.preload_now()
+    assert runner.pipeline is first  # nothing changed: the same pipeline
+
+    VocabularyFile().add([parse_entry("Siobhan = shiv awn")])
+    runner.preload_now()
+    second = runner.pipeline
+    assert second is not None and second is not first
+    assert runner._cache["engine"] is engine  # the loaded recogniser, not a new one
+    (vocabulary,) = [r for r in second.refiners if isinstance(r, VocabularyRefiner)]
+    assert [e.written for e in vocabulary.matcher.entries] == ["Siobhan"]
+    assert vocabulary.matcher.rewrite(["shiv", "awn", "called"]) == ["Siobhan", "called"]
+    runner.preload_now()
+    assert runner.pipeline is second
+    second.close()
