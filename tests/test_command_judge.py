@@ -187,6 +187,39 @@ def test_the_same_audio_gets_the_same_scores_and_decision_each_time(
 
 @needs_voice
 @pytest.mark.slow
+def test_audio_just_decoded_in_30_s_is_scored_without_encoding_it_again(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 30 s decode's encoder output is scored again: the same scores as a fresh encoding,
+    without the encoder's second run (about 0.3 s of a command's time to act); other audio,
+    or the same audio after another decode, is encoded afresh."""
+    from dictate.asr import whisper_score
+    from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
+
+    work = tmp_path_factory.getbasetemp() / "voice"
+    whisper = WhisperSecondPass(WhisperOptions(device="cpu", threads=2, window="full"))
+    comma = said_apart("comma", work, length=1.3).speech(0.25, 0.1)
+    other = said_apart("period", work).speech(0.25, 0.1)
+    texts = ["comma", "comment", "colon"]
+    fresh = whisper.text_scores(comma, texts)  # nothing decoded yet: encoded here
+    encodings: list[int] = []
+    real = whisper_score.encode
+
+    def counted(*args: Any) -> Any:
+        encodings.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(whisper_score, "encode", counted)
+    whisper.decode_audio(comma, 0.0)
+    assert whisper.text_scores(comma, texts) == fresh
+    assert encodings == []
+    assert whisper.text_scores(other, texts) != fresh and encodings == [1]
+    whisper.decode_audio(other, 0.0)
+    assert whisper.text_scores(comma, texts) == fresh and encodings == [1, 1]
+
+
+@needs_voice
+@pytest.mark.slow
 def test_through_the_pipeline_a_command_said_apart_shows_a_mark_then_acts(
     tmp_path_factory: pytest.TempPathFactory, whisper: Any
 ) -> None:

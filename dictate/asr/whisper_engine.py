@@ -30,10 +30,8 @@ and keep the first pass's words. So the sized decode is tried once, greedy and w
 temperature fallback, and a segment whose guards doubt it (any verdict but "speech", or a
 hesitation or a last word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s
 window and the fallback, a short one greedy (docs/second-pass.md measures both).
-faster-whisper pads every stretch's features to 30 s in ``generate_segments``
-whatever its ``chunk_length`` says, so the padding function it calls is wrapped
-(:func:`_install_sized_padding`): during a sized decode, on the decoding thread only, it pads
-to the window instead.
+faster-whisper pads every stretch's features to 30 s whatever its ``chunk_length`` says, so its
+padding function is wrapped (:func:`_install_sized_padding`) to pad to the sized window.
 """
 
 from __future__ import annotations
@@ -44,6 +42,7 @@ import os
 import re
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ import numpy as np
 
 from dictate import memory
 from dictate.asr.engine import Word
+from dictate.asr.whisper_score import LastWindow
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError, ProviderError
 
@@ -125,10 +125,8 @@ class WhisperOptions:
     beam_size: int = 1
     language: str | None = "en"
     window: str = "auto"
-    """"auto": an encoder window sized to the audio (at least :data:`MIN_WINDOW_S`), about 3x
-    faster to encode a short segment, and a decode the guards doubt is made again with the
-    30 s window; "full": always 30 s, as Whisper was trained; "sized": the sized window only
-    (no second try; for benchmarks)."""
+    """"auto": a window sized to the audio, and in 30 s where the guards doubt it; "full":
+    always 30 s, as Whisper was trained; "sized": the sized window only (for benchmarks)."""
     window_margin_s: float = WINDOW_MARGIN_S
     """Seconds after the audio in a sized window."""
     again_beam: int = 0
@@ -160,8 +158,7 @@ class SecondPassResult:
     cased: list[bool] = field(default_factory=list)
     """Per word: Whisper wrote it with a capital inside a sentence (a name, "I")."""
     windows: tuple[str, ...] = ()
-    """The encoder windows decoded, in order: ("sized",), ("full",) or ("sized", "full")
-    where the sized decode was doubted and made again."""
+    """The encoder windows decoded, in order: ("sized",), ("full",) or ("sized", "full")."""
     heard_used: bool = False
     """Whether the first pass's words were consulted (:func:`keep_dropped_tail`): a decode
     made before they were final (the early decode) is then not the segment's decode."""
@@ -300,6 +297,7 @@ class WhisperSecondPass:
         self.path = path if path is not None else resolve_whisper_model(self.options.model)
         self.device, self.model = self._load()
         self._lock = threading.Lock()
+        self._last = LastWindow(self.model) if self.device == "cpu" else None  # GPU: not kept
         self._suppress = self._suppressed_tokens()
         self.label = f"Whisper {self._model_name()} ({self.device})"
 
@@ -375,7 +373,8 @@ class WhisperSecondPass:
             _sized.margin = self.options.window_margin_s if sized else None
             try:
                 greedy = sized or seconds < self.options.greedy_below_s
-                decoded = self._transcribe(samples, prompt, fallback=not greedy)
+                with nullcontext() if sized or not self._last else self._last.watching(samples):
+                    decoded = self._transcribe(samples, prompt, fallback=not greedy)
             finally:
                 _sized.margin = None
                 memory.release()  # the features' and encoder's buffers, kept by malloc
@@ -475,12 +474,13 @@ class WhisperSecondPass:
 
     def text_scores(self, audio: np.ndarray, texts: Sequence[str]) -> list[float] | None:
         """Log probabilities of ``texts`` as the words of int16 ``audio`` for the command judge
-        (:func:`dictate.asr.whisper_score.text_scores`); None for audio over Whisper's window."""
+        (:func:`dictate.asr.whisper_score.text_scores`); None for audio over Whisper's window.
+        Audio just decoded in the 30 s window is not encoded again (``LastWindow``)."""
         from dictate.asr.whisper_score import encode, text_scores
 
         with self._lock:
             try:
-                encoded = encode(self.model, audio)
+                encoded = (self._last and self._last.encoded(audio)) or encode(self.model, audio)
                 if encoded is None:
                     return None
                 return text_scores(self.model, self.options.language, encoded, texts)
