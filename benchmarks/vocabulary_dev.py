@@ -74,7 +74,7 @@ def _audio(path: Path) -> np.ndarray:
 def collect(voice_spec: str) -> list[dict[str, Any]]:
     from dictate.asr.whisper_engine import WhisperSecondPass
     from dictate.writing.vocabulary import parse_entry
-    from dictate.writing.vocabulary_match import MAX_CANDIDATES, VocabularyMatcher, naming
+    from dictate.writing.vocabulary_match import VocabularyMatcher
 
     whisper = WhisperSecondPass()
     matcher = VocabularyMatcher([parse_entry(e) for e, _, _ in DEV])
@@ -95,25 +95,35 @@ def collect(voice_spec: str) -> list[dict[str, Any]]:
                         "heard": heard, "matched": matched, "near": [],
                     }  # fmt: skip
                     if near:
-                        named: list[Any] = []
-                        for m in near:
-                            if m.entry not in named and len(named) < MAX_CANDIDATES:
-                                named.append(m.entry)
-                        texts = [" ".join(heard)] + [
-                            " ".join([*heard[: m.start], m.entry.written, *heard[m.end :]])
-                            for m in near
-                        ]
-                        scored = whisper.score(audio, texts, ("", naming(named)))
-                        assert scored is not None
-                        (h, *plain), (hn, *prompted) = scored.log_probs
-                        row["near"] = [
-                            {"entry": m.entry.written, "start": m.start, "end": m.end,
-                             "likeness": m.score, "plain": p - h, "named": q - hn}
-                            for m, p, q in zip(near, plain, prompted, strict=True)
-                        ]  # fmt: skip
+                        row["near"], _ = judged(whisper, audio, heard, near)
                     rows.append(row)
                     print(kind, entry, "|", " ".join(heard), flush=True)
     return rows
+
+
+def judged(
+    whisper: Any, audio: np.ndarray, heard: list[str], near: list[Any]
+) -> tuple[list[dict[str, Any]], float]:
+    """Whisper's scores of the words with each of ``near``'s entries in its run's place against
+    the words as heard, without a prompt and with the entries in question named (as the refiner
+    asks), as records; and its no-speech probability."""
+    from dictate.writing.vocabulary_match import MAX_CANDIDATES, naming
+
+    named: list[Any] = []
+    for m in near:
+        if m.entry not in named and len(named) < MAX_CANDIDATES:
+            named.append(m.entry)
+    texts = [" ".join(heard)] + [
+        " ".join([*heard[: m.start], m.entry.written, *heard[m.end :]]) for m in near
+    ]
+    scored = whisper.score(audio, texts, ("", naming(named)))
+    assert scored is not None
+    (h, *plain), (hn, *prompted) = scored.log_probs
+    return [
+        {"entry": m.entry.written, "start": m.start, "end": m.end, "likeness": m.score,
+         "misheard": m.misheard, "plain": p - h, "named": q - hn}
+        for m, p, q in zip(near, plain, prompted, strict=True)
+    ], scored.no_speech_prob  # fmt: skip
 
 
 def count(rows: list[dict[str, Any]], floor: float, named: float, plain: float) -> tuple[int, ...]:

@@ -168,7 +168,8 @@ other=$([ "$extra" = gpu ] && echo onnxruntime || echo onnxruntime-gpu)
 if "$prefix/venv/bin/pip" show -q "$other" >/dev/null 2>&1; then
     "$prefix/venv/bin/pip" uninstall -q -y "$other"
 fi
-"$prefix/venv/bin/pip" install -q "$here[$extra]"
+# (voices: a speech voice for the vocabulary's harvest, docs/vocabulary.md)
+"$prefix/venv/bin/pip" install -q "$here[$extra,voices]"
 # faster-whisper (the second pass) requires the CPU build, for a VAD dictate does not use: next
 # to onnxruntime-gpu it would overwrite the GPU build's files. Keep the GPU build alone.
 gpu_build="$("$prefix/venv/bin/pip" show onnxruntime-gpu 2>/dev/null | sed -n 's/^Version: //p' || true)"

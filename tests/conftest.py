@@ -119,6 +119,9 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))  # the log file
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("DICTATE_CONFIG", str(home / "config" / "settings.json"))
+    # no background harvest of the vocabulary's misheard forms (a Whisper process a change):
+    # the tests of it run it themselves
+    monkeypatch.setenv("DICTATE_NO_HARVEST", "1")
     for name in ("DICTATE_VOSK_MODEL", "DICTATE_VOSK_BASE_URL", "DICTATE_PUNCTUATOR_MODEL"):
         monkeypatch.delenv(name, raising=False)
 

@@ -78,6 +78,7 @@ def _transcribe(
     from dictate.punctuation.model import load_punctuation_model
     from dictate.run.assembly import TextOptions, build_file_run, build_pipeline
     from dictate.writing.vocabulary import load_vocabulary
+    from dictate.writing.vocabulary_harvest import load_misheard
 
     seg_options = segmenter_options(args)
     engine, second_pass = engine_for(args, args.engine, err, second=True)
@@ -146,7 +147,8 @@ def _transcribe(
         commands=args.commands,
         written_forms=args.written,
         replacements=load_settings().replacements,
-        vocabulary=load_vocabulary(),
+        vocabulary=(vocabulary := load_vocabulary()),
+        misheard=load_misheard(vocabulary),
     )
     commit_after = None if commit_ms is None else commit_ms / 1000
     pipeline: Any

@@ -5,6 +5,7 @@ of each run."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,41 @@ def _changed(vocabulary: Any, change: Any) -> Any:
         raise InputError(str(exc)) from None
 
 
+def _harvest(args: argparse.Namespace, io: Streams) -> int:
+    from dictate.writing.vocabulary_harvest import harvest_model, harvest_pending
+
+    model = harvest_model(args.second_pass)
+    if model is None:
+        io.err.write("dictate: no second pass, so no misheard forms to hear: nothing done\n")
+        return 0
+
+    def progress(n: int, total: int, entry: Any) -> None:
+        if not args.quiet:
+            io.err.write(f"dictate: heard {shown(entry.written)} ({n} of {total})\n")
+
+    try:
+        done = harvest_pending(second_pass=model, progress=progress)
+    except OSError as exc:
+        raise InputError(f"cannot keep the misheard forms: {exc}") from None
+    if not args.quiet:
+        io.err.write(f"dictate: {done} entries heard by {model}\n")
+    return 0
+
+
+def _harvest_later() -> None:
+    """The new entries' misheard forms, heard in the background."""
+    from dictate.config import load_settings
+    from dictate.writing.vocabulary_harvest import start_harvest
+
+    with contextlib.suppress(Exception):  # the entry is saved; heard at the next start
+        start_harvest(load_settings().second_pass)
+
+
 def run(args: argparse.Namespace, io: Streams) -> int:
     from dictate.writing.vocabulary import format_text, parse_entry, parse_text
 
+    if args.action == "harvest":
+        return _harvest(args, io)
     vocabulary = _file()
     if vocabulary.damaged:
         io.err.write(
@@ -68,6 +101,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
             ) from None
         added, _ = _changed(vocabulary, lambda: vocabulary.add([entry]))
         io.err.write(f"dictate: {'added' if added else 'updated'} {shown(entry.line())}\n")
+        _harvest_later()
         return 0
     if action == "remove":
         written = " ".join(args.entry).strip()
@@ -92,6 +126,8 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         io.err.write(f"dictate: {args.file}: {problem}; skipped\n")
     added, changed = _changed(vocabulary, lambda: vocabulary.add(entries))
     io.err.write(f"dictate: {added} added, {changed} updated from {args.file}\n")
+    if added or changed:
+        _harvest_later()
     return 0 if entries or not problems else 1
 
 
@@ -107,7 +143,10 @@ def register(commands: Any) -> None:
         "dictation or transcription.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    add = actions.add_parser("add", help="add an entry ('written' or 'written = sounds like')")
+    add = actions.add_parser(
+        "add", help="add an entry ('written', 'written = sounds like', then '<- heard | heard' "
+        "for words always written as it)",
+    )  # fmt: skip
     add.add_argument("entry", nargs="+", help="'Dr. Nguyen = doctor win', or a word")
     remove = actions.add_parser("remove", help="remove the entry with this written form")
     remove.add_argument("entry", nargs="+")
@@ -116,4 +155,12 @@ def register(commands: Any) -> None:
     imp.add_argument("file", help="a UTF-8 text file (- for standard input)")
     exp = actions.add_parser("export", help="write the entries as a text file, one a line")
     exp.add_argument("file", nargs="?", help="the file to write (default: standard output)")
+    harvest = actions.add_parser(
+        "harvest",
+        help="hear how Whisper mishears each entry not heard yet (started in the background "
+        "after a change; this waits for it)",
+    )
+    harvest.add_argument("--second-pass", default="auto", help="the Whisper model (auto: the "
+                         "default)")  # fmt: skip
+    harvest.add_argument("--quiet", action="store_true", help="print nothing")
     parser.set_defaults(func=run)

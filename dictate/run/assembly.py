@@ -9,8 +9,8 @@ the benchmarks all call these, so they make the same choices.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,10 @@ class TextOptions:
     vocabulary: Sequence[Any] = ()
     """The user's vocabulary (:class:`~dictate.writing.vocabulary.VocabularyEntry`): near
     misses rewritten to its entries (:func:`refiners_for`), each written exactly as given."""
+    misheard: Mapping[str, Sequence[Sequence[str]]] = field(default_factory=dict)
+    """Words Whisper wrote for its entries said by speech voices
+    (:func:`dictate.writing.vocabulary_harvest.load_misheard`): what comes near them is put to
+    Whisper's judgement."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def build_pipeline(
     command_decode = options.pop("command_decode", True)
     sink = build_sink(engine, punctuator, on_event, choices, stop_command=stop_command,
                       second_pass=second_pass, vocabulary=text.vocabulary,
-                      command_decode=command_decode)  # fmt: skip
+                      command_decode=command_decode, misheard=text.misheard)  # fmt: skip
     pipeline = Pipeline(engine, sink, segmenter, vocabulary=text.vocabulary, **options)
     return Assembled(pipeline, off)
 
@@ -119,12 +123,13 @@ def build_sink(
     second_pass: Any = None,
     vocabulary: Sequence[Any] = (),
     command_decode: bool = True,
+    misheard: Mapping[str, Sequence[Sequence[str]]] | None = None,
 ) -> Sink:
     """The text stage (``choices``: :func:`text_choices`' options) and the refiner chain
     (:func:`refiner_chain`) that every run feeds its closed segments to."""
     text = TextStage(punctuator, on_event, stop_command=stop_command, **choices)
     commands = choices["commands"] and command_decode
-    refiners = refiner_chain(second_pass, vocabulary, engine if commands else None)
+    refiners = refiner_chain(second_pass, vocabulary, engine if commands else None, misheard)
     return Sink(refiners, text, on_event)
 
 
@@ -152,16 +157,21 @@ def build_file_run(
                                stop_command=False, **options)  # fmt: skip
         return built.pipeline, built.punctuation_off
     punctuator, choices, off = text_choices(engine, model, text)
-    vocabulary = (text or TextOptions()).vocabulary
+    text = text or TextOptions()
+    vocabulary = text.vocabulary
     sink = build_sink(engine, punctuator, on_event, choices, stop_command=False,
-                      second_pass=second_pass, vocabulary=vocabulary)  # fmt: skip
+                      second_pass=second_pass, vocabulary=vocabulary,
+                      misheard=text.misheard)  # fmt: skip
     run = ParallelRun(path, engine, sink, workers, segmenter_options=segmenter,
                       vocabulary=vocabulary, **options)  # fmt: skip
     return run, off
 
 
 def refiner_chain(
-    second_pass: Any, vocabulary: Sequence[Any] = (), commands: Any = None
+    second_pass: Any,
+    vocabulary: Sequence[Any] = (),
+    commands: Any = None,
+    misheard: Mapping[str, Sequence[Sequence[str]]] | None = None,
 ) -> list[Any]:
     """What settles a closed segment's words, in order: the second pass, where there is one;
     the near-miss rewrite of the user's vocabulary
@@ -177,7 +187,9 @@ def refiner_chain(
     from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
-    matcher = VocabularyMatcher(vocabulary)
+    scores = second_pass is not None and abilities_of(second_pass).score
+    # the misheard forms serve only Whisper's judgement
+    matcher = VocabularyMatcher(vocabulary, misheard=misheard if scores else None)
     refiners: list[Any] = []
     if second_pass is not None:
         # The entries are not named in Whisper's prompt (SecondPassRefiner's ``vocabulary``):

@@ -26,6 +26,11 @@ much ("Padraig" for a "Patrick" it heard right gained 9.4 with the prompt, lost 
 benchmarks/vocabulary_dev.py, where the floor, :data:`JUDGE_MARGIN` and this were chosen; at
 -8, a few more entries on that set (1 of 48 on its first run, 3 on its last), the benchmark's
 decoys "Patricia" and "Simon" were written "PyTorch" and "Siobhan": docs/vocabulary.md)."""
+MISHEARD_MARGIN = 4.0
+MISHEARD_PLAIN_MARGIN = -2.0
+"""The margins (as :data:`JUDGE_MARGIN`, :data:`JUDGE_PLAIN_MARGIN`) for a run that comes near
+a misheard form of the entry (:mod:`dictate.writing.vocabulary_harvest`) rather than the entry's
+own words (benchmarks/vocabulary_heard.py)."""
 
 
 class VocabularyRefiner:
@@ -119,7 +124,11 @@ class VocabularyRefiner:
         taken = list(matches)
         for gain, plain_gain, match in sorted(gains, key=lambda g: -g[0]):
             alone = match.start == 0 and match.end == len(heard)
-            if gain < self.margin or plain_gain < JUDGE_PLAIN_MARGIN:
+            least, least_plain = (
+                (MISHEARD_MARGIN, MISHEARD_PLAIN_MARGIN) if match.misheard
+                else (self.margin, JUDGE_PLAIN_MARGIN)
+            )  # fmt: skip
+            if gain < least or plain_gain < least_plain:
                 continue
             if alone and scored.no_speech_prob > VOCABULARY_NO_SPEECH:
                 continue

@@ -319,10 +319,12 @@ class MainWindow(QMainWindow):
 
     def show_vocabulary(self) -> None:
         """Dictation > Your words (the vocabulary), modal: its changes apply from the next
-        run."""
+        run; how the recogniser mishears the new entries is heard in the background."""
         from dictate.ui.dialogs.vocabulary import VocabularyDialog
+        from dictate.writing.vocabulary_harvest import start_harvest
 
-        VocabularyDialog(self).exec()
+        if VocabularyDialog(self).exec():
+            start_harvest(self.settings.second_pass)
 
     def show_voice_commands(self, activate: bool | None = None) -> None:
         """The voice commands (Help > Voice commands, "what can I say"): one dialog, not modal,

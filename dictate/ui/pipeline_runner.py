@@ -56,7 +56,9 @@ def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | 
     from dictate.punctuation.options import StreamingOptions
     from dictate.run.assembly import TextOptions
     from dictate.writing.vocabulary import load_vocabulary
+    from dictate.writing.vocabulary_harvest import load_misheard
 
+    vocabulary = load_vocabulary() if vocabulary is None else vocabulary
     options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
     text = TextOptions(
         mode=s.mode,
@@ -64,7 +66,8 @@ def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | 
         commands=s.voice_commands,
         written_forms=s.written_forms,
         replacements=s.replacements,
-        vocabulary=load_vocabulary() if vocabulary is None else vocabulary,
+        vocabulary=vocabulary,
+        misheard=load_misheard(vocabulary),
     )
     commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
     return options, text, commit_after
@@ -178,12 +181,14 @@ class DictationController(QObject):
         from dictate.punctuation.model import load_punctuation_model
         from dictate.run.assembly import build_pipeline
         from dictate.writing.vocabulary import load_vocabulary
+        from dictate.writing.vocabulary_harvest import load_misheard
 
         vocabulary = load_vocabulary()
+        misheard = load_misheard(vocabulary)  # (forms heard since: a new pipeline)
         key = (
             s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
             s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
-            repr(s.replacements), s.second_pass, tuple(vocabulary),
+            repr(s.replacements), s.second_pass, tuple(vocabulary), repr(sorted(misheard.items())),
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline

@@ -134,13 +134,27 @@ class WordLearning:
     def remember(self, written: str, sounds: str, asked: bool = True) -> bool:
         """Add the entry to the vocabulary; said in the message bar. False where it could not
         be written (said too)."""
+        from dictate.writing.vocabulary_harvest import MisheardFile, misheard_path, start_harvest
+
         try:
             vocabulary = VocabularyFile(self._path)
-            if vocabulary.get(written) == parse_entry(
-                f"{written} = {sounds}" if sounds else written
-            ):
+            entry = parse_entry(f"{written} = {sounds}" if sounds else written)
+            existing = vocabulary.get(written)
+            if existing == entry:
                 return True
-            vocabulary.add([parse_entry(f"{written} = {sounds}" if sounds else written)])
+            if existing is not None and sounds:
+                # An entry already: the words heard become a form of it that Whisper's
+                # judgement may write as it (its sounds-like stays the user's own).
+                MisheardFile(misheard_path(vocabulary.path)).append(
+                    existing, [tuple(sounds.split())], by="correction"
+                )
+                self._messages.show_message(
+                    f"\u201c{sounds}\u201d is now known as a way \u201c{written}\u201d is "
+                    "heard; it applies from the next dictation."
+                )
+                log.info("learned %r as heard %r", written, sounds)
+                return True
+            vocabulary.add([entry])
         except (OSError, ValueError) as exc:
             self._messages.show_message(f"\u201c{written}\u201d could not be remembered: {exc}.")
             return False
@@ -149,4 +163,5 @@ class WordLearning:
             f"\u201c{written}\u201d is in your words now{how}; it applies from the next dictation."
         )
         log.info("learned %r (heard as %r)", written, sounds)
+        start_harvest(getattr(self._settings, "second_pass", "auto"))
         return True

@@ -15,11 +15,14 @@ skipped and counted (:attr:`VocabularyFile.damaged`), and the file is not rewrit
 user changes the vocabulary (the damaged line stays on disk to be looked at till then).
 
 The plain-text form (import, export, the command line): one entry a line, the written form, then
-optionally `` = `` and how it sounds; ``#`` starts a comment line::
+optionally `` = `` and how it sounds, then optionally `` <- `` and exact rules, the words heard
+that are always written as the entry ("when you hear X, write Y"), separated by `` | ``;
+``#`` starts a comment line::
 
     Dr. Nguyen = doctor win
     TensorRT = tensor r t
     metoprolol
+    Xochitl = so cheel <- so chill | social
 
 How the passes use it: :mod:`dictate.writing.vocabulary_match` (near misses rewritten, the
 Whisper prompt).
@@ -48,6 +51,11 @@ MAX_ENTRIES = 1000
 segment against 400 entries took 0.12 s here, against 5,000 2.2 s, with a benchmark running
 beside it)."""
 SEPARATOR = " = "
+RULES = " <- "
+"""Between an entry and its exact rules (the words heard that are written as it)."""
+RULE_SEPARATOR = " | "
+MAX_RULES = 20
+"""Exact rules of one entry, at most."""
 
 _WORD = re.compile(r"[\w']+")
 
@@ -64,10 +72,15 @@ class VocabularyEntry:
         written: How it is written, exactly ("Dr. Nguyen", "TensorRT").
         sounds: How it is said where that differs from the written form ("tensor r t"), in
             plain lower-case words; "" where it is said as written.
+        heard: Exact rules: words a recogniser writes that are always this entry ("so
+            chill" for "Xochitl"), lower case; each is rewritten wherever it stands as whole
+            words, before any near miss is looked for
+            (:class:`~dictate.writing.vocabulary_match.VocabularyMatcher`).
     """
 
     written: str
     sounds: str = ""
+    heard: tuple[str, ...] = ()
 
     @property
     def spoken(self) -> list[str]:
@@ -82,27 +95,43 @@ class VocabularyEntry:
 
     def line(self) -> str:
         """The entry as a line of the plain-text form."""
-        return f"{self.written}{SEPARATOR}{self.sounds}" if self.sounds else self.written
+        line = f"{self.written}{SEPARATOR}{self.sounds}" if self.sounds else self.written
+        return f"{line}{RULES}{RULE_SEPARATOR.join(self.heard)}" if self.heard else line
+
+    def record(self) -> dict[str, object]:
+        """The entry as its file stores it."""
+        return {"written": self.written, **({"sounds": self.sounds} if self.sounds else {}),
+                **({"heard": list(self.heard)} if self.heard else {})}  # fmt: skip
 
 
 def parse_entry(text: str) -> VocabularyEntry:
-    """An entry from its plain-text line ("written" or "written = sounds like").
+    """An entry from its plain-text line ("written", "written = sounds like", either followed
+    by " <- heard | heard": exact rules).
 
     Raises:
         ValueError: Nothing to write, no word in it, a line break, or too long; the message
             says which.
     """
+    text, arrow, rules = text.partition(RULES)
     written, _, sounds = text.partition(SEPARATOR)
     written, sounds = written.strip(), " ".join(sounds.split()).lower()
+    heard = tuple(dict.fromkeys(
+        " ".join(r.split()).lower() for r in rules.split(RULE_SEPARATOR.strip()) if r.strip()
+    ))  # fmt: skip
     if not written:
         raise ValueError("an entry needs the word or phrase as it is written")
-    if any(c in written + sounds for c in "\r\n\t\x00"):
+    if any(c in written + sounds + rules for c in "\r\n\t\x00"):
         raise ValueError(f"{written!r}: an entry is one line, without tabs")
-    if len(written) > MAX_ENTRY_CHARS or len(sounds) > MAX_ENTRY_CHARS:
+    if any(len(t) > MAX_ENTRY_CHARS for t in (written, sounds, *heard)):
         raise ValueError(f"{written[:40]!r}: an entry is at most {MAX_ENTRY_CHARS} characters")
     if not _WORD.search(written) or (sounds and not _WORD.search(sounds)):
         raise ValueError(f"{written!r}: an entry needs at least one letter or digit")
-    return VocabularyEntry(written, sounds)
+    if (arrow and not heard) or not all(_WORD.search(h) for h in heard):
+        raise ValueError(f"{written!r}: each rule after '<-' needs the words heard, "
+                         "separated by '|' ('Xochitl <- so chill | social')")  # fmt: skip
+    if len(heard) > MAX_RULES:
+        raise ValueError(f"{written!r}: an entry has at most {MAX_RULES} exact rules")
+    return VocabularyEntry(written, sounds, heard)
 
 
 def parse_text(text: str) -> tuple[list[VocabularyEntry], list[str]]:
@@ -168,11 +197,11 @@ class VocabularyFile:
                 self.repaired += 1
             try:
                 record = decode_record(attempt)
-                return parse_entry(
-                    f"{record['written']}{SEPARATOR}{record['sounds']}"
-                    if record.get("sounds")
-                    else str(record["written"])
-                )
+                entry = VocabularyEntry(
+                    str(record["written"]), str(record.get("sounds") or ""),
+                    tuple(str(h) for h in record.get("heard") or ()),
+                )  # fmt: skip
+                return parse_entry(entry.line())
             except (ValueError, KeyError, TypeError):
                 continue
         return None
@@ -212,10 +241,7 @@ class VocabularyFile:
 
     def _write(self, entries: list[VocabularyEntry]) -> None:
         private_dir(self.path.parent)
-        data = b"".join(
-            encode_record({"written": e.written, **({"sounds": e.sounds} if e.sounds else {})})
-            for e in entries
-        )
+        data = b"".join(encode_record(e.record()) for e in entries)
         atomic_write(self.path, data, keep_read_only=False, private=True)
         self.entries = entries
         self.damaged = self.repaired = 0

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -42,6 +42,9 @@ of an entry ("doctor" of "doctor win") is not the entry."""
 JUDGE_FLOOR = 0.65
 """The likeness from which a run of heard words is put to Whisper as an entry
 (:meth:`VocabularyMatcher.near`)."""
+MISHEARD_FLOOR = 0.65
+"""The likeness to a misheard form of an entry (:attr:`_Known.misheard`) from which a run is put
+to Whisper (:meth:`VocabularyMatcher.near`; benchmarks/vocabulary_heard.py)."""
 JUDGE_SLACK = 3
 """A run put to Whisper matches the entry from its first letters to its last within this many
 letters (:func:`anchored`)."""
@@ -147,6 +150,12 @@ class _Known:
     names: bool = False
     """The sounds-like with its letters' names: for the rewrite, not for choosing candidates
     (at a likeness of :data:`CANDIDATE`, "tensor ar tee" comes near "is nice today")."""
+    misheard: bool = False
+    """Words a recogniser wrote for the entry said by a speech voice
+    (:mod:`dictate.writing.vocabulary_harvest`): only what comes near them is put to the judge
+    (:meth:`VocabularyMatcher.near`), never rewritten on its own."""
+    own: tuple[str, ...] = ()
+    """The letters of the entry's own forms: a run that is one of them is matched already."""
 
 
 LETTER_NAMES = dict(zip("abcdefghijklmnopqrstuvwxyz", (
@@ -190,6 +199,13 @@ class Match:
     end: int
     entry: VocabularyEntry
     score: float
+    misheard: bool = False
+    """Found near words a recogniser wrote for the entry (:attr:`_Known.misheard`), not near
+    the entry's own forms."""
+
+
+RULE_SCORE = 2.0
+"""An exact rule's score: above any other match (1.0 at most), so it is applied first."""
 
 
 class VocabularyMatcher:
@@ -197,7 +213,14 @@ class VocabularyMatcher:
     with entries whose length could match it (:data:`MIN_LENGTH_RATIO`), and a comparison is
     cut short where :class:`~difflib.SequenceMatcher`'s quick upper bounds already fall short."""
 
-    def __init__(self, entries: Sequence[VocabularyEntry], threshold: float = THRESHOLD) -> None:
+    def __init__(
+        self,
+        entries: Sequence[VocabularyEntry],
+        threshold: float = THRESHOLD,
+        misheard: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    ) -> None:
+        """``misheard``: for an entry's key, the words recognisers wrote for it said by speech
+        voices (:func:`dictate.writing.vocabulary_harvest.load_misheard`)."""
         self.threshold = threshold
         self.entries = list(entries)
         # An entry is matched by how it sounds and by its written words alike (a recogniser
@@ -212,17 +235,38 @@ class VocabularyMatcher:
             for e in self.entries
             for words, keep, names in _forms(e)
         ]  # fmt: skip
-        self._longest = max((k.words for k in self._known), default=0) + MAX_EXTRA_WORDS
+        # "when you hear X, write Y": exact, by letters, before anything else
+        self._rules: dict[str, list[_Known]] = {}
+        for e in self.entries:
+            for rule in e.heard:
+                words = rule.split()
+                known = _Known(e, len(words), letters(words), "", letters([e.written]))
+                self._rules.setdefault(known.letters, []).append(known)
+        misheard = misheard or {}
+        heard = [
+            _Known(e, len(words), letters(words), sound_key(letters(words)),
+                   letters([e.written]), misheard=True,
+                   own=tuple({letters([e.written]), *(letters(f) for f, _, _ in _forms(e))}))
+            for e in self.entries
+            for words in dict.fromkeys(tuple(w) for w in misheard.get(e.key, ()))
+            if letters(words)
+        ]  # fmt: skip
+        self._longest = max((k.words for k in [*self._known, *heard, *self._all_rules()]),
+                            default=0) + MAX_EXTRA_WORDS  # fmt: skip
         self._exact: dict[str, list[_Known]] = {}
         self._by_length: dict[int, list[_Known]] = {}
         for known in self._known:
             for key in {known.letters, known.written_letters}:
                 self._exact.setdefault(key, []).append(known)
+        for known in [*self._known, *heard]:
             if len(known.letters) >= MIN_FUZZY_LETTERS:
                 self._by_length.setdefault(len(known.letters), []).append(known)
 
+    def _all_rules(self) -> list[_Known]:
+        return [k for rules in self._rules.values() for k in rules]
+
     def __bool__(self) -> bool:
-        return bool(self._known)
+        return bool(self._known or self._rules)
 
     def _runs(self, words: Sequence[str]) -> list[tuple[int, int, str]]:
         return [
@@ -241,6 +285,8 @@ class VocabularyMatcher:
 
         for start, end, run in self._runs(words):
             count = end - start
+            found += [Match(start, end, k.entry, RULE_SCORE) for k in self._rules.get(run, ())
+                      if k.words == count]  # fmt: skip
             exact = {
                 id(k) for k in self._exact.get(run, ()) if abs(count - k.words) <= MAX_EXTRA_WORDS
             }
@@ -250,7 +296,9 @@ class VocabularyMatcher:
             sound = ""
             for length in range(max(low, MIN_FUZZY_LETTERS), high + 1):
                 for known in self._by_length.get(length, ()):
-                    if id(known) in exact or abs(count - known.words) > MAX_EXTRA_WORDS:
+                    if known.misheard or id(known) in exact:
+                        continue
+                    if abs(count - known.words) > MAX_EXTRA_WORDS:
                         continue
                     if known.keep is not None and not _kept_most(known, heard(start, end)):
                         continue
@@ -282,7 +330,9 @@ class VocabularyMatcher:
             sound = sound_key(run)
             for length in range(math.ceil(len(run) / 3), 3 * len(run) + 1):
                 for known in self._by_length.get(length, ()):
-                    if known.names or abs((end - start) - known.words) > MAX_EXTRA_WORDS:
+                    if known.names or known.misheard:
+                        continue
+                    if abs((end - start) - known.words) > MAX_EXTRA_WORDS:
                         continue
                     if known.letters in present or known.written_letters in present:
                         continue
@@ -305,6 +355,7 @@ class VocabularyMatcher:
         heard: Sequence[str],
         floor: float = JUDGE_FLOOR,
         matched: Sequence[Match] | None = None,
+        misheard_floor: float | None = None,
     ) -> list[Match]:
         """Runs of ``heard`` that come near an entry (a likeness of ``floor`` or more: the mean
         similarity of letters and sound keys, any form of the entry; a run of a third to three
@@ -314,8 +365,11 @@ class VocabularyMatcher:
         today" is not "pneumothorax", whose run would eat "today") but are not matched by
         :meth:`matches`: each entry's
         :data:`JUDGE_PER_ENTRY` likeliest runs, at most :data:`MAX_JUDGED` in all, likeliest
-        first (``matched``: :meth:`matches` of ``heard``, where the caller has them). Whisper
-        judges them (:class:`~dictate.seam.vocabulary.VocabularyRefiner`)."""
+        first (``matched``: :meth:`matches` of ``heard``, where the caller has them). A run near
+        a misheard form of an entry needs a likeness of ``misheard_floor`` (None:
+        :data:`MISHEARD_FLOOR`) to it. Whisper judges them
+        (:class:`~dictate.seam.vocabulary.VocabularyRefiner`)."""
+        floors = {False: floor, True: MISHEARD_FLOOR if misheard_floor is None else misheard_floor}
         runs = [
             (start, end, letters(heard[start:end]))
             for start in range(len(heard))
@@ -333,7 +387,7 @@ class VocabularyMatcher:
                 for known in self._by_length.get(length, ()):
                     if abs((end - start) - known.words) > MAX_EXTRA_WORDS + 1:
                         continue
-                    if known.letters in present or known.written_letters in present:
+                    if present.intersection(known.own or (known.letters, known.written_letters)):
                         continue
                     # anchored needs a letter of the first and of the last few in common,
                     # and a ratio is at most 2 min / (sum) of the lengths: most pairs stop here
@@ -342,16 +396,17 @@ class VocabularyMatcher:
                         ends = edges[id(known)] = _edges(known.letters)
                     if not (head & ends[0] and tail & ends[1]):
                         continue
-                    if _length_bound(run, known.letters, sound, known.sound) < floor:
+                    least = floors[known.misheard]
+                    if _length_bound(run, known.letters, sound, known.sound) < least:
                         continue
                     a = SequenceMatcher(None, run, known.letters, autojunk=False)
                     b = SequenceMatcher(None, sound, known.sound, autojunk=False)
-                    if (a.quick_ratio() + b.quick_ratio()) / 2 < floor:
+                    if (a.quick_ratio() + b.quick_ratio()) / 2 < least:
                         continue
                     likeness = (a.ratio() + b.ratio()) / 2
-                    if likeness >= floor and anchored(run, known.letters, JUDGE_SLACK):
+                    if likeness >= least and anchored(run, known.letters, JUDGE_SLACK):
                         found.setdefault(id(known.entry), []).append(
-                            Match(start, end, known.entry, likeness)
+                            Match(start, end, known.entry, likeness, known.misheard)
                         )
         matched = self.matches(heard) if matched is None else matched
         taken = {(m.start, m.end) for m in matched}

@@ -50,6 +50,22 @@ def test_the_same_correction_twice_is_remembered_without_asking(window: Any) -> 
     assert "corrected it twice" in window.messages.label.text()
 
 
+def test_a_correction_to_an_entry_adds_the_words_heard_as_a_form_of_it(window: Any) -> None:
+    """Kowalczyk is an entry already, with the sounds-like the user gave: choosing it for "cal
+    al klyk" keeps that sounds-like and adds the words heard as a misheard form of the entry
+    (put to Whisper's judgement from the next dictation)."""
+    from dictate.writing.vocabulary import parse_entry
+    from dictate.writing.vocabulary_harvest import load_misheard
+
+    VocabularyFile().add([parse_entry("Kowalczyk = ko val chick")])
+    _dictate_and_correct(window, 1)
+    _offer(window).click()
+    entries = VocabularyFile().entries
+    assert [e.line() for e in entries] == ["Kowalczyk = ko val chick"]
+    assert load_misheard(entries) == {"Kowalczyk": [("cal", "al", "klyk")]}
+    assert "is now known as a way" in window.messages.label.text()
+
+
 def test_learning_turned_off_offers_nothing(window: Any) -> None:
     window.settings.learn_words = False
     _dictate_and_correct(window, 1)

@@ -14,12 +14,15 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from dictate.ui.dialogs.replacements_table import ReplacementsTable
 from dictate.writing.vocabulary import (
+    RULE_SEPARATOR,
+    RULES,
     SEPARATOR,
     VocabularyEntry,
     VocabularyFile,
@@ -30,14 +33,36 @@ from dictate.writing.vocabulary import (
 
 
 class VocabularyTable(ReplacementsTable):
-    """Rows of (written, sounds like)."""
+    """Rows of (written, sounds like, exact rules: the words heard that are always written as
+    it, separated by " | ")."""
 
     def __init__(self, entries: list[VocabularyEntry]) -> None:
         super().__init__([])
-        self.setHorizontalHeaderLabels(["Written", "Sounds like (if not as written)"])
+        self.setColumnCount(3)
+        self.setHorizontalHeaderLabels(
+            ["Written", "Sounds like (if not as written)", "When you hear (a | b)"]
+        )
         self.setAccessibleName("Your words")
         for entry in entries:
-            self.add(entry.written, entry.sounds)
+            self.add(entry.written, entry.sounds, RULE_SEPARATOR.join(entry.heard))
+
+    def add(self, written: str = "", sounds: str = "", heard: str = "") -> int:  # type: ignore[override]
+        index = super().add(written, sounds)
+        self.setItem(index, 2, QTableWidgetItem(heard))
+        return index
+
+    def rows(self) -> list[tuple[str, ...]]:  # type: ignore[override]
+        """(written, sounds like, exact rules) of every row."""
+        out = []
+        for index in range(self.rowCount()):
+            cells = [self.item(index, c) for c in (0, 1, 2)]
+            out.append(tuple(cell.text() if cell is not None else "" for cell in cells))
+        return out
+
+    def drop_empty_rows(self) -> None:
+        for index, row in reversed(list(enumerate(self.rows()))):
+            if not any(cell.strip() for cell in row):
+                self.removeRow(index)
 
 
 class VocabularyDialog(QDialog):
@@ -60,7 +85,9 @@ class VocabularyDialog(QDialog):
         intro = QLabel(
             "Names, terms and spellings written exactly as you give them. A near miss of one "
             "in what is recognised is written as the entry; “correct that” still offers what "
-            "was heard. Used from the next dictation."
+            "was heard. Words under “When you hear” are always written as the entry. Used "
+            "from the next dictation; how the recogniser mishears each new entry is heard in "
+            "the background."
         )
         intro.setWordWrap(True)
         buttons = QHBoxLayout()
@@ -95,11 +122,10 @@ class VocabularyDialog(QDialog):
         """The rows as entries, and one problem for each row that is not one."""
         entries, problems = [], []
         self.table.drop_empty_rows()
-        for number, (written, sounds) in enumerate(self.table.rows(), 1):
+        for number, (written, sounds, heard) in enumerate(self.table.rows(), 1):
+            line = f"{written}{SEPARATOR}{sounds}" if sounds.strip() else written
             try:
-                entries.append(
-                    parse_entry(f"{written}{SEPARATOR}{sounds}" if sounds.strip() else written)
-                )
+                entries.append(parse_entry(f"{line}{RULES}{heard}" if heard.strip() else line))
             except ValueError as exc:
                 problems.append(f"row {number}: {exc}")
         return entries, problems
@@ -132,12 +158,12 @@ class VocabularyDialog(QDialog):
         except (OSError, UnicodeDecodeError) as exc:
             self._say(f"{path} cannot be read: {getattr(exc, 'strerror', None) or exc}.")
             return
-        rows = {written: index for index, (written, _) in enumerate(self.table.rows())}
+        rows = {row[0]: index for index, row in enumerate(self.table.rows())}
         for entry in read:
             if entry.written in rows:
                 self.table.removeRow(rows.pop(entry.written))
-                rows = {w: i for i, (w, _) in enumerate(self.table.rows())}
-            self.table.add(entry.written, entry.sounds)
+                rows = {row[0]: i for i, row in enumerate(self.table.rows())}
+            self.table.add(entry.written, entry.sounds, RULE_SEPARATOR.join(entry.heard))
         skipped = f"; skipped {'; '.join(problems)}" if problems else ""
         self._say(f"{len(read)} entries imported from {Path(path).name}{skipped}.")
 

@@ -1,0 +1,209 @@
+"""The vocabulary's misheard forms (:mod:`dictate.writing.vocabulary_harvest`): harvested, then
+the runs near them and near the entries put to Whisper's judgement, replayed for each threshold.
+
+    python benchmarks/vocabulary_heard.py harvest --set dev|test [--voices piper,espeak,flite]
+        --out /tmp/vocab/misheard-dev.jsonl
+    python benchmarks/vocabulary_heard.py collect --set dev|test --misheard FILE
+        --out /tmp/vocab/rows-dev.jsonl
+    python benchmarks/vocabulary_heard.py tune /tmp/vocab/rows-dev.jsonl
+
+The sets: ``dev`` is benchmarks/vocabulary_dev.py's 24 entries, with how they sound
+(:data:`DEV_SOUNDS`, written before any decode with them); ``test`` is
+benchmarks/vocabulary_set.py's 44 entries and their sounds-like (``SOUNDS``), never used to
+choose a threshold. Each entry is said in its own sentence, and the same sentence with an ordinary
+word in its place (a decoy), by the Piper voice at two speeds (``length`` 0.9 and 1.15, noise
+0.667: other settings than the harvest's, which speaks without noise at 1.0 and 1.25) and by
+flite slt and espeak-ng en-us (the robustness set). ``harvest`` hears each entry with the app's
+harvest (the voices named; ``--voices espeak,flite`` leaves the natural voice out, to see what
+the harvest gives without the voice the sentences are said by). ``collect`` decodes each sentence
+with Whisper tiny.en as the second pass decodes a segment and records, for every run near an
+entry or a misheard form (a likeness of 0.45 and more), Whisper's scores of the words with the
+entry in its place against the words as heard, without and with a prompt naming the entries.
+``tune`` replays :meth:`dictate.seam.vocabulary.VocabularyRefiner._judged` over the records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from vocabulary_dev import DEV, judged  # noqa: E402
+from vocabulary_set import SET, SOUNDS  # noqa: E402
+
+DEV_SOUNDS = {
+    "Tchaikovsky": "chai cough ski", "Nakamura": "nah ka moo ra", "Wojciech": "voy check",
+    "Thibault": "tee bo", "Padraig": "paw rig", "Leicester": "lester",
+    "Schenectady": "ska neck ta dee", "Tallahassee": "tal a hassy",
+    "clopidogrel": "clo pid o grel", "metronidazole": "met ro nid a zole",
+    "furosemide": "fur oh se mide", "ondansetron": "on dan se tron",
+    "pneumothorax": "new mo thor ax", "stochastic": "sto cass tick",
+    "bronchiectasis": "bronk ee ek ta sis", "Grafana": "gra fah na",
+    "Terraform": "terra form", "DynamoDB": "dynamo d b", "Ansible": "an si ble",
+    "YouTube": "you tube", "Xiaomi": "show me", "Huawei": "wah way", "Ngozi": "en go zee",
+    "Eilidh": "ay lee",
+}  # fmt: skip
+PAD = np.zeros(4800, np.int16)
+
+
+def rows_of(which: str) -> list[tuple[str, str, str, str]]:
+    """(entry line, written, sentence, decoy) of the set."""
+    rows, sounds = (DEV, DEV_SOUNDS) if which == "dev" else (SET, SOUNDS)
+    return [(f"{e} = {sounds[e]}" if e in sounds else e, e, s, d) for e, s, d in rows]
+
+
+def sentence_voices() -> list[Any]:
+    from dictate.evaluation.commands_audio import Voice
+
+    return [Voice("piper", "joe", length=0.9), Voice("piper", "joe", length=1.15),
+            Voice("flite", "slt"), Voice("espeak", "en-us")]  # fmt: skip
+
+
+def harvest(args: argparse.Namespace) -> None:
+    import time
+
+    from dictate.audio.speech_voices import installed
+    from dictate.writing.vocabulary import parse_entry
+    from dictate.writing.vocabulary_harvest import (
+        VERSION,
+        MisheardFile,
+        harvest_entry,
+        whisper_decoder,
+    )
+
+    voices = [v for v in installed() if v.synth in args.voices.split(",")]
+    decode, model = whisper_decoder("tiny.en", threads=args.threads)
+    out = MisheardFile(Path(args.out))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).unlink(missing_ok=True)
+    took = []
+    for line, *_ in rows_of(args.set):
+        entry = parse_entry(line)
+        start = time.perf_counter()
+        forms = harvest_entry(entry, decode, voices)
+        took.append(time.perf_counter() - start)
+        out.append(entry, forms, by="harvest", model=model, version=VERSION,
+                   voices=[v.name for v in voices])  # fmt: skip
+        print(
+            f"{entry.written}: {took[-1]:.1f} s | " + "; ".join(" ".join(f) for f in forms),
+            flush=True,
+        )
+    print(f"per entry: median {np.median(took):.2f} s, voices {[v.name for v in voices]}")
+
+
+def collect(args: argparse.Namespace) -> None:
+    from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
+    from dictate.evaluation.commands_audio import synthesize
+    from dictate.writing.vocabulary import parse_entry
+    from dictate.writing.vocabulary_harvest import load_misheard
+    from dictate.writing.vocabulary_match import VocabularyMatcher
+
+    whisper = WhisperSecondPass(WhisperOptions(device="cpu", threads=args.threads))
+    table = rows_of(args.set)
+    entries = [parse_entry(line) for line, *_ in table]
+    misheard = load_misheard(entries, Path(args.misheard)) if args.misheard else {}
+    matcher = VocabularyMatcher(entries, misheard=misheard)
+    work = Path(args.work)
+    with Path(args.out).open("w") as f:
+        for voice in sentence_voices():
+            for _, written, sentence, decoy in table:
+                for kind, filler in (("entry", written), ("decoy", decoy)):
+                    said = sentence.format(filler)
+                    audio = np.concatenate([PAD, synthesize(said, voice, work), PAD])
+                    result = whisper.decode_audio(audio, 0.0)
+                    heard = [w.text for w in result.words] if result.verdict == "speech" else []
+                    matches = matcher.matches(heard)
+                    near = [
+                        m for m in matcher.near(heard, 0.45, matches, misheard_floor=0.45)
+                        if all(m.end <= c.start or m.start >= c.end for c in matches)
+                    ]  # fmt: skip
+                    row: dict[str, Any] = {
+                        "voice": voice.name, "kind": kind, "entry": written, "said": said,
+                        "heard": heard, "near": [],
+                        "matched": [[m.entry.written, m.start, m.end] for m in matches],
+                    }  # fmt: skip
+                    if near:
+                        row["near"], row["no_speech"] = judged(whisper, audio, heard, near)
+                    f.write(json.dumps(row) + "\n")
+                    f.flush()
+                    print(voice.name, kind, written, "|", " ".join(heard), flush=True)
+
+
+def replay(
+    rows: list[dict[str, Any]], own: tuple[float, float, float], heard: tuple[float, float, float]
+) -> dict[str, Any]:
+    """The refiner's choice on each row with (floor, named margin, plain margin) for runs near
+    an entry's own forms (``own``) and near its misheard forms (``heard``)."""
+    tally: dict[str, Any] = {}
+    for row in rows:
+        got = {w for w, _, _ in row["matched"]}
+        taken = [(s, e) for _, s, e in row["matched"]]
+        for near in sorted(row["near"], key=lambda n: -n["named"]):
+            floor, named, plain = heard if near.get("misheard") else own
+            if near["likeness"] < floor or near["named"] < named or near["plain"] < plain:
+                continue
+            if all(near["end"] <= a or near["start"] >= b for a, b in taken):
+                taken.append((near["start"], near["end"]))
+                got.add(near["entry"])
+        natural = row["voice"].startswith("piper")
+        t = tally.setdefault("natural" if natural else "robust", [0, 0, 0, 0, 0])
+        if row["kind"] == "entry":
+            t[0] += row["entry"] in got
+            t[1] += 1
+        else:
+            t[2] += row["entry"] in got
+            t[3] += 1
+        t[4] += bool(got - {row["entry"]})
+    return tally
+
+
+def tune(args: argparse.Namespace) -> None:
+    rows = [json.loads(line) for line in Path(args.file).read_text().splitlines()]
+    own = tuple(float(x) for x in args.own.split(","))
+    print(f"own forms at {own}")
+    for floor in [float(x) for x in args.floor.split(",")]:
+        for named in [float(x) for x in args.named.split(",")]:
+            for plain in [float(x) for x in args.plain.split(",")]:
+                tally = replay(rows, own, (floor, named, plain))  # type: ignore[arg-type]
+                text = "; ".join(
+                    f"{k}: entries {t[0]}/{t[1]} ({100 * t[0] / max(1, t[1]):.0f}%), decoys "
+                    f"{t[2]}/{t[3]}, other entry {t[4]}"
+                    for k, t in sorted(tally.items())
+                )
+                print(f"misheard floor {floor:.2f} named {named:5.1f} plain {plain:5.1f} | {text}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    h = sub.add_parser("harvest")
+    h.add_argument("--set", choices=("dev", "test"), default="dev")
+    h.add_argument("--voices", default="piper,espeak,flite")
+    h.add_argument("--out", required=True)
+    h.add_argument("--threads", type=int, default=2)
+    c = sub.add_parser("collect")
+    c.add_argument("--set", choices=("dev", "test"), default="dev")
+    c.add_argument("--misheard", default="")
+    c.add_argument("--out", required=True)
+    c.add_argument("--work", default="/tmp/vocab")
+    c.add_argument("--threads", type=int, default=2)
+    t = sub.add_parser("tune")
+    t.add_argument("file")
+    t.add_argument("--own", default="0.65,4,-2", help="floor,named,plain for the own forms")
+    t.add_argument("--floor", default="0.65,0.75,0.85,1.0")
+    t.add_argument("--named", default="-2,0,2,4")
+    t.add_argument("--plain", default="-6,-4,-2,0")
+    args = parser.parse_args(argv)
+    {"harvest": harvest, "collect": collect, "tune": tune}[args.action](args)
+
+
+if __name__ == "__main__":
+    main()
