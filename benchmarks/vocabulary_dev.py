@@ -146,30 +146,40 @@ def count(rows: list[dict[str, Any]], floor: float, named: float, plain: float) 
 
 
 def timing(repeats: int) -> None:
-    """The judge's cost, median of ``repeats``: finding the runs near entries in a 20-word
-    segment with 400 entries (made-up words of 6 to 14 letters: the cost grows with the
-    entries and their lengths, not with their meaning), and Whisper's scoring of one sentence's
-    runs."""
+    """The judge's cost, median of ``repeats``: finding the matches and the runs near entries
+    in a 20-word segment with 500 entries (made-up words of 6 to 14 letters: the cost grows
+    with the entries and their lengths, not with their meaning), without and with
+    :data:`~dictate.writing.vocabulary_harvest.MAX_FORMS` misheard forms each (made-up runs of
+    one to three words of 2 to 8 letters), and Whisper's scoring of one sentence's runs."""
     import random
     import statistics
     import time
 
     from dictate.asr.whisper_engine import WhisperSecondPass
     from dictate.writing.vocabulary import VocabularyEntry, parse_entry
+    from dictate.writing.vocabulary_harvest import MAX_FORMS
     from dictate.writing.vocabulary_match import MAX_CANDIDATES, VocabularyMatcher, naming
 
     rng = random.Random(7)
-    made_up = ["".join(rng.choice("abcdefghiklmnoprstuvy") for _ in range(rng.randint(6, 14)))
-               for _ in range(400)]  # fmt: skip
-    many = VocabularyMatcher([VocabularyEntry(w) for w in made_up])
+
+    def word(low: int, high: int) -> str:
+        return "".join(rng.choice("abcdefghiklmnoprstuvy") for _ in range(rng.randint(low, high)))
+
+    entries = [VocabularyEntry(word(6, 14)) for _ in range(500)]
+    forms = {e.key: [tuple(word(2, 8) for _ in range(rng.randint(1, 3))) for _ in range(MAX_FORMS)]
+             for e in entries}  # fmt: skip
     heard = ("the patient was started on clop in a grill after the stent and the nurse "
              "checked the levels again this morning").split()  # fmt: skip
-    took = []
-    for _ in range(repeats):
-        began = time.perf_counter()
-        many.near(heard)
-        took.append(time.perf_counter() - began)
-    print(f"near(): {len(heard)} words, 400 entries: median {statistics.median(took):.3f} s")
+    for label, many in (("500 entries", VocabularyMatcher(entries)),
+                        (f"500 entries, {MAX_FORMS} misheard forms each",
+                         VocabularyMatcher(entries, misheard=forms))):  # fmt: skip
+        took = []
+        for _ in range(repeats):
+            began = time.perf_counter()
+            many.near(heard, matched=many.matches(heard))
+            took.append(time.perf_counter() - began)
+        print(f"matches() and near(): {len(heard)} words, {label}: median "
+              f"{statistics.median(took):.3f} s")  # fmt: skip
     whisper = WhisperSecondPass()
     matcher = VocabularyMatcher([parse_entry(e) for e, _, _ in DEV])
     with tempfile.TemporaryDirectory(prefix="dictate-vocab-dev-") as tmp:

@@ -1,6 +1,9 @@
 """The vocabulary benchmark: sentences that each hold one rare entry (names, places, medicines,
-jargon, products with odd casing), read by flite and espeak-ng voices, and the same sentences
-with a plausible other word in the entry's place (decoys: a rewrite there is a false one).
+jargon, products with odd casing), read by flite and espeak-ng voices or the Piper voice
+(``piper:joe:0.9``: its length scale), and the same sentences with a plausible other word in the
+entry's place (decoys: a rewrite there is a false one). ``--misheard FILE`` gives the judged
+configuration the entries' misheard forms (benchmarks/vocabulary_heard.py harvest), as the app
+has them once an entry is harvested.
 
     .venv/bin/python benchmarks/vocabulary_set.py --voices flite:slt,flite:rms,espeak:en-us \\
         --json /tmp/vocabulary.json
@@ -121,7 +124,16 @@ def voices(spec: str) -> list[tuple[str, str]]:
 
 
 def say(voice: tuple[str, str], text: str, out: Path) -> None:
+    """``text`` said by ``voice`` into the WAV file ``out``: ("flite", name), ("espeak", name)
+    or ("piper", "joe:LENGTH"), the Piper voice at that length scale, noise 0.667."""
     tool, name = voice
+    if tool == "piper":
+        from dictate.evaluation.commands_audio import Voice, synthesize, write_wav
+
+        speaker, _, length = name.partition(":")
+        piper = Voice("piper", speaker, length=float(length or 1.0))
+        write_wav(out, synthesize(text, piper, Path(tempfile.gettempdir()) / "vocab-voices"))
+        return
     if tool == "flite":
         cmd = ["flite", "-voice", name, "-t", text, "-o", str(out)]
     else:
@@ -155,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         "--configs", default="", help="only these configurations (comma-separated names)"
     )
     parser.add_argument(
+        "--misheard", type=Path, default=None,
+        help="the entries' misheard forms (benchmarks/vocabulary_heard.py harvest): the judged "
+        "configuration uses them",
+    )  # fmt: skip
+    parser.add_argument(
         "--margin", type=float, default=None,
         help="the judged rewrite's margin (default: vocabulary_refiner.JUDGE_MARGIN)",
     )  # fmt: skip
@@ -169,9 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     from dictate.run.first_pass import FirstPass
     from dictate.seam.second_pass import SecondPassRefiner
     from dictate.seam.vocabulary import VocabularyRefiner
+    from dictate.writing.vocabulary_harvest import load_misheard
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
     matcher = VocabularyMatcher(entries)
+    misheard = load_misheard(entries, args.misheard) if args.misheard else {}
+    heard = VocabularyMatcher(entries, misheard=misheard)
     passes = [SecondPassRefiner(second)] if second is not None else []
     # (the entries written exactly, the refiners, whether PocketSphinx gets the entries)
     configs: dict[str, tuple[Any, Any, bool]] = {
@@ -187,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "judged by Whisper (the default)": (
                     tuple(entries),
-                    [*passes, VocabularyRefiner(matcher, judge=second, margin=args.margin)],
+                    [*passes, VocabularyRefiner(heard, judge=second, margin=args.margin)],
                     True,
                 )
             }

@@ -38,12 +38,13 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
 desktop = pytest.fixture(scope="module", name="desktop")(desktop_servers)
 
 
-def _dictated(app: App, pulse: PulseServer, speech: Path) -> str:
+def _dictated(app: App, pulse: PulseServer, speech: Path, times: int = 1) -> str:
+    """The document's text once the sentence said (the ``times``-th time in it) is final."""
     app.wait_ready()
     app.start()
     speak(pulse, speech)
     wait_for(
-        lambda: "today" in app.document().text.lower() and not app.document().pending,
+        lambda: app.document().text.lower().count("today") >= times and not app.document().pending,
         120,
         "the sentence to be final",
         app,
@@ -117,3 +118,30 @@ def _the_words_heard_are_kept(app: App, server: XServer, text: str, folder: Path
     key("ctrl+z")
     wait_for(lambda: "exported" not in app.document().text, 60, "the sentence undone", app,
              app.document)  # fmt: skip
+
+
+@needs_tiny_en
+def test_a_word_added_while_the_window_runs_is_written_at_the_next_dictation(
+    desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
+) -> None:
+    """The window is running, without the entry: the sentence is not written "TensorRT". The
+    entry is added from a terminal (``dictate vocabulary add``, as a user would while the
+    window runs; the dialog writes the same file); the next dictation, in the same window with
+    nothing restarted, writes it. (Until 2026-12-06 the window kept its first pipeline, and the
+    entry waited for a settings change.)"""
+    import sys
+
+    server, pulse = desktop
+    app = App(server, pulse, tmp_path, second_pass="auto", commit_after_ms=1500)
+    try:
+        before = _dictated(app, pulse, speech)
+        assert "TensorRT" not in before, before
+        added = subprocess.run(
+            [sys.executable, "-m", "dictate", "vocabulary", "add", "TensorRT = tensor r t"],
+            env=app.env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        after = _dictated(app, pulse, speech, times=2)
+        assert after.count("TensorRT") == 1 and after.startswith(before.strip()), after
+    finally:
+        app.close()

@@ -53,7 +53,7 @@ CARRIERS = (
 an entry said alone is heard differently (Whisper writes a sentence of it)."""
 PAD_S = 0.3
 """Silence put before and after each sentence (the segmenter's pre-roll and end)."""
-MAX_FORMS = 24
+MAX_FORMS = 8
 """Forms kept for one entry, the most heard first."""
 NO_HARVEST_ENV = "DICTATE_NO_HARVEST"
 """Set (to anything but "" or "0"): :func:`start_harvest` starts nothing (the test suite)."""
