@@ -25,6 +25,7 @@ entry in its place against the words as heard, without and with a prompt naming 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -119,7 +120,8 @@ def collect(args: argparse.Namespace) -> None:
                     said = sentence.format(filler)
                     audio = np.concatenate([PAD, synthesize(said, voice, work), PAD])
                     result = whisper.decode_audio(audio, 0.0)
-                    heard = [w.text for w in result.words] if result.verdict == "speech" else []
+                    words = result.words if result.verdict == "speech" else []
+                    heard = [w.text for w in words]
                     matches = matcher.matches(heard)
                     near = [
                         m for m in matcher.near(heard, 0.45, matches, misheard_floor=0.45)
@@ -128,6 +130,7 @@ def collect(args: argparse.Namespace) -> None:
                     row: dict[str, Any] = {
                         "voice": voice.name, "kind": kind, "entry": written, "said": said,
                         "heard": heard, "near": [],
+                        "confidences": [round(w.confidence, 4) for w in words],
                         "matched": [[m.entry.written, m.start, m.end] for m in matches],
                     }  # fmt: skip
                     if near:
@@ -138,10 +141,14 @@ def collect(args: argparse.Namespace) -> None:
 
 
 def replay(
-    rows: list[dict[str, Any]], own: tuple[float, float, float], heard: tuple[float, float, float]
+    rows: list[dict[str, Any]],
+    own: tuple[float, float, float],
+    heard: tuple[float, float, float],
+    sure: float = 2.0,
 ) -> dict[str, Any]:
     """The refiner's choice on each row with (floor, named margin, plain margin) for runs near
-    an entry's own forms (``own``) and near its misheard forms (``heard``)."""
+    an entry's own forms (``own``) and near its misheard forms (``heard``), the latter not
+    where every word of the run was heard with a probability of ``sure`` or more."""
     tally: dict[str, Any] = {}
     for row in rows:
         got = {w for w, _, _ in row["matched"]}
@@ -149,6 +156,9 @@ def replay(
         for near in sorted(row["near"], key=lambda n: -n["named"]):
             floor, named, plain = heard if near.get("misheard") else own
             if near["likeness"] < floor or near["named"] < named or near["plain"] < plain:
+                continue
+            sure_of = row.get("confidences", [])[near["start"] : near["end"]]
+            if near.get("misheard") and sure_of and min(sure_of) >= sure:
                 continue
             if all(near["end"] <= a or near["start"] >= b for a, b in taken):
                 taken.append((near["start"], near["end"]))
@@ -165,20 +175,48 @@ def replay(
     return tally
 
 
+def recheck(rows: list[dict[str, Any]], which: str, misheard: Path) -> None:
+    """The runs of ``rows`` found again with the misheard forms the app loads from
+    ``misheard`` now (:func:`load_misheard`, at most ``MAX_FORMS`` a harvest): a run no longer
+    found is dropped, each kept one takes its likeness now (the scores stand: Whisper's scores
+    of a text do not depend on how it was found)."""
+    from dictate.writing.vocabulary import parse_entry
+    from dictate.writing.vocabulary_harvest import load_misheard
+    from dictate.writing.vocabulary_match import VocabularyMatcher
+
+    entries = [parse_entry(line) for line, *_ in rows_of(which)]
+    matcher = VocabularyMatcher(entries, misheard=load_misheard(entries, misheard))
+    for row in rows:
+        matches = matcher.matches(row["heard"])
+        now = {(m.entry.written, m.start, m.end): m
+               for m in matcher.near(row["heard"], 0.45, matches, misheard_floor=0.45)}  # fmt: skip
+        kept = []
+        for near in row["near"]:
+            found = now.get((near["entry"], near["start"], near["end"]))
+            if found is not None:
+                kept.append({**near, "likeness": found.score, "misheard": found.misheard})
+        row["near"] = kept
+
+
 def tune(args: argparse.Namespace) -> None:
     rows = [json.loads(line) for line in Path(args.file).read_text().splitlines()]
+    if args.misheard:
+        recheck(rows, args.set, Path(args.misheard))
     own = tuple(float(x) for x in args.own.split(","))
     print(f"own forms at {own}")
-    for floor in [float(x) for x in args.floor.split(",")]:
-        for named in [float(x) for x in args.named.split(",")]:
-            for plain in [float(x) for x in args.plain.split(",")]:
-                tally = replay(rows, own, (floor, named, plain))  # type: ignore[arg-type]
-                text = "; ".join(
-                    f"{k}: entries {t[0]}/{t[1]} ({100 * t[0] / max(1, t[1]):.0f}%), decoys "
-                    f"{t[2]}/{t[3]}, other entry {t[4]}"
-                    for k, t in sorted(tally.items())
-                )
-                print(f"misheard floor {floor:.2f} named {named:5.1f} plain {plain:5.1f} | {text}")
+    grid = itertools.product(
+        *([float(x) for x in values.split(",")]
+          for values in (args.floor, args.named, args.plain, args.sure))
+    )  # fmt: skip
+    for floor, named, plain, sure in grid:
+        tally = replay(rows, own, (floor, named, plain), sure)  # type: ignore[arg-type]
+        text = "; ".join(
+            f"{k}: entries {t[0]}/{t[1]} ({100 * t[0] / max(1, t[1]):.0f}%), decoys "
+            f"{t[2]}/{t[3]}, other entry {t[4]}"
+            for k, t in sorted(tally.items())
+        )
+        print(f"misheard floor {floor:.2f} named {named:5.1f} plain {plain:5.1f} sure "
+              f"{sure:4.2f} | {text}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -197,10 +235,13 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--threads", type=int, default=2)
     t = sub.add_parser("tune")
     t.add_argument("file")
+    t.add_argument("--set", choices=("dev", "test"), default="dev")
+    t.add_argument("--misheard", default="", help="find the runs again with these forms")
     t.add_argument("--own", default="0.65,4,-2", help="floor,named,plain for the own forms")
     t.add_argument("--floor", default="0.65,0.75,0.85,1.0")
     t.add_argument("--named", default="-2,0,2,4")
     t.add_argument("--plain", default="-6,-4,-2,0")
+    t.add_argument("--sure", default="2", help="a run heard this surely is not rewritten")
     args = parser.parse_args(argv)
     {"harvest": harvest, "collect": collect, "tune": tune}[args.action](args)
 

@@ -132,7 +132,7 @@ def say(voice: tuple[str, str], text: str, out: Path) -> None:
 
         speaker, _, length = name.partition(":")
         piper = Voice("piper", speaker, length=float(length or 1.0))
-        write_wav(out, synthesize(text, piper, Path(tempfile.gettempdir()) / "vocab-voices"))
+        write_wav(out, synthesize(text, piper, Path(tempfile.gettempdir()) / "vocab"))
         return
     if tool == "flite":
         cmd = ["flite", "-voice", name, "-t", text, "-o", str(out)]

@@ -14,7 +14,7 @@ import pytest
 
 from dictate.asr.engine import Word
 from dictate.seam.segment import ClosedSegment, settle
-from dictate.seam.vocabulary import VocabularyRefiner
+from dictate.seam.vocabulary import MISHEARD_SURE, VocabularyRefiner
 from dictate.writing.vocabulary import VocabularyFile, parse_entry
 from dictate.writing.vocabulary_harvest import (
     CARRIERS,
@@ -120,8 +120,8 @@ class ScriptedJudge:
         return Scored([plain, named], 0.0)
 
 
-def segment(words: list[str]) -> ClosedSegment:
-    timed = [Word(w, 0.2 * i, 0.2 * i + 0.15, 0.9) for i, w in enumerate(words)]
+def segment(words: list[str], confidence: float = 0.5) -> ClosedSegment:
+    timed = [Word(w, 0.2 * i, 0.2 * i + 0.15, confidence) for i, w in enumerate(words)]
     return ClosedSegment(1, 0.0, 2.0, "silence", timed, np.zeros(32000, np.int16), 0.0)
 
 
@@ -142,6 +142,9 @@ def test_a_run_near_a_misheard_form_is_rewritten_only_where_whisper_agrees() -> 
     assert [w.text for w in words] == "please ask no when to call".split()
     # without a judge, a misheard form is never rewritten on its own
     assert settle(segment("no when".split()), [VocabularyRefiner(matcher)]).by == ""
+    # words the recogniser heard surely are what was said, whatever Whisper's judgement
+    sure = segment("please ask no when to call".split(), confidence=MISHEARD_SURE)
+    assert settle(sure, [VocabularyRefiner(matcher, judge=agrees)]).by == ""
 
 
 def cli(*args: str) -> tuple[int, str, str]:

@@ -176,9 +176,9 @@ class MisheardFile:
 def load_misheard(
     entries: Sequence[VocabularyEntry], path: Path | None = None
 ) -> dict[str, list[tuple[str, ...]]]:
-    """For each of ``entries``' keys, its misheard forms (harvested or from corrections, by
-    any model), in the order recorded; entries with none are left out. A file that cannot be
-    read gives none: the entries' own forms still work."""
+    """For each of ``entries``' keys, its misheard forms (harvested, at most :data:`MAX_FORMS`
+    a harvest, or from corrections, by any model), in the order recorded; entries with none are
+    left out. A file that cannot be read gives none: the entries' own forms still work."""
     wanted = {(e.written, e.sounds): e.key for e in entries}
     out: dict[str, list[tuple[str, ...]]] = {}
     try:
@@ -191,7 +191,8 @@ def load_misheard(
         if key is None:
             continue
         forms = out.setdefault(key, [])
-        for form in record.get("heard") or ():
+        heard = record.get("heard") or []
+        for form in heard[:MAX_FORMS] if record.get("by") == "harvest" else heard:
             words = tuple(str(w) for w in form) if isinstance(form, list) else ()
             if words and words not in forms:
                 forms.append(words)

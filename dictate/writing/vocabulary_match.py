@@ -14,6 +14,11 @@ better score wins, then the earlier run.
 
 The threshold and the keys were set on a handful of made-up examples (tests/test_vocabulary.py),
 before the benchmark's sentences were decoded; they were not tuned on a development set.
+
+An entry's exact rules (:attr:`~dictate.writing.vocabulary.VocabularyEntry.heard`: "when you
+hear X, write Y") are matched first, by letters, as whole words. Its misheard forms (the words
+Whisper wrote for it said by speech voices: :mod:`dictate.writing.vocabulary_harvest`) are only
+looked for by :meth:`VocabularyMatcher.near`: a run near one goes to Whisper's judgement.
 :meth:`VocabularyMatcher.candidates` chooses the entries Whisper's prompt names for a second
 decode of a segment, and :func:`only_entries_changed` says whether its words may be taken.
 """
