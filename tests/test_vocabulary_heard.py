@@ -215,3 +215,31 @@ def test_each_installed_voice_says_a_text_the_same_way_each_time() -> None:
         assert first.dtype == np.int16 and 0.8 < len(first) / 16000 < 5.0, voice
         assert np.abs(first).max() > 3000, voice  # speech, not silence
         assert np.array_equal(say("Please ask Nguyen again.", voice), first), voice
+
+
+def test_the_background_harvest_starts_only_where_an_entry_is_not_heard_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What would be started is recorded, not run (the harvest itself is run for real by the
+    CLI test below): nothing where every entry was heard, where there is no second pass, or
+    with the switch the test suite sets; the CLI, niced and in its own session, otherwise."""
+    from dictate.writing import vocabulary_harvest
+
+    started: list[tuple[list[str], dict[str, Any]]] = []
+    monkeypatch.setattr(vocabulary_harvest.subprocess, "Popen",
+                        lambda command, **kw: started.append((command, kw)))  # fmt: skip
+    assert not vocabulary_harvest.start_harvest("auto")  # the suite's switch
+    monkeypatch.delenv(vocabulary_harvest.NO_HARVEST_ENV)
+    assert not vocabulary_harvest.start_harvest("auto")  # no entries
+    entry = parse_entry("Nguyen = new win")
+    VocabularyFile().add([entry])
+    assert not vocabulary_harvest.start_harvest("off")
+    assert vocabulary_harvest.start_harvest("auto")
+    ((command, options),) = started
+    assert command[1:5] == ["-m", "dictate", "vocabulary", "harvest"]
+    assert options["start_new_session"] and options["preexec_fn"] is not None
+    MisheardFile(vocabulary_harvest.misheard_path()).append(
+        entry, [("new", "in")], by="harvest", model="tiny.en", version=vocabulary_harvest.VERSION
+    )
+    assert not vocabulary_harvest.start_harvest("auto")  # heard: nothing to start
+    assert len(started) == 1

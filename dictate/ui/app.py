@@ -280,13 +280,10 @@ def run_app(command: str | None = None) -> int:
 def _harvest_later(settings: Any) -> None:
     """Entries not heard yet (added while the app was closed, or a harvest cut short): heard
     in the background (:mod:`dictate.writing.vocabulary_harvest`)."""
-    from dictate.writing.vocabulary import load_vocabulary
-    from dictate.writing.vocabulary_harvest import harvest_model, pending, start_harvest
+    from dictate.writing.vocabulary_harvest import start_harvest
 
-    model = harvest_model(settings.second_pass)
     try:
-        if model is not None and pending(load_vocabulary(), model):
-            start_harvest(settings.second_pass)
+        start_harvest(settings.second_pass)
     except Exception:  # nothing the user waits for: the entries work without their forms
         log.warning("the vocabulary's harvest was not started", exc_info=True)
 

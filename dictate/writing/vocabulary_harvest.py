@@ -273,8 +273,16 @@ def start_harvest(second_pass: str = "auto") -> bool:
     """Start ``dictate vocabulary harvest`` in the background for the second pass
     ``second_pass`` (a setting's value), at a low priority: the user waits for nothing and
     dictation keeps its CPU. False where nothing was started (no second pass to harvest for,
-    turned off by :data:`NO_HARVEST_ENV`, or it could not start)."""
-    if os.environ.get(NO_HARVEST_ENV, "") not in ("", "0") or harvest_model(second_pass) is None:
+    every entry heard already, turned off by :data:`NO_HARVEST_ENV`, or it could not start):
+    the dialog's OK with nothing changed starts no process."""
+    model = harvest_model(second_pass)
+    if os.environ.get(NO_HARVEST_ENV, "") not in ("", "0") or model is None:
+        return False
+    try:
+        if not pending(load_vocabulary(), _model_name(model)):
+            return False
+    except OSError as exc:
+        log.warning("the vocabulary's misheard forms could not be read: %s", exc)
         return False
     command = [sys.executable, "-m", "dictate", "vocabulary", "harvest", "--quiet",
                "--second-pass", second_pass]  # fmt: skip
