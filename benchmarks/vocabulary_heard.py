@@ -80,7 +80,8 @@ def harvest(args: argparse.Namespace) -> None:
         whisper_decoder,
     )
 
-    voices = [v for v in installed() if v.synth in args.voices.split(",")]
+    wanted = args.voices.split(",")
+    voices = [v for v in installed() if v.synth in wanted or v.name in wanted]
     decode, model = whisper_decoder("tiny.en", threads=args.threads)
     out = MisheardFile(Path(args.out))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -189,7 +190,7 @@ def recheck(rows: list[dict[str, Any]], which: str, misheard: Path) -> None:
     for row in rows:
         matches = matcher.matches(row["heard"])
         now = {(m.entry.written, m.start, m.end): m
-               for m in matcher.near(row["heard"], 0.45, matches, misheard_floor=0.45)}  # fmt: skip
+               for m in matcher.near(row["heard"], matched=matches)}  # fmt: skip
         kept = []
         for near in row["near"]:
             found = now.get((near["entry"], near["start"], near["end"]))
