@@ -174,7 +174,7 @@ def test_the_onnx_runtime_build_follows_the_gpu(
     out, calls = install_with(tmp_path, fake, **env)
     extra = expected.split()[0]
     assert f"ONNX Runtime: {expected}" in out
-    assert f"pip install -q {ROOT}[{extra}]" in calls
+    assert f"pip install -q {ROOT}[{extra},voices]" in calls  # and the speech voice
     assert not any(c.startswith("pip uninstall") for c in calls)  # nothing to take out
     assert calls[-1] == "dictate --self-test"
 
@@ -195,7 +195,7 @@ def test_the_build_can_be_forced_either_way(tmp_path: Path, force: str) -> None:
         assert f"ONNX Runtime: {want} (asked for)" in out
         assert f"pip uninstall -q -y {earlier}" in calls
         assert calls.index(f"pip uninstall -q -y {earlier}") < calls.index(
-            f"pip install -q {ROOT}[{want}]"
+            f"pip install -q {ROOT}[{want},voices]"
         )
     assert run("--which-runtime", "--cpu").stdout.strip() == "cpu (asked for)"
     bad = run("--which-runtime", env={**os.environ, "DICTATE_RUNTIME": "cuda"})

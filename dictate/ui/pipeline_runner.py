@@ -48,10 +48,9 @@ class Loaded:
 
 
 def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | None]:
-    """The segmenter's and the text stage's options, and the commit delay, of settings
-    ``s`` and ``vocabulary`` (the entries; None: as the file holds them now): the same for the
-    pipeline, a file's parallel run and the audio recognised again after a crash
-    (:mod:`dictate.ui.audio_recovery`)."""
+    """The segmenter's and the text stage's options and the commit delay of settings ``s`` and
+    ``vocabulary`` (None: the file's now), the same for the pipeline, a file's parallel run and
+    the audio recognised again after a crash (:mod:`dictate.ui.audio_recovery`)."""
     from dictate.asr.segmenter import SegmenterOptions
     from dictate.punctuation.options import StreamingOptions
     from dictate.run.assembly import TextOptions
@@ -172,10 +171,8 @@ class DictationController(QObject):
             log.info("preloading failed: %s", exc)
 
     def _ready_pipeline(self, s: Settings) -> Pipeline:
-        """The pipeline for settings ``s`` and the vocabulary as its file holds it now, built
-        once and reused across runs. A changed vocabulary (the dialog, ``dictate vocabulary
-        add``, a word learned) builds a new pipeline at the next start around the loaded
-        models: their processes are not started again."""
+        """The pipeline for settings ``s`` and the vocabulary's files now, reused across runs; a
+        change of either builds a new one around the loaded models (no process restarted)."""
         from dictate.asr.loader import load_engine, load_second_pass
         from dictate.asr.registry import abilities_of, options_of, spec_of
         from dictate.punctuation.model import load_punctuation_model
@@ -184,11 +181,11 @@ class DictationController(QObject):
         from dictate.writing.vocabulary_harvest import load_misheard
 
         vocabulary = load_vocabulary()
-        misheard = load_misheard(vocabulary)  # (forms heard since: a new pipeline)
         key = (
             s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
             s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
-            repr(s.replacements), s.second_pass, tuple(vocabulary), repr(sorted(misheard.items())),
+            repr(s.replacements), s.second_pass, tuple(vocabulary),
+            repr(sorted(load_misheard(vocabulary).items())),  # forms heard since: a new one
         )  # fmt: skip
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
@@ -213,15 +210,8 @@ class DictationController(QObject):
         engine = self._cache["engine"]
         options, text, commit_after = run_options(s, vocabulary)
         second = self._cache["second"]
-        built = build_pipeline(
-            engine,
-            model,
-            self._on_event,
-            text,
-            options,
-            second_pass=second,
-            commit_after=commit_after,
-        )
+        built = build_pipeline(engine, model, self._on_event, text, options, second_pass=second,
+                               commit_after=commit_after)  # fmt: skip
         old = self._pipeline
         self._pipeline, off = built.pipeline, built.punctuation_off
         # The old pipeline's second decode of commands may hold a child process (the window's

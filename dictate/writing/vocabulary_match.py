@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from itertools import chain
 
+from dictate.writing.letter_pairs import PairIndex
 from dictate.writing.vocabulary import VocabularyEntry
 
 THRESHOLD = 0.8
@@ -94,15 +93,6 @@ letters, or of their sound keys, overlap this much (Dice's coefficient of the tw
 the development set (0.5 lost one); with 500 entries of 8 forms each, the search of a 21-word
 segment took 0.26 s here (1.17 s comparing every form, 0.14 s without forms:
 ``benchmarks/vocabulary_dev.py --time 5``)."""
-
-
-def _pairs(text: str) -> set[str]:
-    """The pairs of adjacent letters of ``text``."""
-    return {text[i : i + 2] for i in range(len(text) - 1)}
-
-
-def _dice(shared: int, a: int, b: int) -> float:
-    return 2 * shared / (a + b) if a + b else 0.0
 
 
 def letters(words: Sequence[str]) -> str:
@@ -288,15 +278,10 @@ class VocabularyMatcher:
         # The misheard forms, by the pairs of letters of their letters and of their sound keys:
         # a run is compared only with the forms it shares enough pairs with (500 entries of 8
         # forms each, compared with every run as the entries are, took 1.2 s a segment).
-        self._heard = [k for k in heard if len(k.letters) >= MIN_FUZZY_LETTERS]
-        self._heard_sizes = [(len(_pairs(k.letters)), len(_pairs(k.sound))) for k in self._heard]
-        self._letter_pairs: dict[str, list[int]] = {}
-        self._sound_pairs: dict[str, list[int]] = {}
-        for index, known in enumerate(self._heard):
-            for pair in _pairs(known.letters):
-                self._letter_pairs.setdefault(pair, []).append(index)
-            for pair in _pairs(known.sound):
-                self._sound_pairs.setdefault(pair, []).append(index)
+        self._heard: PairIndex[_Known] = PairIndex()
+        for known in heard:
+            if len(known.letters) >= MIN_FUZZY_LETTERS:
+                self._heard.add(known, known.letters, known.sound)
 
     def _all_rules(self) -> list[_Known]:
         return [k for rules in self._rules.values() for k in rules]
@@ -421,7 +406,7 @@ class VocabularyMatcher:
             head, tail = _edges(run)
             candidates = [known for length in range(math.ceil(len(run) / 3), 3 * len(run) + 1)
                           for known in self._by_length.get(length, ())]  # fmt: skip
-            candidates += self._heard_near(run, sound)
+            candidates += self._heard.near(run, sound, MISHEARD_PAIRS)
             for known in candidates:
                 if abs((end - start) - known.words) > MAX_EXTRA_WORDS + 1:
                     continue
@@ -460,28 +445,6 @@ class VocabularyMatcher:
                 if len(seen) == JUDGE_PER_ENTRY:
                     break
         return sorted(best, key=lambda m: -m.score)[:MAX_JUDGED]
-
-    def _heard_near(self, run: str, sound: str) -> list[_Known]:
-        """The misheard forms whose letters' or sound key's pairs of adjacent letters overlap
-        ``run``'s (letters) or ``sound``'s by :data:`MISHEARD_PAIRS` or more (Dice's
-        coefficient of the two sets; counted from an index of the pairs)."""
-        if not self._heard:
-            return []
-        run_pairs, sound_pairs = _pairs(run), _pairs(sound)
-        by_letters = Counter(chain.from_iterable(self._letter_pairs.get(p, ()) for p in run_pairs))
-        by_sound = Counter(chain.from_iterable(self._sound_pairs.get(p, ()) for p in sound_pairs))
-        out = []
-        for index in by_letters.keys() | by_sound.keys():
-            letter_pairs, sound_key_pairs = self._heard_sizes[index]
-            if (
-                max(
-                    _dice(by_letters[index], len(run_pairs), letter_pairs),
-                    _dice(by_sound[index], len(sound_pairs), sound_key_pairs),
-                )
-                >= MISHEARD_PAIRS
-            ):
-                out.append(self._heard[index])
-        return out
 
     def rewrite(self, words: Sequence[str]) -> list[str]:
         """``words`` with every match written as its entry (as whole words: its written form
