@@ -140,8 +140,8 @@ class WordLearning:
             vocabulary = VocabularyFile(self._path)
             entry = parse_entry(f"{written} = {sounds}" if sounds else written)
             existing = vocabulary.get(written)
-            if existing == entry:
-                return True
+            if existing == entry or (existing is not None and not sounds):
+                return True  # there already (its sounds-like and rules are the user's own)
             if existing is not None and sounds:
                 # An entry already: the words heard become a form of it that Whisper's
                 # judgement may write as it (its sounds-like stays the user's own).

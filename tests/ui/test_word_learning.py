@@ -180,3 +180,16 @@ def test_a_damaged_count_file_starts_counting_again(tmp_path: Path, caplog: Any)
     assert json.loads((tmp_path / COUNTS_FILE).read_text())["counts"] == [
         ["cal al klyk", "Kowalczyk", 1]
     ]
+
+
+def test_a_word_spelled_that_is_an_entry_already_keeps_the_entry_as_it_is(window: Any) -> None:
+    """Remembering a word that is an entry already, with nothing heard to add (a spelled word,
+    "add that to my words"), leaves the entry as the user wrote it: its sounds-like and exact
+    rules are not replaced by the bare word."""
+    from dictate.writing.vocabulary import parse_entry
+
+    VocabularyFile().add([parse_entry("Kowalczyk = ko val chick <- cal al klyk")])
+    assert window.event_view.learning.remember("Kowalczyk", "")
+    assert [e.line() for e in VocabularyFile().entries] == [
+        "Kowalczyk = ko val chick <- cal al klyk"
+    ]
