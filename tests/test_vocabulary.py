@@ -45,12 +45,15 @@ def test_an_entry_is_its_written_form_and_how_it_sounds() -> None:
     assert entry == VocabularyEntry("TensorRT", "tensor r t")
     assert entry.spoken == ["tensor", "r", "t"] and entry.line() == "TensorRT = tensor r t"
     assert parse_entry("Dr. Nguyen").spoken == ["dr", "nguyen"]
+    assert parse_entry("E=mc2 = e equals m c squared").written == "E=mc2"
     for bad, why in (
         ("", "as it is written"),
         (" = sounds", "as it is written"),
         ("...", "letter or digit"),
         ("a\tb", "one line"),
         ("x" * 101, "at most 100"),
+        # `vocabulary add 'Xochitl = so cheel' 'Tadhg = tyge'` once made one entry of both
+        ("Xochitl = so cheel Tadhg = tyge", "one entry has one ' = '"),
     ):
         with pytest.raises(ValueError, match=why):
             parse_entry(bad)

@@ -126,6 +126,11 @@ def parse_entry(text: str) -> VocabularyEntry:
         raise ValueError(f"{written[:40]!r}: an entry is at most {MAX_ENTRY_CHARS} characters")
     if not _WORD.search(written) or (sounds and not _WORD.search(sounds)):
         raise ValueError(f"{written!r}: an entry needs at least one letter or digit")
+    if SEPARATOR.strip() in sounds.split():
+        raise ValueError(
+            f"{written!r}: one entry has one ' = ' (several entries joined into one? add them "
+            "one at a time, or import a file of one a line)"
+        )
     if (arrow and not heard) or not all(_WORD.search(h) for h in heard):
         raise ValueError(f"{written!r}: each rule after '<-' needs the words heard, "
                          "separated by '|' ('Xochitl <- so chill | social')")  # fmt: skip
