@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from dictate.writing.letter_pairs import PairIndex
+import numpy as np
+
+from dictate.writing.letter_pairs import PairIndex, Shapes
 from dictate.writing.vocabulary import VocabularyEntry
 
 THRESHOLD = 0.8
@@ -90,8 +93,9 @@ MISHEARD_PAIRS = 0.4
 """A run is compared with a misheard form only where the pairs of adjacent letters of their
 letters, or of their sound keys, overlap this much (Dice's coefficient of the two sets):
 :meth:`VocabularyMatcher.near`'s quick filter for the forms. The highest that lost no entry of
-the development set (0.5 lost one); with 500 entries of 8 forms each, the search of a 21-word
-segment took 0.26 s here (1.17 s comparing every form, 0.14 s without forms:
+the development set (0.5 lost one). With 500 entries of 8 forms each, the search of a 21-word
+segment took 1.17 s here comparing every form, 0.26 s with this filter, and 0.04 s since the
+quick filters run for all forms at once (:mod:`dictate.writing.letter_pairs`;
 ``benchmarks/vocabulary_dev.py --time 5``)."""
 
 
@@ -120,19 +124,6 @@ def _at_least(a: str, b: str, floor: float) -> float | None:
         return None
     ratio = matcher.ratio()
     return ratio if ratio >= floor else None
-
-
-def _edges(text: str) -> tuple[set[str], set[str]]:
-    """The letters :func:`anchored` (with :data:`JUDGE_SLACK`) can match first and last."""
-    return set(text[: JUDGE_SLACK + 1]), set(text[-JUDGE_SLACK - 1 :])
-
-
-def _length_bound(a: str, b: str, c: str, d: str) -> float:
-    """The most the mean of the similarities of ``a`` and ``b`` and of ``c`` and ``d`` can be,
-    from their lengths alone."""
-    first = 2 * min(len(a), len(b)) / (len(a) + len(b))
-    second = 2 * min(len(c), len(d)) / (len(c) + len(d)) if c and d else 0.0
-    return (first + second) / 2
 
 
 def anchored(run: str, target: str, slack: int = 1) -> bool:
@@ -282,6 +273,14 @@ class VocabularyMatcher:
         for known in heard:
             if len(known.letters) >= MIN_FUZZY_LETTERS:
                 self._heard.add(known, known.letters, known.sound)
+        # near()'s quick filters, for all the forms at once (numpy): the entries' own forms
+        # by length, shortest first, and the misheard forms in the order indexed.
+        self._own = [k for n in sorted(self._by_length) for k in self._by_length[n]]
+        self._own_lengths = [len(k.letters) for k in self._own]
+        self._own_shapes, self._heard_shapes = (
+            Shapes([(k.words, k.letters, k.sound) for k in known], JUDGE_SLACK)
+            for known in (self._own, self._heard.items)
+        )
 
     def _all_rules(self) -> list[_Known]:
         return [k for rules in self._rules.values() for k in rules]
@@ -315,21 +314,21 @@ class VocabularyMatcher:
             low = math.ceil(MIN_LENGTH_RATIO * len(run))
             high = math.floor(len(run) / MIN_LENGTH_RATIO)
             sound = ""
-            for length in range(max(low, MIN_FUZZY_LETTERS), high + 1):
-                for known in self._by_length.get(length, ()):
-                    if known.misheard or id(known) in exact:
-                        continue
-                    if abs(count - known.words) > MAX_EXTRA_WORDS:
-                        continue
-                    if known.keep is not None and not _kept_most(known, heard(start, end)):
-                        continue
-                    similar = _at_least(run, known.letters, floor)
-                    if similar is None or not anchored(run, known.letters):
-                        continue
-                    sound = sound or sound_key(run)
-                    score = (similar + similarity(sound, known.sound)) / 2
-                    if score >= self.threshold:
-                        found.append(Match(start, end, known.entry, score))
+            lengths = np.arange(bisect_left(self._own_lengths, max(low, MIN_FUZZY_LETTERS)),
+                                bisect_right(self._own_lengths, high))  # fmt: skip
+            for index in self._own_shapes.sharing(count, run, floor, MAX_EXTRA_WORDS, lengths):
+                known = self._own[index]
+                if id(known) in exact:
+                    continue
+                if known.keep is not None and not _kept_most(known, heard(start, end)):
+                    continue
+                similar = _at_least(run, known.letters, floor)
+                if similar is None or not anchored(run, known.letters):
+                    continue
+                sound = sound or sound_key(run)
+                score = (similar + similarity(sound, known.sound)) / 2
+                if score >= self.threshold:
+                    found.append(Match(start, end, known.entry, score))
         chosen: list[Match] = []
         for match in sorted(found, key=lambda m: (-m.score, m.start, m.end - m.start)):
             if all(match.end <= c.start or match.start >= c.end for c in chosen):
@@ -398,35 +397,24 @@ class VocabularyMatcher:
         ]
         present = {run for _, _, run in runs}
         found: dict[int, list[Match]] = {}
-        edges: dict[int, tuple[set[str], set[str]]] = {}
         for start, end, run in runs:
             if not run:
                 continue
             sound = sound_key(run)
-            head, tail = _edges(run)
-            candidates = [known for length in range(math.ceil(len(run) / 3), 3 * len(run) + 1)
-                          for known in self._by_length.get(length, ())]  # fmt: skip
-            candidates += self._heard.near(run, sound, MISHEARD_PAIRS)
+            # anchored() needs a letter of the first and of the last few in common, and a
+            # ratio is at most 2 min / (sum) of the lengths: most forms stop here, all at once
+            count, extra = end - start, MAX_EXTRA_WORDS + 1
+            lengths = np.arange(bisect_left(self._own_lengths, math.ceil(len(run) / 3)),
+                                bisect_right(self._own_lengths, 3 * len(run)))  # fmt: skip
+            own = self._own_shapes.passing(count, run, sound, floors[False], extra, lengths)
+            paired = self._heard.near_indices(run, sound, MISHEARD_PAIRS)
+            heard_ = self._heard_shapes.passing(count, run, sound, floors[True], extra, paired)
+            candidates = [self._own[i] for i in own] + [self._heard.items[i] for i in heard_]
             for known in candidates:
-                if abs((end - start) - known.words) > MAX_EXTRA_WORDS + 1:
-                    continue
                 if present.intersection(known.own or (known.letters, known.written_letters)):
                     continue
-                # anchored needs a letter of the first and of the last few in common,
-                # and a ratio is at most 2 min / (sum) of the lengths: most pairs stop here
-                ends = edges.get(id(known))
-                if ends is None:
-                    ends = edges[id(known)] = _edges(known.letters)
-                if not (head & ends[0] and tail & ends[1]):
-                    continue
                 least = floors[known.misheard]
-                if _length_bound(run, known.letters, sound, known.sound) < least:
-                    continue
-                a = SequenceMatcher(None, run, known.letters, autojunk=False)
-                b = SequenceMatcher(None, sound, known.sound, autojunk=False)
-                if (a.quick_ratio() + b.quick_ratio()) / 2 < least:
-                    continue
-                likeness = (a.ratio() + b.ratio()) / 2
+                likeness = (similarity(run, known.letters) + similarity(sound, known.sound)) / 2
                 if likeness >= least and anchored(run, known.letters, JUDGE_SLACK):
                     found.setdefault(id(known.entry), []).append(
                         Match(start, end, known.entry, likeness, known.misheard)
