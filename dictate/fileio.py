@@ -46,8 +46,11 @@ def atomic_write(
 
     A new file gets the permissions any program would give it (0666 less the umask; the
     temporary file's private 0600 is not kept); an existing file keeps its permissions. With
-    ``private`` (the app's own files) it is 0600 either way. A symbolic link is followed: the
-    file it points to is replaced, and the link stays.
+    ``private`` (the app's own files) it is 0600 either way. A symbolic link is followed (the
+    file it points to is replaced, and the link stays), unless ``private``: the app's own files
+    are never links, so a link there is replaced by the file and what it pointed to is left
+    alone (a ``vocabulary.jsonl`` linked to another file had that file overwritten and made
+    0600).
 
     Raises:
         PermissionError: ``path`` exists and is read-only (unless ``keep_read_only`` is False:
@@ -57,9 +60,23 @@ def atomic_write(
             would otherwise replace a file its owner protected.
         OSError: Any other failure to write; the old file is untouched.
     """
-    path = Path(os.path.realpath(path))
+    path = (
+        Path(os.path.realpath(path.parent)) / path.name if private else Path(os.path.realpath(path))
+    )
     try:
-        mode = path.stat().st_mode & 0o7777
+        info = path.stat(follow_symlinks=not private)
+    except FileNotFoundError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file", str(path))
+        # A device or a named pipe (`-o /dev/null`, `-o fifo`) takes the data as a stream: a
+        # rename would put a regular file in its place (as root, in place of /dev/null).
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return
+    try:
+        mode = path.stat(follow_symlinks=not private).st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     else:
@@ -118,9 +135,21 @@ def make_private(path: Path) -> None:
 
 def open_private(path: Path, mode: str = "ab") -> Any:
     """Open the app's own file ``path`` for appending (``"ab"``, ``"a"``): created 0600, and
-    made 0600 if it was not."""
+    made 0600 if it was not.
+
+    Raises:
+        OSError: It cannot be opened; ELOOP where it is a symbolic link: the app's own files
+            are never links, and records appended through one went to the file it named."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, PRIVATE_FILE)
+    flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, PRIVATE_FILE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "it is a symbolic link, and the app writes its own "
+                          "files only in place, never through a link: move the link away",
+                          str(path)) from None  # fmt: skip
+        raise
     try:
         if os.name == "posix":
             info = os.fstat(fd)

@@ -310,7 +310,7 @@ def test_more_workers_than_cores_are_cut_to_the_cores_with_one_line() -> None:
     err = io.StringIO()
     assert usable_workers(64, err, cores=2) == 2
     assert err.getvalue() == (
-        "dictate: note: --workers 64 is more than the 2 cores here; using 2\n"
+        "dictate: note: --workers 64 is more than the 2 cores this process may run on; using 2\n"
     )
     quiet = io.StringIO()
     assert usable_workers(2, quiet, cores=2) == 2 and usable_workers(1, quiet, cores=8) == 1
@@ -342,7 +342,7 @@ def test_transcribe_with_64_workers_on_2_cores_starts_2(
     out, err = capsys.readouterr()
     assert code == 0 and out.strip()
     assert started == [2]
-    assert "--workers 64 is more than the 2 cores here; using 2" in err
+    assert "--workers 64 is more than the 2 cores this process may run on; using 2" in err
 
 
 def test_an_unexpected_failure_of_the_parallel_decode_is_an_error_not_a_silent_success(

@@ -145,6 +145,11 @@ def read_audio_info(path: str | Path) -> AudioInfo:
         InputError: The file does not exist, is not a regular file, cannot be read, is in a
             format libsndfile does not read, or holds no audio.
     """
+    if str(path) == "-":
+        raise InputError(
+            "audio from standard input ('-') is not supported: give the audio file's path "
+            "(or `--mic` to listen to the microphone)"
+        )
     path = Path(path)
     try:
         _refuse_special(path)
@@ -172,10 +177,12 @@ def read_audio_info(path: str | Path) -> AudioInfo:
             f"wrong, {CONVERT_HINT} with the true rate before -i (-ar RATE -i IN ...)"
         )
     if info.frames <= 0:
+        wav = str(info.format).upper() in ("WAV", "WAVEX", "RF64", "W64")
         raise InputError(
-            f"{path} holds no audio (its header says 0 samples; a recording that was cut off "
-            "can be repaired with `sox --ignore-length IN.wav OUT.wav`)"
-        )
+            f"{path} holds no audio (its header says 0 samples; "
+            + ("a WAV recording that was cut off can be repaired with `sox --ignore-length "
+               "IN.wav OUT.wav`)" if wav else f"it may be empty or damaged: {CONVERT_HINT})")
+        )  # fmt: skip
     return AudioInfo(
         path=path,
         sample_rate=int(info.samplerate),

@@ -34,6 +34,7 @@ from dictate.cli import (
 )
 from dictate.cli.common import EXIT_BAD_INPUT, Parser, Streams
 from dictate.errors import DictateError, InputError
+from dictate.text_safety import shown
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -118,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
     except DictateError as exc:
-        print(f"dictate: error: {exc}", file=sys.stderr)
+        print(f"dictate: error: {shown(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
@@ -130,9 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         _silence_stdout()
         if exc.filename is not None:  # a named file: read or written, the message says which
-            print(f"dictate: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+            print(f"dictate: error: {shown(str(exc.strerror or exc))}: {shown(str(exc.filename))}",
+                  file=sys.stderr)  # fmt: skip
         elif exc.errno in _WRITING:  # writing the output failed: a full disk, a closed pipe
-            print(f"dictate: error: cannot write the output: {exc}", file=sys.stderr)
+            print(f"dictate: error: cannot write the output: {shown(str(exc))}", file=sys.stderr)
         else:  # not known to be the output's: said as it is
-            print(f"dictate: error: {exc.strerror or exc}", file=sys.stderr)
+            print(f"dictate: error: {shown(str(exc.strerror or exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT

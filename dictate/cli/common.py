@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TextIO
 
 from dictate.errors import InputError
 from dictate.punctuation.options import StreamingOptions
+from dictate.text_safety import shown
 
 log = logging.getLogger("dictate")
 EXIT_BAD_INPUT = 2
@@ -158,9 +159,16 @@ def stdin_lines(stream: Any, hint: str, binary_hint: str = "") -> Iterator[tuple
 class Parser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit status 2, like every other bad input."""
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # "--max-pending-words=--": argparse takes the "--" for the end of the options, drops
+        # it, and hands the option [] without running its type (a traceback later on).
+        if action.option_strings and arg_strings == ["--"] and action.nargs != 0:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected a value, not '--'")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str) -> NoReturn:
         # The subcommand is named once, in the hint ("dictate: error: dictate transcribe: ...").
-        self.exit(2, f"dictate: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"dictate: error: {shown(message)} (see {self.prog} --help)\n")
 
 
 def load_model(args: argparse.Namespace, threads: int | None = None) -> Any:

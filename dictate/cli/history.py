@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import re
 import time
 from typing import Any
 
 from dictate.cli.common import Streams
 from dictate.errors import InputError
+from dictate.text_safety import json_text, shown
 
 _AGO = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -36,17 +36,13 @@ def parse_since(spec: str, now: float | None = None) -> float:
             f"--since {spec!r}: give an age (30m, 2h, 3d, 1w) or a date (2026-11-24, "
             "2026-11-24 14:30)"
         ) from None
-    return moment.timestamp()  # naive: local time
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown(text: str) -> str:
-    """``text`` safe to print to a terminal: control characters (an escape sequence in a
-    window's title could move the cursor, recolour or retitle the terminal) written as
-    escapes, as ``--json`` writes them."""
-    return _CONTROL.sub(lambda m: json.dumps(m.group())[1:-1], text)
+    try:
+        return moment.timestamp()  # naive: local time
+    except (ValueError, OverflowError, OSError):  # "year 0 is out of range" for 0001-01-01
+        raise InputError(
+            f"--since {spec!r}: the date is out of the range the clock can tell; give a date "
+            "after 1970 (2026-11-24), or an age (3d)"
+        ) from None
 
 
 def entry_json(entry: Any) -> dict[str, Any]:
@@ -74,7 +70,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         ) from None
     entries = [e for e in read.entries if since is None or e.time >= since]
     if args.json:
-        io.stdout.write(json.dumps([entry_json(e) for e in entries], ensure_ascii=False, indent=1))
+        io.stdout.write(json_text([entry_json(e) for e in entries], indent=1))
         io.stdout.write("\n")
     for entry in [] if args.json else entries:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.time))

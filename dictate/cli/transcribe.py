@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
@@ -21,7 +20,9 @@ from dictate.cli.common import (
     segmenter_options,
 )
 from dictate.cli.transcript_output import add_format_args
+from dictate.cpus import usable_cpus
 from dictate.errors import DictateError, InputError
+from dictate.text_safety import json_text
 
 
 def cmd_transcribe(
@@ -118,7 +119,7 @@ def _transcribe(
                 apply_event(typing_target, event)
             if args.json:
                 if not isinstance(event, Level):
-                    stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+                    stdout.write(json_text(event.to_json()) + "\n")
                     stdout.flush()
             elif output is not None:
                 output.apply(event)
@@ -239,10 +240,9 @@ def commit_after_ms(text: str) -> int | str:
 
 def workers_count(text: str) -> int:
     """``--workers``: 1 to 64, or "auto" (the CPU cores)."""
-    import os
 
     if text.strip().lower() == "auto":
-        return max(1, min(64, os.cpu_count() or 1))
+        return max(1, min(64, usable_cpus()))
     try:
         value = int(text)
     except ValueError:
@@ -256,13 +256,13 @@ def usable_workers(requested: int, err: TextIO, cores: int | None = None) -> int
     """``requested`` workers, at most one per core (``cores``: the machine's): each is a
     recogniser of its own, busy on a core and about 150 MB, so more than the cores only cost
     memory (64 on 2 cores started 65 processes, 9.5 GB). Says so in one line when it cuts."""
-    import os
 
-    cores = cores or os.cpu_count() or 1
+    cores = cores or usable_cpus()
     if requested <= cores:
         return requested
     err.write(
-        f"dictate: note: --workers {requested} is more than the {cores} cores here; using {cores}\n"
+        f"dictate: note: --workers {requested} is more than the {cores} cores this process "
+        f"may run on; using {cores}\n"
     )
     return cores
 

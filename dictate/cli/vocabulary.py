@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from dictate.cli.common import Streams
-from dictate.cli.history import shown
 from dictate.errors import InputError
+from dictate.fileio import UnreadableFile, open_regular
+from dictate.text_safety import shown
 
 
 def _file() -> Any:
@@ -115,10 +116,17 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     # import
     try:
         if args.file == "-":
-            text = (io.stdin or sys.stdin.buffer).read().decode("utf-8")
-        else:
-            text = Path(args.file).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+            raw = (io.stdin or sys.stdin.buffer).read(MAX_IMPORT_BYTES + 1)
+        else:  # a regular file: /dev/zero filled the memory, a named pipe waited for ever
+            with open_regular(Path(args.file)) as fh:
+                raw = fh.read(MAX_IMPORT_BYTES + 1)
+        if len(raw) > MAX_IMPORT_BYTES:
+            raise InputError(
+                f"{args.file} is over {MAX_IMPORT_BYTES >> 20} MB: a vocabulary file holds at "
+                "most a few thousand lines; give the text file of entries, one a line"
+            )
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError, UnreadableFile) as exc:
         why = getattr(exc, "strerror", None) or exc
         raise InputError(f"cannot read {args.file}: {why}; give a UTF-8 text file") from None
     entries, problems = parse_text(text)
@@ -129,6 +137,11 @@ def run(args: argparse.Namespace, io: Streams) -> int:
     if added or changed:
         _harvest_later()
     return 0 if entries or not problems else 1
+
+
+MAX_IMPORT_BYTES = 8 << 20
+"""The largest text file ``vocabulary import`` reads (the most entries a vocabulary holds, each
+a line, take well under this)."""
 
 
 def register(commands: Any) -> None:

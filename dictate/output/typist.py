@@ -24,6 +24,7 @@ from dictate.errors import TypingError
 from dictate.output.backends import Backend, close_backend, keystrokes, press_key, type_into
 from dictate.output.backends.process import TIMEOUT
 from dictate.output.window_title import X11_BACKENDS
+from dictate.text_safety import without_controls
 
 log = logging.getLogger("dictate.typing")
 
@@ -72,7 +73,9 @@ class Typist:
         """Type finalized sentences; returns exactly what was typed (with a joining space and
         the first letter's case fitted to what this Typist typed before in the same window;
         ``continues``: they go on with a sentence committed open, whose case is kept)."""
-        text = " ".join(s for s in sentences if s)
+        # No control character is sent as keys (an escape sequence from an entry or a
+        # replacement would be keys pressed in the other application).
+        text = without_controls(" ".join(s for s in sentences if s), keep="")
         if not text:
             return ""
         window = self.backend.focused_window()

@@ -12,10 +12,11 @@ for ``dictate transcribe``.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from typing import Any
+
+from dictate.cpus import usable_cpus
 
 MAX_WORKERS = 4
 """At most this many recogniser processes (about 150 MB each for PocketSphinx)."""
@@ -27,7 +28,7 @@ chunk at a time (the command line's 30 s would leave a short file's bar still fo
 def window_workers() -> int:
     """How many recognisers the window decodes a file with: one per core, up to
     :data:`MAX_WORKERS`."""
-    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+    return max(1, min(MAX_WORKERS, usable_cpus()))
 
 
 def parallel_run_factory(

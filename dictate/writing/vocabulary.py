@@ -12,7 +12,9 @@ Every change writes the whole file beside the old one and renames it over it
 vocabulary or the new one, never half of one. A damaged line fails its checksum; one changed
 byte is put back (:func:`dictate.editing.crc_repair.repair_line`), a line damaged more is
 skipped and counted (:attr:`VocabularyFile.damaged`), and the file is not rewritten until the
-user changes the vocabulary (the damaged line stays on disk to be looked at till then).
+user changes the vocabulary; then the lines that could not be read are appended, as they were,
+to ``vocabulary-damaged.jsonl`` beside it (:data:`DAMAGED_NAME`) before the file is written:
+a line split in two by a stray line break was dropped for good at the next change.
 
 The plain-text form (import, export, the command line): one entry a line, the written form, then
 optionally `` = `` and how it sounds, then optionally `` <- `` and exact rules, the words heard
@@ -31,6 +33,7 @@ Whisper prompt).
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -38,12 +41,15 @@ from pathlib import Path
 
 from dictate.editing.crc_repair import repair_line
 from dictate.editing.journal_records import decode_record, encode_record
-from dictate.fileio import atomic_write, bounded_lines, open_regular, private_dir
+from dictate.fileio import atomic_write, bounded_lines, open_private, open_regular, private_dir
 from dictate.paths import user_data_dir
+from dictate.text_safety import controls_in
 
 log = logging.getLogger("dictate.vocabulary")
 
 FILE_NAME = "vocabulary.jsonl"
+DAMAGED_NAME = "vocabulary-damaged.jsonl"
+"""Where the lines of the vocabulary that could not be read are kept when it is rewritten."""
 MAX_ENTRY_CHARS = 100
 """A written form or a sounds-like longer than this is refused (no one says it as one term)."""
 MAX_ENTRIES = 1000
@@ -120,8 +126,9 @@ def parse_entry(text: str) -> VocabularyEntry:
     ))  # fmt: skip
     if not written:
         raise ValueError("an entry needs the word or phrase as it is written")
-    if any(c in written + sounds + rules for c in "\r\n\t\x00"):
-        raise ValueError(f"{written!r}: an entry is one line, without tabs")
+    if controls := controls_in(written + sounds + rules):
+        raise ValueError(f"{written!r}: an entry is one line of text, without tabs or other "
+                         f"control characters ({', '.join(controls)})")  # fmt: skip
     if any(len(t) > MAX_ENTRY_CHARS for t in (written, sounds, *heard)):
         raise ValueError(f"{written[:40]!r}: an entry is at most {MAX_ENTRY_CHARS} characters")
     if not _WORD.search(written) or (sounds and not _WORD.search(sounds)):
@@ -170,6 +177,7 @@ class VocabularyFile:
         """Lines of the file that could not be read (skipped)."""
         self.repaired = 0
         """Lines read with one damaged byte put back by their checksum."""
+        self._unread: list[bytes] = []  # the damaged lines, kept aside at the next write
         self.entries: list[VocabularyEntry] = list(self._read())
 
     def _read(self) -> Iterator[VocabularyEntry]:
@@ -189,6 +197,7 @@ class VocabularyFile:
                 entry = self._entry(line)
                 if entry is None:
                     self.damaged += 1
+                    self._unread.append(line)
                 elif entry.key not in seen:
                     seen.add(entry.key)
                     yield entry
@@ -246,6 +255,14 @@ class VocabularyFile:
 
     def _write(self, entries: list[VocabularyEntry]) -> None:
         private_dir(self.path.parent)
+        if self._unread:  # before the file that holds them is replaced
+            with open_private(self.path.with_name(DAMAGED_NAME)) as fh:
+                fh.write(b"".join(line + b"\n" for line in self._unread))
+                fh.flush()
+                os.fsync(fh.fileno())
+            log.warning("%d damaged lines of %s kept in %s", len(self._unread), self.path,
+                        DAMAGED_NAME)  # fmt: skip
+            self._unread = []
         data = b"".join(encode_record(e.record()) for e in entries)
         atomic_write(self.path, data, keep_read_only=False, private=True)
         self.entries = entries
