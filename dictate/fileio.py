@@ -106,13 +106,22 @@ def atomic_write_text(path: Path, text: str, *, private: bool = False) -> None:
 
 
 def private_dir(path: Path) -> Path:
-    """Make the app's own folder ``path`` (and missing parents, as ``mkdir -p`` would) and make
-    ``path`` itself 0700 if this user owns it: a folder made by an older version (0755) is
-    closed too. Parents that existed are left as they are (they are the user's).
+    """Make the app's own folder ``path`` (and missing parents, as ``mkdir -p`` would, but 0700:
+    ``journal/audio`` made again after the data folder was removed made the data folder 0755)
+    and make ``path`` itself 0700 if this user owns it: a folder made by an older version
+    (0755) is closed too. Parents that existed are left as they are (they are the user's).
 
     Raises:
         OSError: The folder cannot be made.
     """
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):  # mkdir -p made them 0755: the data folder, made again
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=PRIVATE_DIR)
     path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     if os.name == "posix":
         info = path.stat()

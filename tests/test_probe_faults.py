@@ -214,3 +214,51 @@ def test_output_to_a_named_pipe_or_a_device_is_streamed_never_renamed_over(
         assert stat.S_ISCHR(null.stat().st_mode)
     with pytest.raises(IsADirectoryError):
         atomic_write_text(tmp_path, "words\n")
+
+
+def test_the_audio_links_are_written_again_when_the_data_folder_vanishes(
+    tmp_path: Path,
+) -> None:
+    """App running, the data folder deleted, 25 s dictated, kill -9: the kept audio was in the
+    folder made again, but its links had been appended to the deleted file, so no sentence
+    could be played and nothing was offered. Now the index is written again, whole, in the
+    folder made again (0700, as are the folders made with it)."""
+    import shutil
+
+    from dictate.editing.audio_links import AudioLinks
+
+    data = tmp_path / "data"
+    folder = data / "journal" / "audio"
+    links = AudioLinks(folder)
+    links.append({"op": "session", "session": "s1"})
+    links.append({"op": "link", "session": "s1", "start": 0.5, "end": 2.0, "text": "First."})
+    shutil.rmtree(data)
+    links.append({"op": "link", "session": "s1", "start": 2.5, "end": 4.0, "text": "Second."})
+    links.append({"op": "covered", "session": "s1", "until": 4.0})
+    links.close()  # kill -9: nothing more is written
+    again = AudioLinks(folder).load()
+    assert [k.text for k in again.links] == ["First.", "Second."]
+    assert again.sessions["s1"].covered == 4.0
+    for made in (data, data / "journal", folder):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700, made
+
+
+def test_the_instance_lock_and_address_are_made_again_when_the_folder_vanishes(
+    tmp_path: Path,
+) -> None:
+    """Until a restart, a second launch found no lock and started a second app on the same
+    journal. The running app renews its claim (every few seconds)."""
+    import shutil
+
+    from dictate.ui.data_folder_claim import DataFolderClaim
+
+    folder = tmp_path / "data" / "dictate"
+    claim = DataFolderClaim(folder)
+    assert claim.claim("unix:/run/one.sock")
+    shutil.rmtree(tmp_path / "data")
+    claim.renew()
+    assert claim.lock_file.exists() and claim.address_file.read_text() == "unix:/run/one.sock\n"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    second = DataFolderClaim(folder)
+    assert not second.claim("unix:/run/two.sock", timeout_ms=0)  # the running app holds it
+    claim.release()

@@ -199,6 +199,18 @@ class AudioLinks:
                 app closes).
         """
         self._apply(record)
+        if self._fh is not None and not self._same_file():
+            # The folder was removed (or the index replaced) while the app ran: appending on
+            # would write to a file no one finds, and the audio kept since would be offered
+            # with no sentence to play after a crash. The index is written again, whole.
+            log.warning("the audio links %s vanished while dictate ran: written again", self.path)
+            self.close()
+            self._fh = None
+            private_dir(self.folder)
+            data = b"".join(encode_record(r) for r in self._records())
+            atomic_write(self.path, data, keep_read_only=False, private=True)
+            self._fh = open_private(self.path)
+            return
         if self._fh is None:
             private_dir(self.folder)
             self._fh = open_private(self.path)
@@ -208,6 +220,34 @@ class AudioLinks:
         self._fh.write(encode_record(record))
         self._fh.flush()
         os.fsync(self._fh.fileno())
+
+    def _same_file(self) -> bool:
+        """Whether the path still names the open file (one stat beside an fsync)."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        opened = os.fstat(self._fh.fileno())
+        return (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino) and opened.st_nlink > 0
+
+    def _records(self, leave_out: set[str] | None = None) -> list[dict[str, Any]]:
+        """The records that make the links and sessions held now (but ``leave_out``'s)."""
+        kept: list[dict[str, Any]] = []
+        for name, state in self.sessions.items():
+            if leave_out and name in leave_out:
+                continue
+            kept.append({"op": "session", "session": name})
+            kept += [
+                {"op": "link", "session": name, "start": k.start, "end": k.end, "text": k.text}
+                | ({"heard": k.heard} if k.heard else {})
+                for k in self.links
+                if k.session == name
+            ]
+            if state.covered:
+                kept.append({"op": "covered", "session": name, "until": state.covered})
+            if state.ended:
+                kept.append({"op": "end", "session": name})
+        return kept
 
     def close(self) -> None:
         if self._fh is not None:
@@ -225,21 +265,7 @@ class AudioLinks:
         gone = set(sessions)
         if not gone:
             return
-        kept: list[dict[str, Any]] = []
-        for name, state in self.sessions.items():
-            if name in gone:
-                continue
-            kept.append({"op": "session", "session": name})
-            kept += [
-                {"op": "link", "session": name, "start": k.start, "end": k.end, "text": k.text}
-                | ({"heard": k.heard} if k.heard else {})
-                for k in self.links
-                if k.session == name
-            ]
-            if state.covered:
-                kept.append({"op": "covered", "session": name, "until": state.covered})
-            if state.ended:
-                kept.append({"op": "end", "session": name})
+        kept = self._records(gone)
         self.close()
         self.links = [k for k in self.links if k.session not in gone]
         self._by_first = {}

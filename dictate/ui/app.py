@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("dictate.ui")
 
+RENEW_CLAIM_MS = 5000
+"""How often the running app checks that its lock and address are still in the data folder."""
+
 
 def preload_modules() -> None:
     """Import the heavy native modules now, on the GUI thread before the window is up.
@@ -268,6 +271,11 @@ def run_app(command: str | None = None) -> int:
         if not window.settings.first_run_done and not _accurate_without_download(window.settings):
             window.offer_model()
         server.refusal = partial(refusal, window)
+        from PySide6.QtCore import QTimer
+
+        renew = QTimer(window)  # the lock and address again if the data folder was removed
+        renew.timeout.connect(claim.renew)
+        renew.start(RENEW_CLAIM_MS)
         remote.window_ready(window)
         window.controller.preload()
         _harvest_later(window.settings)

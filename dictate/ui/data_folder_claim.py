@@ -43,6 +43,7 @@ class DataFolderClaim:
         self.lock_file = self.folder / "instance.lock"
         self._lock = QLockFile(str(self.lock_file))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone, never by age
+        self._address: str | None = None
         self.problem: str | None = None
         """Set by :meth:`claim` when it lets the app go on without holding the folder: one
         sentence for the window (what went wrong, which folder, what to do); None otherwise."""
@@ -59,6 +60,7 @@ class DataFolderClaim:
             the recovery of the user's text.
         """
         self.problem = None
+        self._address = address
         try:
             private_dir(self.folder)  # this user's only: also when it vanished and is made again
         except OSError as exc:
@@ -83,6 +85,22 @@ class DataFolderClaim:
         log.warning("cannot lock %s (%s); going on: %s", self.lock_file, error, self.problem)
         self._write_address(address)  # it is the app that runs here now; where the disk has room
         return True
+
+    def renew(self) -> None:
+        """Make the lock and the address again where they vanished (the data folder was removed
+        while the app ran): until a restart, a second launch would have found no holder and
+        started a second app on the same journal. Cheap (two stats): called every few
+        seconds."""
+        if self.lock_file.exists() and self.address_file.exists():
+            return
+        address = self._address
+        if address is None:
+            return
+        log.warning("the data folder's lock or address vanished (%s): made again", self.folder)
+        self._lock.unlock()
+        self._lock = QLockFile(str(self.lock_file))
+        self._lock.setStaleLockTime(0)
+        self.claim(address, timeout_ms=0)
 
     def _write_address(self, address: str) -> None:
         try:
