@@ -76,3 +76,23 @@ def test_a_hostile_file_name_is_named_escaped_on_one_line(
     assert code != 0 and not CONTROL.search(err.replace("\n", "")), repr(err)
     assert err.endswith("\n") and err.count("\n") == 1, repr(err)
     assert "no such\\n\\u001b[2J\\u009b\\u202eclip.wav" in err, repr(err)
+
+
+def test_notes_about_a_hostile_file_that_exists_are_escaped_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only errors: the lines a command writes as it goes ("line 2: ...; skipped", "1
+    added from FILE", "no words were recognised in FILE")."""
+    import numpy as np
+    import soundfile
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    entries = tmp_path / f"{HOSTILE}.txt"
+    entries.write_text("TensorRT = tensor r t\n = nothing\n")
+    assert main(["vocabulary", "import", str(entries)]) == 0
+    silence = tmp_path / HOSTILE
+    soundfile.write(str(silence), np.zeros(16000, np.int16), 16000)
+    assert main(["transcribe", str(silence), "--engine", "sphinx", "--second-pass", "off"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" in err and "1 added" in err and "no words were recognised" in err, err
+    assert not CONTROL.search(err.replace("\n", "")) and err.count("\n") == 3, repr(err)

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         text = "\n    ".join(shown(line) for line in entry.text.split("\n"))
         io.stdout.write(f"{when}  {where}{failed}\n    {text}\n")
     if read.damaged:
-        io.err.write(f"dictate: {read.damaged} damaged record(s) of {path} skipped\n")
+        io.err.write(f"dictate: {read.damaged} damaged record(s) of {shown(str(path))} skipped\n")
     if not load_settings().history:
         io.err.write("dictate: the history is off (Settings > Keep a history)\n")
     return 0

@@ -22,7 +22,7 @@ from dictate.cli.common import (
 from dictate.cli.transcript_output import add_format_args
 from dictate.cpus import usable_cpus
 from dictate.errors import DictateError, InputError
-from dictate.text_safety import json_text
+from dictate.text_safety import json_text, shown
 
 
 def cmd_transcribe(
@@ -46,7 +46,7 @@ def cmd_transcribe(
         source = MicrophoneSource(args.device or load_settings().input_device)
         # Listening now: what is said while the models load is kept and recognised after.
         source.start()
-        err.write(f"dictate: listening on {source.name} (loading the recogniser…)\n")
+        err.write(f"dictate: listening on {shown(str(source.name))} (loading the recogniser…)\n")
         err.flush()
         try:
             return _transcribe(args, options, stdout, err, source, out_path)
@@ -134,7 +134,7 @@ def _transcribe(
                 err.write("dictate: note: the focus moved to another window; nothing deleted\n")
         except DictateError as exc:
             typing_errors.append(str(exc))
-            err.write(f"dictate: warning: typing failed: {exc}\n")
+            err.write(f"dictate: warning: typing failed: {shown(str(exc))}\n")
 
     typing_target = TypingTarget(type_now) if typist is not None else None
 
@@ -208,7 +208,7 @@ def _transcribe(
         output.close()
     fatal = [e for e in errors if e.fatal]
     for event in errors:
-        err.write(f"dictate: {'error' if event.fatal else 'warning'}: {event.message}\n")
+        err.write(f"dictate: {'error' if event.fatal else 'warning'}: {shown(event.message)}\n")
     if not heard and not fatal:
         where = (
             f"from {source.name}: is it the microphone you speak into, and is it muted? "
@@ -216,7 +216,7 @@ def _transcribe(
             if args.mic
             else f"in {args.audio}: it holds no speech the recogniser could make out"
         )
-        err.write(f"dictate: note: no words were recognised {where}\n")
+        err.write(f"dictate: note: no words were recognised {shown(where)}\n")
     return 2 if fatal or typing_errors else 0
 
 

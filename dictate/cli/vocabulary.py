@@ -131,9 +131,9 @@ def run(args: argparse.Namespace, io: Streams) -> int:
         raise InputError(f"cannot read {args.file}: {why}; give a UTF-8 text file") from None
     entries, problems = parse_text(text)
     for problem in problems:
-        io.err.write(f"dictate: {args.file}: {problem}; skipped\n")
+        io.err.write(f"dictate: {shown(args.file)}: {problem}; skipped\n")
     added, changed = _changed(vocabulary, lambda: vocabulary.add(entries))
-    io.err.write(f"dictate: {added} added, {changed} updated from {args.file}\n")
+    io.err.write(f"dictate: {added} added, {changed} updated from {shown(args.file)}\n")
     if added or changed:
         _harvest_later()
     return 0 if entries or not problems else 1
