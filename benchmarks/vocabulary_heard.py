@@ -153,6 +153,18 @@ def collect(args: argparse.Namespace) -> None:
                     print(voice.name, kind, written, "|", " ".join(heard), flush=True)
 
 
+def _in_first(row: dict[str, Any], entry: str) -> bool:
+    """Whether the first pass wrote ``entry`` in the row's sentence (its run then has the
+    sounds' support: the refiner takes a run of the entry that overlaps the first pass's for
+    one, and the sentences say an entry once)."""
+    from dictate.writing.vocabulary_match import letters
+
+    said, want = row.get("first", []), letters([entry])
+    return any(
+        letters(said[i:j]) == want for i in range(len(said)) for j in range(i + 1, len(said) + 1)
+    )
+
+
 def replay(
     rows: list[dict[str, Any]],
     own: tuple[float, float, float],
@@ -169,7 +181,7 @@ def replay(
         taken = [(s, e) for _, s, e in row["matched"]]
         for near in sorted(row["near"], key=lambda n: -n["named"]):
             floor, named, plain = heard if near.get("misheard") else own
-            if near.get("sounds"):
+            if near.get("sounds") or _in_first(row, near["entry"]):
                 floor, (named, plain) = 0.0, sounds
             if near["likeness"] < floor or near["named"] < named or near["plain"] < plain:
                 continue

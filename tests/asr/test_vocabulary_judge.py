@@ -169,6 +169,28 @@ def test_where_the_first_pass_wrote_an_entry_the_words_there_are_put_to_the_judg
     assert not from_the_sounds(plain, heard, entries, [])
 
 
+def test_a_near_miss_where_the_first_pass_wrote_the_entry_is_judged_with_the_sounds_margins() -> (
+    None
+):
+    """ "metro pearl" comes near "metoprolol" by its letters; where the first pass wrote
+    "metoprolol" over it, the run has the sounds' support too, and the judge takes it at the
+    sounds' margins (looser than a near miss's own)."""
+    from dictate.seam.vocabulary import JUDGE_PLAIN_MARGIN, SOUNDS_PLAIN_MARGIN
+
+    heard = _timed("the patient takes metro pearl every morning",
+                   [(0.5, 0.7), (0.7, 1.1), (1.1, 1.4), (1.4, 1.8), (1.8, 2.2), (2.2, 2.5),
+                    (2.5, 2.9)])  # fmt: skip
+    matcher = VocabularyMatcher([parse_entry("metoprolol")])
+    assert not matcher.matches([w.text for w in heard])
+    gains = (JUDGE_MARGIN + 1, (JUDGE_PLAIN_MARGIN + SOUNDS_PLAIN_MARGIN) / 2)
+    for first, want in (([*heard[:3], Word("metoprolol", 1.4, 2.2, 0.9), *heard[5:]], "metoprolol"),
+                        (heard, "metro")):  # fmt: skip
+        seg = ClosedSegment(1, 0.3, 3.1, "silence", first, np.zeros(RATE * 3, np.int16), 0.0)
+        judge = ScriptedJudge({"metoprolol": gains})
+        out = VocabularyRefiner(matcher, judge=judge).refine(seg, list(heard))
+        assert [w.text for w in (out or heard)][3] == want, first
+
+
 def first_words(words: list[Word]) -> list[str]:
     return [w.text for w in words]
 
