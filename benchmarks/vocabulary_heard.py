@@ -127,7 +127,8 @@ def collect(args: argparse.Namespace) -> None:
                     result = whisper.decode_audio(audio, 0.0)
                     words = result.words if result.verdict == "speech" else []
                     heard = [w.text for w in words]
-                    matches = matcher.matches(heard)
+                    # as the refiner with a judge: only exact matches are written outright
+                    matches = [m for m in matcher.matches(heard) if m.score >= 1.0]
                     near = [
                         m for m in matcher.near(heard, 0.45, matches, misheard_floor=0.45)
                         if all(m.end <= c.start or m.start >= c.end for c in matches)

@@ -41,6 +41,8 @@ LAYERS: list[set[str]] = [
         "config",
         "memory",  # freed memory given back to the system, deferred imports
         "parent_watch",  # a child process ends with its parent
+        "text_safety",  # control characters kept out of messages, JSON and keys typed
+        "cpus",  # the cores this process may run on
     },  # base: no dictation in them
     {"store"},  # the models on disk: catalog, download, resolving a model's path
     {"audio", "asr"},  # sound in, recognised words out (asr loads its model through store)

@@ -191,6 +191,24 @@ def test_a_near_miss_where_the_first_pass_wrote_the_entry_is_judged_with_the_sou
         assert [w.text for w in (out or heard)][3] == want, first
 
 
+def test_with_a_judge_a_near_miss_is_not_written_outright() -> None:
+    """ "sent" is a near miss of the entry "Sindt" by its letters and sound key (a rewrite on its
+    own, without a judge); with Whisper as the judge it is written only where Whisper finds it
+    likelier. Written outright, a 500-entry vocabulary of rare names turned ordinary words into
+    names ("I Sindt the draft", "She Grier up near Pittsburgh")."""
+    entries = ["Sindt"]
+    matcher = VocabularyMatcher([parse_entry(e) for e in entries])
+    heard = "i sent the draft to susan".split()
+    assert [m.entry.written for m in matcher.matches(heard)] == ["Sindt"]
+    no_judge = settle(segment(heard), [VocabularyRefiner(matcher)])
+    assert [w.text for w in no_judge.words][1] == "Sindt"
+    refused = ScriptedJudge({"Sindt": (JUDGE_MARGIN - 1, -10.0)})
+    assert judged(" ".join(heard), refused, *entries)[1] == "sent"
+    assert refused.asked and "i Sindt the draft to susan" in refused.asked[0]
+    taken = ScriptedJudge({"Sindt": (JUDGE_MARGIN + 1, JUDGE_PLAIN_MARGIN + 1)})
+    assert judged(" ".join(heard), taken, *entries)[1] == "Sindt"
+
+
 def first_words(words: list[Word]) -> list[str]:
     return [w.text for w in words]
 
