@@ -159,7 +159,7 @@ class VocabularyRefiner:
             # names made "Sindt" of "sent", "Grier" of "grew" and "Sepich" of "speech"
             # (docs/vocabulary.md). The entry's own letters and exact rules stay outright.
             sure = [m for m in matches if m.score >= 1.0]
-            matches = self._judged(segment, heard, sure, words)
+            matches = self._judged(segment, heard, sure, words, unjudged=matches)
         if not matches:
             return None
         out: list[Word] = []
@@ -188,6 +188,7 @@ class VocabularyRefiner:
         heard: list[str],
         matches: list[Any],
         words: Sequence[Word] = (),
+        unjudged: list[Any] | None = None,
     ) -> list[Any]:
         """``matches`` and the runs of ``heard`` that only come near an entry
         (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.near`) where Whisper,
@@ -202,7 +203,9 @@ class VocabularyRefiner:
         one run of the benchmark had shown the looser one's cost (docs/vocabulary.md).
 
         It costs a segment with such a run one more encoding of its audio and the scoring of
-        its texts (about 0.5 s here for a short sentence); one with none costs the search."""
+        its texts (about 0.5 s here for a short sentence); one with none costs the search.
+        Where Whisper cannot judge (it fails, or declines), ``unjudged`` where given (the
+        rewrites that stand without a judge), else ``matches``."""
         from dictate.asr.whisper_engine import PAD_AFTER_S, PAD_BEFORE_S
         from dictate.writing.vocabulary_match import MAX_CANDIDATES, THRESHOLD, naming
 
@@ -224,10 +227,10 @@ class VocabularyRefiner:
             scored = self.judge.score(audio, texts, ("", naming(named)))
         except Exception:  # the near misses' rewrites stand without the judge
             log_failure(log, "Whisper could not judge segment %d", segment.number)
-            return matches
+            return matches if unjudged is None else unjudged
         self.judged += 1
         if scored is None:
-            return matches
+            return matches if unjudged is None else unjudged
         (heard_p, *plain), (heard_named, *with_named) = scored.log_probs
         gains = [(q - heard_named, p - heard_p, m)
                  for p, q, m in zip(plain, with_named, near, strict=True)]  # fmt: skip
