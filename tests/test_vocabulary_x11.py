@@ -232,7 +232,8 @@ def test_a_name_added_through_the_dialog_with_keys_is_written_when_said(
             # with and without the vocabulary, which leaves nothing to rewrite.
             after = _dictated(app, pulse, name_speech, times=3, word="market")
         assert after.startswith(before.strip()), after
-        # The name exactly; the words around it are tiny.en's ("I'm at" for "I met" in one run).
-        assert after.count("Xochitl") == 1 and "Xochitl at the market" in after, after
+        # The name exactly, once; the words around it are tiny.en's ("I'm at" for "I met",
+        # "Xochitl, let the market" for "Xochitl at the market" in CI's run).
+        assert after.count("Xochitl") == 1 and after.rstrip(". ").endswith("market"), after
     finally:
         app.close()
