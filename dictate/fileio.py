@@ -75,11 +75,10 @@ def atomic_write(
         with open(path, "wb") as stream:
             stream.write(data)
         return
-    try:
-        mode = path.stat(follow_symlinks=not private).st_mode & 0o7777
-    except FileNotFoundError:
+    if info is None:
         mode = 0o666 & ~_umask()
     else:
+        mode = info.st_mode & 0o7777
         if keep_read_only and (not mode & 0o222 or not os.access(path, os.W_OK)):
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
     if private:
@@ -140,6 +139,17 @@ def make_private(path: Path) -> None:
         info = os.stat(path)
         if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
             os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+
+
+def names_open_file(path: Path, fh: Any) -> bool:
+    """Whether ``path`` still names the file open as ``fh`` (not deleted, not replaced: the data
+    folder removed while the app ran, its filesystem unmounted). One stat and one fstat."""
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fh.fileno())
+    return (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino) and opened.st_nlink > 0
 
 
 def open_private(path: Path, mode: str = "ab") -> Any:

@@ -41,7 +41,7 @@ def test_the_pair_index_finds_the_texts_dice_finds_one_at_a_time() -> None:
                 )
                 >= least
             ]
-            assert index.near(run, sound_key(run), least) == slow
+            assert index.near_indices(run, sound_key(run), least).tolist() == slow
 
 
 def test_the_shapes_keep_every_text_the_one_at_a_time_bounds_keep() -> None:

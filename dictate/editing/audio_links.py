@@ -42,6 +42,7 @@ from dictate.editing.word_times import Timed, align, key
 from dictate.fileio import (
     atomic_write,
     bounded_lines,
+    names_open_file,
     open_private,
     open_regular,
     private_dir,
@@ -199,7 +200,7 @@ class AudioLinks:
                 app closes).
         """
         self._apply(record)
-        if self._fh is not None and not self._same_file():
+        if self._fh is not None and not names_open_file(self.path, self._fh):
             # The folder was removed (or the index replaced) while the app ran: appending on
             # would write to a file no one finds, and the audio kept since would be offered
             # with no sentence to play after a crash. The index is written again, whole.
@@ -220,15 +221,6 @@ class AudioLinks:
         self._fh.write(encode_record(record))
         self._fh.flush()
         os.fsync(self._fh.fileno())
-
-    def _same_file(self) -> bool:
-        """Whether the path still names the open file (one stat beside an fsync)."""
-        try:
-            now = os.stat(self.path)
-        except FileNotFoundError:
-            return False
-        opened = os.fstat(self._fh.fileno())
-        return (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino) and opened.st_nlink > 0
 
     def _records(self, leave_out: set[str] | None = None) -> list[dict[str, Any]]:
         """The records that make the links and sessions held now (but ``leave_out``'s)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dictate.editing.journal_records import encode_record, snapshot_records
-from dictate.fileio import atomic_write, open_private, private_dir
+from dictate.fileio import atomic_write, names_open_file, open_private, private_dir
 from dictate.paths import user_data_dir
 
 COMPACT_AFTER = 2000
@@ -76,17 +76,15 @@ class Journal:
 
     def _check_same_file(self) -> None:
         """Raise if the path no longer names the open file (one stat: cheap beside the fsync)."""
-        try:
-            now = os.stat(self.path)
-        except FileNotFoundError:
+        if names_open_file(self.path, self._fh):
+            return
+        if not self.path.exists():
             raise FileNotFoundError(
                 errno.ENOENT, "the autosave file was deleted while dictate ran", str(self.path)
-            ) from None
-        opened = os.fstat(self._fh.fileno())
-        if (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino) or opened.st_nlink == 0:
-            raise OSError(
-                errno.ESTALE, "the autosave file was replaced while dictate ran", str(self.path)
             )
+        raise OSError(
+            errno.ESTALE, "the autosave file was replaced while dictate ran", str(self.path)
+        )
 
     def reset(
         self, text: str, path: str | None = None, pending: str = "", at: int | None = None

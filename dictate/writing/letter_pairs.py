@@ -87,10 +87,6 @@ class PairIndex(Generic[Item]):
                 share = np.maximum(share, _dice(shared, len(mine), sizes))
         return np.flatnonzero(share >= least)
 
-    def near(self, first: str, second: str, least: float) -> list[Item]:
-        """The items of :meth:`near_indices`."""
-        return [self._items[i] for i in self.near_indices(first, second, least)]
-
 
 def _slot(letter: str) -> int:
     """A letter's place among a-z, then 0-9."""
