@@ -373,7 +373,7 @@ class WhisperSecondPass:
             _sized.margin = self.options.window_margin_s if sized else None
             try:
                 greedy = sized or seconds < self.options.greedy_below_s
-                with nullcontext() if sized or not self._last else self._last.watching(samples):
+                with nullcontext() if not self._last else self._last.watching(samples, sized):
                     decoded = self._transcribe(samples, prompt, fallback=not greedy)
             finally:
                 _sized.margin = None
@@ -463,12 +463,16 @@ class WhisperSecondPass:
         each of ``prompts``, and that the audio holds no speech
         (:func:`dictate.asr.whisper_score.score`: a
         :class:`~dictate.asr.whisper_score.Scored`); None for audio over Whisper's window.
-        :class:`~dictate.seam.vocabulary.VocabularyRefiner` asks it."""
-        from dictate.asr.whisper_score import score
+        :class:`~dictate.seam.vocabulary.VocabularyRefiner` asks it. Audio just decoded in a
+        window sized to it is not encoded again (``LastWindow``)."""
+        from dictate.asr.whisper_score import JUDGE_SIZED, score
 
         with self._lock:
             try:
-                return score(self.model, self.options.language, audio, texts, prompts)
+                kept = self._last and self._last.encoded(audio, sized=JUDGE_SIZED)
+                states = kept.states if kept else None
+                return score(self.model, self.options.language, audio, texts, prompts,
+                             states=states)  # fmt: skip
             finally:
                 memory.release()
 

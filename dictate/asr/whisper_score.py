@@ -23,6 +23,11 @@ from dictate.audio.format import SAMPLE_RATE
 WINDOW_FRAMES = 3000
 """Whisper's 30 s window in log-mel frames: the audio is encoded in it, as Whisper's fallback
 decodes it."""
+JUDGE_SIZED = True
+""":func:`score` encodes the audio in a window sized to it (at least 10 s), not in Whisper's
+30 s: a third of the cost (0.15 s against 0.47 s for a 3.5 s sentence, five texts and two
+prompts, tiny.en on two cores), which a vocabulary of 500 entries pays on nearly every segment.
+The margins of :mod:`dictate.seam.vocabulary` were chosen again with it (docs/vocabulary.md)."""
 SCORE_BATCH = 16
 """Texts scored in one call of the decoder."""
 
@@ -57,18 +62,28 @@ class Encoded:
     states: np.ndarray
 
 
-def window_features(model: Any, audio: np.ndarray, *, last: bool = False) -> tuple[np.ndarray, int]:
+def window_features(
+    model: Any, audio: np.ndarray, *, sized: bool = False
+) -> tuple[np.ndarray, int]:
     """The log-mel features of int16 ``audio`` in Whisper's 30 s window (zeros after the
-    audio) and how many frames of it are the audio's.
+    audio) and how many frames of it are the audio's; with ``sized``, in a window sized to the
+    audio as the second pass's first decode has it
+    (:func:`~dictate.asr.whisper_engine.sized_frames`).
 
-    Without ``last``, as faster-whisper's ``transcribe`` gives them to its encoder: the feature
-    extractor's last frame (of its 10 ms of padding) left out, so the encoder's output is the
-    one the 30 s decode of the same audio computed (:meth:`WhisperSecondPass.text_scores`
-    reuses it). :func:`score` keeps that frame (``last``): its thresholds were chosen with it.
+    As faster-whisper's ``transcribe`` gives them to its encoder: the feature extractor's last
+    frame (of its 10 ms of padding) left out, so the encoder's output is the one the decode of
+    the same audio computed (:class:`LastWindow` keeps it). :func:`score` kept that frame
+    until 2026-12-06; the vocabulary's margins were checked again without it
+    (docs/vocabulary.md).
     """
     features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
-    frames = min(features.shape[-1] - (0 if last else 1), WINDOW_FRAMES)
-    window = np.zeros((features.shape[0], WINDOW_FRAMES), np.float32)
+    frames = min(features.shape[-1] - 1, WINDOW_FRAMES)
+    size = WINDOW_FRAMES
+    if sized:
+        from dictate.asr.whisper_engine import sized_frames
+
+        size = sized_frames(frames)
+    window = np.zeros((features.shape[0], size), np.float32)
     window[:, :frames] = features[:, :frames]
     return window, frames
 
@@ -137,18 +152,23 @@ def score(
     audio: np.ndarray,
     texts: Sequence[str],
     prompts: Sequence[str] = ("",),
+    *,
+    sized: bool = JUDGE_SIZED,
+    states: np.ndarray | None = None,
 ) -> Scored | None:
     """How likely ``model`` (a faster-whisper ``WhisperModel``) finds each of ``texts`` as the
     words of int16 ``audio`` after each of ``prompts`` ("" for none), and how likely it finds
     that the audio holds no speech; None for audio longer than Whisper's window or no texts.
-    The audio is encoded once."""
+    The audio is encoded once, in a window sized to it where ``sized`` (as the second pass's
+    first decode), else in Whisper's 30 s; not at all where ``states`` are given (the encoder's
+    output of the same window: :class:`LastWindow`)."""
     import ctranslate2
 
     if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE or not texts:
         return None
     tokenizer = tokenizer_for(model, language)
-    window, frames = window_features(model, audio, last=True)
-    encoded = states_array(model, window)
+    window, frames = window_features(model, audio, sized=sized)
+    encoded = states if states is not None else states_array(model, window)
     tokens = [[*tokenizer.encode(" " + t.strip()), tokenizer.eot] for t in texts]
     scores: list[list[float]] = []
     for prompt in prompts:
@@ -173,19 +193,23 @@ def score(
 
 
 class LastWindow:
-    """The encoder's output of the last 30 s window decode, for scoring texts against the same
-    audio without encoding it again (:meth:`WhisperSecondPass.text_scores`: about 0.3 s of
-    tiny.en on two cores, a third of a command's time to act).
+    """The encoder's output of the last decode, for scoring texts against the same audio
+    without encoding it again: the 30 s window's for the commands
+    (:meth:`WhisperSecondPass.text_scores`: about 0.3 s of tiny.en on two cores, a third of a
+    command's time to act), the sized window's for the vocabulary's judgement
+    (:meth:`WhisperSecondPass.score`).
 
     It wraps ``model.encode`` (faster-whisper's ``WhisperModel``): while :meth:`watching` some
-    audio, the first window encoded is kept, as :func:`encode` would give it (the same features,
-    :func:`window_features`). One window is kept, the last decoded in the 30 s window.
+    audio, the first window encoded is kept, as :func:`window_features` gives its features (the
+    same features, in the same window). One window is kept, the last decoded.
     """
 
     def __init__(self, model: Any) -> None:
         self._encode = model.encode
         self._watched: bytes | None = None
         self._kept: tuple[bytes, np.ndarray] | None = None
+        self.sized = False
+        """Whether the window kept is one sized to its audio."""
         model.encode = self._encoding
 
     @staticmethod
@@ -200,18 +224,21 @@ class LastWindow:
         return out
 
     @contextmanager
-    def watching(self, samples: np.ndarray) -> Iterator[None]:
-        """Keep the encoder's output of the decode of ``samples`` made inside."""
-        self._watched, self._kept = self.key(samples), None
+    def watching(self, samples: np.ndarray, sized: bool = False) -> Iterator[None]:
+        """Keep the encoder's output of the decode of ``samples`` made inside (in a window
+        sized to them, or in 30 s)."""
+        self._watched, self._kept, self.sized = self.key(samples), None, sized
         try:
             yield
         finally:
             self._watched = None
 
-    def encoded(self, audio: np.ndarray) -> Encoded | None:
-        """The kept output where int16 ``audio`` is the audio last decoded in the 30 s window;
-        else None."""
+    def encoded(self, audio: np.ndarray, sized: bool = False) -> Encoded | None:
+        """The kept output where int16 ``audio`` is the audio last decoded, in the 30 s window
+        (or, with ``sized``, in a window sized to it); else None."""
         if self._kept is None or len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
+            return None
+        if sized != self.sized:
             return None
         key, states = self._kept
         return Encoded(states) if key == self.key(audio.astype(np.float32) / 32768.0) else None

@@ -266,6 +266,60 @@ def test_whisper_scores_the_words_said_above_other_words(
     assert whisper.score(np.zeros(31 * RATE, np.int16), texts) is None  # over Whisper's window
 
 
+@needs_real
+@pytest.mark.slow
+def test_the_judge_encodes_a_window_sized_to_the_audio(
+    whisper: WhisperSecondPass, tmp_path: Path
+) -> None:
+    """As the second pass's first decode: a 10 s window for a short sentence, not Whisper's
+    30 s (a third of the judgement's cost); in either window the words said score above
+    others."""
+    from dictate.asr.whisper_engine import sized_frames
+    from dictate.asr.whisper_score import WINDOW_FRAMES, score, window_features
+
+    audio = _flite("The weather is nice today.", tmp_path)
+    sized, frames = window_features(whisper.model, audio, sized=True)
+    assert sized.shape[-1] == sized_frames(frames) == 1000 < WINDOW_FRAMES
+    assert window_features(whisper.model, audio)[0].shape[-1] == WINDOW_FRAMES
+    texts = ["the weather is nice today", "the weather is mice to play"]
+    for in_sized in (True, False):
+        scored = score(whisper.model, "en", audio, texts, ("",), sized=in_sized)
+        assert scored is not None
+        assert scored.log_probs[0][0] > scored.log_probs[0][1] + 3, in_sized
+
+
+@needs_real
+@pytest.mark.slow
+def test_audio_just_decoded_in_its_sized_window_is_judged_without_encoding_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second pass's decode of a segment keeps its encoder output; the vocabulary's
+    judgement of the same audio scores on it: the same scores as a fresh encoding, without the
+    encoder's second run."""
+    from dictate.asr import whisper_score
+
+    whisper = WhisperSecondPass(WhisperOptions(device="cpu", threads=2))
+    audio = _flite("The weather is nice today.", tmp_path)
+    texts, prompts = ["the weather is nice today", "the feather is nice today"], ("", "Feather.")
+    fresh = whisper.score(audio, texts, prompts)  # nothing decoded yet: encoded here
+    encodings: list[int] = []
+    real = whisper_score.states_array
+
+    def counted(*args: Any) -> Any:
+        encodings.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(whisper_score, "states_array", counted)
+    assert whisper.decode_audio(audio, 0.0).windows == ("sized",)
+    again = whisper.score(audio, texts, prompts)
+    assert fresh is not None and again is not None and encodings == []
+    assert again.log_probs == fresh.log_probs
+    whisper.decode_audio(_flite("Something else entirely.", tmp_path), 0.0)
+    last = whisper.score(audio, texts, prompts)
+    assert last is not None and last.log_probs == fresh.log_probs
+    assert encodings == [1]
+
+
 def _transcribed(wav: Path, entries: list[Any], refiners: list[Any]) -> str:
     """``wav`` decoded as ``dictate transcribe`` decodes it (PocketSphinx, then ``refiners``,
     the shipped punctuator), with ``entries`` as the vocabulary."""
