@@ -19,6 +19,7 @@ from dictate.writing.vocabulary import VocabularyFile, parse_entry
 from dictate.writing.vocabulary_harvest import (
     CARRIERS,
     MisheardFile,
+    harvest_entries,
     harvest_entry,
     heard_in,
     load_misheard,
@@ -85,6 +86,19 @@ def test_a_harvest_keeps_the_forms_that_are_not_the_entrys_own_most_heard_first(
     forms = harvest_entry(entry, decode, ["a", "b"], say=say)
     # "nguyen" and "new win" are the entry's own forms; "new in" was heard 6 times
     assert forms == [("new", "in"), ("no",)]
+    # several entries, said ahead in a thread: each with its own forms, in order
+    said: list[str] = []
+
+    def saying(text: str, voice: str) -> np.ndarray:
+        said.append(text)
+        return say(text, voice)
+
+    many = [entry, parse_entry("Tadhg"), entry, parse_entry("Aoife")]
+    got = list(harvest_entries(many, decode, ["a", "b"], say=saying, ahead=2))
+    assert [e for e, _ in got] == many
+    assert got[0][1] == got[2][1] == forms  # Tadhg's own form is neither "nguyen" nor "new win"
+    assert got[1][1] == [("new", "in"), ("nguyen",), ("new", "win"), ("no",)]
+    assert len(said) == 2 * 2 + 2 + 2 * 2 + 2  # each entry said once, as written and as it sounds
 
 
 def test_misheard_forms_are_kept_beside_the_vocabulary_and_follow_the_entry(
@@ -144,7 +158,9 @@ def test_a_run_near_a_misheard_form_is_rewritten_only_where_whisper_agrees() -> 
     assert settle(segment("no when".split()), [VocabularyRefiner(matcher)]).by == ""
     # words the recogniser heard surely are what was said, whatever Whisper's judgement
     sure = segment("please ask no when to call".split(), confidence=MISHEARD_SURE)
+    agrees.asked.clear()
     assert settle(sure, [VocabularyRefiner(matcher, judge=agrees)]).by == ""
+    assert agrees.asked == []  # and Whisper is not asked about them: its time is saved
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -188,6 +204,12 @@ def test_the_real_harvest_hears_an_entry_and_the_same_way_each_time(tmp_path: Pa
     assert model == "tiny.en"
     assert forms and all(f != ("nguyen",) and f != ("new", "win") for f in forms)
     assert harvest_entry(entry, decode, voices) == forms
+    # said a few entries ahead in a thread while the others are decoded: the same forms
+    entries = [parse_entry(e) for e in ("Siobhan = shiv awn", "Nguyen = new win", "Tadhg")]
+    alone = [harvest_entry(e, decode, voices) for e in entries]
+    assert [(e, f) for e, f in harvest_entries(entries, decode, voices)] == [
+        *zip(entries, alone, strict=True)
+    ]
 
 
 @needs_voices

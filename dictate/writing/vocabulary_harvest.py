@@ -28,7 +28,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,15 +111,25 @@ def harvest_entry(
     window holds them all, for the cost of one), as written and as it sounds: the forms that are
     not the entry's own words, the most heard first (then in the order heard), at most
     :data:`MAX_FORMS`."""
+    return forms_heard(entry, said_clips(entry, voices, say), decode)
+
+
+def said_clips(
+    entry: VocabularyEntry,
+    voices: Sequence[Any],
+    say: Callable[[str, Any], np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """The clips :func:`harvest_entry` decodes: the carrier sentences with ``entry`` as written
+    and as it sounds, said by each of ``voices`` that can speak here, with :data:`PAD_S` of
+    silence around."""
     if say is None:
         from dictate.audio import speech_voices
 
         say = speech_voices.say
-    own = {_letters([entry.written]), _letters(entry.spoken)}
     texts = list(dict.fromkeys(t for t in (entry.written, entry.sounds) if t))
     carrier = " ".join(CARRIERS)
     pad = np.zeros(round(PAD_S * SAMPLE_RATE), np.int16)
-    counts: dict[tuple[str, ...], int] = {}
+    clips = []
     for voice in voices:
         for text in texts:
             try:
@@ -127,11 +137,49 @@ def harvest_entry(
             except (OSError, ImportError, RuntimeError) as exc:
                 log.info("%s could not say %r: %s", getattr(voice, "name", voice), text, exc)
                 break  # this voice cannot speak here
-            for form in heard_in(carrier, decode(np.concatenate([pad, audio, pad]))):
-                if _letters(form) and _letters(form) not in own:
-                    counts[form] = counts.get(form, 0) + 1
+            clips.append(np.concatenate([pad, audio, pad]))
+    return clips
+
+
+def forms_heard(
+    entry: VocabularyEntry,
+    clips: Iterable[np.ndarray],
+    decode: Callable[[np.ndarray], Sequence[str]],
+) -> list[tuple[str, ...]]:
+    """The forms ``decode`` writes for ``entry`` in ``clips`` (:func:`said_clips`), as
+    :func:`harvest_entry` returns them."""
+    own = {_letters([entry.written]), _letters(entry.spoken)}
+    carrier = " ".join(CARRIERS)
+    counts: dict[tuple[str, ...], int] = {}
+    for clip in clips:
+        for form in heard_in(carrier, decode(clip)):
+            if _letters(form) and _letters(form) not in own:
+                counts[form] = counts.get(form, 0) + 1
     ranked = sorted(counts, key=lambda f: -counts[f])  # stable: ties in the order heard
     return ranked[:MAX_FORMS]
+
+
+def harvest_entries(
+    entries: Sequence[VocabularyEntry],
+    decode: Callable[[np.ndarray], Sequence[str]],
+    voices: Sequence[Any],
+    say: Callable[[str, Any], np.ndarray] | None = None,
+    ahead: int = 2,
+) -> Iterator[tuple[VocabularyEntry, list[tuple[str, ...]]]]:
+    """Each of ``entries`` and its forms (:func:`harvest_entry`), in order, the next ``ahead``
+    entries said by the voices in a thread while the recogniser decodes the clips of the one
+    before: the two take about as long each (speech synthesis and Whisper both run outside
+    Python's lock), so on two cores a harvest takes about half the time. The same forms as
+    one at a time: each clip is said and decoded alone."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="dictate-say") as pool:
+        queued: list[Future[list[np.ndarray]]] = []
+        for at, entry in enumerate(entries):
+            while len(queued) < ahead + 1 and at + len(queued) < len(entries):
+                queued.append(pool.submit(said_clips, entries[at + len(queued)], voices, say))
+            clips = queued.pop(0).result()
+            yield entry, forms_heard(entry, clips, decode)
 
 
 class MisheardFile:
@@ -259,8 +307,7 @@ def harvest_pending(
             todo = pending(entries, model, path)
             if not todo:
                 return done
-            for n, entry in enumerate(todo, 1):
-                forms = harvest_entry(entry, decode, voices)
+            for n, (entry, forms) in enumerate(harvest_entries(todo, decode, voices), 1):
                 names = [v.name for v in voices]
                 MisheardFile(path).append(entry, forms, by="harvest", model=model,
                                           version=VERSION, voices=names)  # fmt: skip
