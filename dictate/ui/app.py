@@ -278,11 +278,23 @@ def run_app(command: str | None = None) -> int:
         renew.start(RENEW_CLAIM_MS)
         remote.window_ready(window)
         window.controller.preload()
+        _watch_vocabulary(window)
         _harvest_later(window.settings)
         return int(app.exec())  # type: ignore[attr-defined]
     finally:
         server.close()
         claim.release()
+
+
+def _watch_vocabulary(window: Any) -> None:
+    """The pipeline built again in the background when the vocabulary changes on disk
+    (:mod:`dictate.ui.vocabulary_watch`)."""
+    from dictate.ui.vocabulary_watch import VocabularyWatch
+    from dictate.writing import vocabulary, vocabulary_harvest
+
+    path = vocabulary.default_vocabulary_path()
+    names = (path.name, vocabulary_harvest.FILE_NAME)
+    window.vocabulary_watch = VocabularyWatch(window.controller, path.parent, names, window)
 
 
 def _harvest_later(settings: Any) -> None:
