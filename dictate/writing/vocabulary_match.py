@@ -61,10 +61,11 @@ JUDGE_PER_ENTRY = 2
 """Runs of one segment put to Whisper for each entry, likeliest first."""
 MAX_JUDGED = 4
 """Runs of one segment put to Whisper in all: the cost of a judgement grows with them (about
-0.14 s a run here in Whisper's 30 s window, 0.03 s in the sized window since). 12 until 2026-12-06: with 500 entries every segment had 12, and Whisper's
-judgement took a median of 1.85 s a segment. Replayed (benchmarks/vocabulary_heard.py's rows),
-the development set wrote the same entries from 12 down to 2; 4, not 2, after seeing the test
-set (2 cost 2 of its 88 natural-voice entries, 4 one of the robot voices')."""
+0.14 s a run here in Whisper's 30 s window, 0.03 s in the sized window since). 12 until
+2026-12-06: with 500 entries every segment had 12, and Whisper's judgement took a median of
+1.85 s a segment. Replayed (benchmarks/vocabulary_heard.py's rows), the development set wrote
+the same entries from 12 down to 2; 4, not 2, after seeing the test set (2 cost 2 of its 88
+natural-voice entries, 4 one of the robot voices')."""
 
 
 _LETTERS = re.compile(r"[^a-z0-9]+")
