@@ -111,6 +111,7 @@ class DictationController(QObject):
         self._rescan = False
         """The last run ended in an error: PortAudio lists the devices afresh before the next
         (the device may have come back, or the sound server restarted)."""
+        self._build_when_idle = False  # settings changed during a run: built at its end
         self._run: Any = None
         """What the current (or last) run runs: the pipeline, or a file's parallel run."""
         self.tap_source: Any = None
@@ -133,6 +134,9 @@ class DictationController(QObject):
     def _set_state(self, state: State) -> None:
         self.state = state
         self.stateChanged.emit(state)
+        if state == State.IDLE and self._build_when_idle:
+            self._build_when_idle = False
+            self.preload()
 
     def start(self, source_factory: Any = None, run_factory: Any = None) -> None:
         """Start dictation from the chosen microphone (or ``source_factory()``, for files).
@@ -226,8 +230,7 @@ class DictationController(QObject):
         return self._pipeline
 
     def second_pass(self) -> Any:
-        """The second pass loaded for the current run's settings (None: none, or not loaded
-        yet); a file's parallel decode refines its segments with it."""
+        """The second pass loaded for the current run's settings (None: none or not yet)."""
         return self._cache.get("second")
 
     def _microphone(self, s: Settings) -> Any:
@@ -303,17 +306,15 @@ class DictationController(QObject):
             self.move(Trigger.FINISHED)
 
     def _on_event(self, event: Event) -> None:
-        """The pipeline's callback, on its threads: only a signal (queued to the GUI thread)."""
+        """The pipeline's callback, on its threads: a signal (queued to the GUI thread)."""
         self.pipelineEvent.emit(event)
 
     @property
     def pipeline(self) -> Pipeline | None:
-        """The pipeline loaded for the runs (None until a run or a preload built it)."""
-        return self._pipeline
+        return self._pipeline  # the pipeline loaded for the runs (None until one is built)
 
     def behind(self) -> float:
-        """Seconds of what was said in the current run without settled words yet (0 when
-        idle, or for a run with no live source)."""
+        """Seconds said in the current run not settled yet (0: idle, or no live source)."""
         run = self._run
         if self.state not in (State.LISTENING, State.STOPPING) or not hasattr(run, "behind"):
             return 0.0
@@ -389,6 +390,11 @@ class DictationController(QObject):
         )
 
     def forget_engine(self) -> None:
-        """Rebuild next time (a setting changed); the recogniser is reloaded if it changed."""
+        """Settings changed, or were confirmed (Settings > OK): the pipeline is built for them
+        in the background, now if idle, else when the run ends; what did not change is kept
+        (:meth:`_ready_pipeline` compares the settings: docs/performance.md)."""
         self.move(Trigger.SETTINGS)
-        self._cache.pop("key", None)
+        self._build_when_idle = True
+        if self.state == State.IDLE:
+            self._build_when_idle = False
+            self.preload()
