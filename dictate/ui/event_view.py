@@ -23,6 +23,7 @@ from dictate.ui.editor import DictationEditor
 from dictate.ui.feedback import Feedback
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
+from dictate.writing.live_mask import LiveMask
 
 log = logging.getLogger("dictate.ui")
 
@@ -87,6 +88,8 @@ class EventView(QObject):
         self._segment_closed: dict[int, float] = {}
         self._heard: deque[tuple[list[str], list[list[str]]]] = deque(maxlen=100)
         self._partial_segment = 0
+        self.mask = LiveMask()
+        """The live words' obscenities and slurs masked (:mod:`dictate.writing.live_mask`)."""
         self._shown_segment = 0
         self._live: Live | None = None  # the last live punctuation of the words being spoken
         self._asleep = False
@@ -134,14 +137,15 @@ class EventView(QObject):
             if event.segment > self._shown_segment and not typing:
                 self._partial_segment = event.segment
                 text = live_partial(self._live, event.segment, event.words)
-                self._editor.edits.set_dictation(partial=text)
+                self._editor.edits.set_dictation(partial=self.mask(text))
         elif isinstance(event, Live):
             # The words being spoken, punctuated with the pending words (display only).
             if event.segment > self._shown_segment:
                 self._live = event
                 if not typing:
                     self._partial_segment = event.segment
-                    self._editor.edits.set_dictation(partial=event.partial, live=event.pending)
+                    partial = self.mask(event.partial)
+                    self._editor.edits.set_dictation(partial=partial, live=event.pending)
         elif isinstance(event, Segment):
             self._on_segment(event)
         elif isinstance(event, Error):

@@ -12,6 +12,7 @@ from dictate.config import Settings
 from dictate.events import Event, Finalized, Finished, Level, Live, Partial, Pending
 from dictate.text.stage import live_partial
 from dictate.ui.run_states import State
+from dictate.writing.live_mask import LiveMask
 
 
 class Feedback(QObject):
@@ -31,6 +32,7 @@ class Feedback(QObject):
         self.overlay: Any = None  # dictate.ui.overlay.DictationOverlay, once shown
         self.sounds: Any = None  # dictate.output.sounds.FeedbackSounds, once needed
         self._start_sound = ""  # "due" once listening, "played" at the first level; "" idle
+        self.mask = LiveMask()  # the live words' obscenities and slurs masked
 
     def visible_overlay(self) -> Any:
         """The overlay if it is shown, else None."""
@@ -72,11 +74,11 @@ class Feedback(QObject):
         if isinstance(event, Level):
             overlay.set_level(event.dbfs)
         elif isinstance(event, Partial):
-            overlay.set_partial(live_partial(live, event.segment, event.words))
+            overlay.set_partial(self.mask(live_partial(live, event.segment, event.words)))
         elif isinstance(event, Live):
             if event.segment > shown_segment:  # as the editor: not a stale one
                 overlay.set_pending(event.pending)
-                overlay.set_partial(event.partial)
+                overlay.set_partial(self.mask(event.partial))
         elif isinstance(event, Pending):
             overlay.set_pending(event.text)
             overlay.set_partial("")

@@ -190,3 +190,16 @@ def test_live_punctuation_shows_on_the_overlay(window: Any) -> None:
     window.events.dispatch(Live(0.7, 2, pending="stale", partial="stale", words=["stale"]))
     assert overlay.shown_words() == ("So we went home. Then what happened", "")
     assert window.editor.text == "" and window.editor.pending_text == ""
+
+
+def test_the_overlay_masks_the_live_words_as_the_window_does(window: Any) -> None:
+    """Typing into other applications: the overlay shows the live words, masked where listed
+    (dictate/writing/live_mask.py); the pending (settled) words are not."""
+    from dictate.writing.live_mask import DOT
+
+    overlay = dictating_into_apps(window, Recorder())
+    window.events.dispatch(Pending(0.1, 1, "oh shit"))  # settled: as said
+    window.events.dispatch(Partial(0.2, 2, ["what", "the", "fuck"]))
+    assert overlay.shown_words() == ("oh shit", f"what the f{DOT * 3}")
+    window.events.dispatch(Live(0.3, 2, pending="Oh shit.", partial="What the fuck", words=None))
+    assert overlay.shown_words() == ("Oh shit.", f"What the f{DOT * 3}")
