@@ -37,7 +37,6 @@ padding function is wrapped (:func:`_install_sized_padding`) to pad to the sized
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 import threading
@@ -51,7 +50,13 @@ import numpy as np
 
 from dictate import memory
 from dictate.asr.engine import Word
-from dictate.asr.whisper_score import LastWindow
+from dictate.asr.whisper_score import (
+    FRAMES_PER_S,
+    MAX_WINDOW_S,
+    WINDOW_MARGIN_S,
+    LastWindow,
+    sized_frames,
+)
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError, ProviderError
 
@@ -61,12 +66,6 @@ PAD_BEFORE_S = 0.25
 """Seconds of the audio before speech began that Whisper hears (the segmenter's pre-roll)."""
 PAD_AFTER_S = 0.1
 """Seconds after speech ended that it hears."""
-MIN_WINDOW_S = 10
-"""The shortest encoder window (seconds)."""
-WINDOW_MARGIN_S = 1
-"""Seconds of padding after the audio in a sized window."""
-MAX_WINDOW_S = 30
-"""Whisper's own window; longer segments are decoded in several windows."""
 HESITATIONS = frozenset({"uh", "um", "uhm", "er", "erm", "ah", "hmm", "mm", "mhm"})
 """Words a sized decode writing one of is decoded again in 30 s (:func:`sized_doubt`)."""
 SIZED_WORD_P = 0.1
@@ -215,14 +214,6 @@ RANDOM_SEED = 1
 _sized = threading.local()
 """``_sized.margin``: the current thread's decode wants a window sized to its audio, with this
 margin (seconds); None: Whisper's 30 s."""
-_FRAMES_PER_S = 100  # Whisper's log-mel frames: a 10 ms hop
-
-
-def sized_frames(frames: int, margin: float = WINDOW_MARGIN_S) -> int:
-    """The encoder window (in mel frames) for ``frames`` of audio: the audio and ``margin``
-    seconds, rounded up to a second, at least :data:`MIN_WINDOW_S`, at most 30 s."""
-    wanted = math.ceil(frames / _FRAMES_PER_S + margin)
-    return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, wanted)) * _FRAMES_PER_S)
 
 
 def _install_sized_padding() -> None:
@@ -237,7 +228,7 @@ def _install_sized_padding() -> None:
 
     def pad_or_trim(array: Any, length: int = 3000, *, axis: int = -1) -> Any:
         margin = getattr(_sized, "margin", None)
-        if margin is not None and length == MAX_WINDOW_S * _FRAMES_PER_S:
+        if margin is not None and length == MAX_WINDOW_S * FRAMES_PER_S:
             length = min(length, sized_frames(array.shape[axis], margin))
         return original(array, length, axis=axis)
 

@@ -11,6 +11,7 @@ text's score.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,22 @@ from dictate.audio.format import SAMPLE_RATE
 WINDOW_FRAMES = 3000
 """Whisper's 30 s window in log-mel frames: the audio is encoded in it, as Whisper's fallback
 decodes it."""
+MIN_WINDOW_S = 10
+"""The shortest encoder window (seconds)."""
+WINDOW_MARGIN_S = 1
+"""Seconds of padding after the audio in a sized window."""
+MAX_WINDOW_S = 30
+"""Whisper's own window; longer segments are decoded in several windows."""
+FRAMES_PER_S = 100  # Whisper's log-mel frames: a 10 ms hop
+
+
+def sized_frames(frames: int, margin: float = WINDOW_MARGIN_S) -> int:
+    """The encoder window (in mel frames) for ``frames`` of audio: the audio and ``margin``
+    seconds, rounded up to a second, at least :data:`MIN_WINDOW_S`, at most 30 s."""
+    wanted = math.ceil(frames / FRAMES_PER_S + margin)
+    return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, wanted)) * FRAMES_PER_S)
+
+
 JUDGE_SIZED = True
 """:func:`score` encodes the audio in a window sized to it (at least 10 s), not in Whisper's
 30 s: a third of the cost (0.15 s against 0.47 s for a 3.5 s sentence, five texts and two
@@ -68,7 +85,7 @@ def window_features(
     """The log-mel features of int16 ``audio`` in Whisper's 30 s window (zeros after the
     audio) and how many frames of it are the audio's; with ``sized``, in a window sized to the
     audio as the second pass's first decode has it
-    (:func:`~dictate.asr.whisper_engine.sized_frames`).
+    (:func:`sized_frames`).
 
     As faster-whisper's ``transcribe`` gives them to its encoder: the feature extractor's last
     frame (of its 10 ms of padding) left out, so the encoder's output is the one the decode of
@@ -78,11 +95,7 @@ def window_features(
     """
     features = model.feature_extractor(audio.astype(np.float32) / 32768.0)
     frames = min(features.shape[-1] - 1, WINDOW_FRAMES)
-    size = WINDOW_FRAMES
-    if sized:
-        from dictate.asr.whisper_engine import sized_frames
-
-        size = sized_frames(frames)
+    size = sized_frames(frames) if sized else WINDOW_FRAMES
     window = np.zeros((features.shape[0], size), np.float32)
     window[:, :frames] = features[:, :frames]
     return window, frames
