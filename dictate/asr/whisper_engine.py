@@ -22,14 +22,14 @@ much. The guards here:
   sentence (a name) is kept as a hint where :attr:`WhisperOptions.keep_case` says so.
 
 The encoder is given a window sized to the audio (:attr:`WhisperOptions.window` "auto", the
-default: the speech and :data:`WINDOW_MARGIN_S`, at least :data:`MIN_WINDOW_S`) rather than
-30 s: CTranslate2 accepts shorter inputs, and the encoder's cost (time, and memory for its
-attention) grows with the window. Whisper was trained on 30 s windows, and in a sized one it is
-less sure of words it gets right (a lower ``avg_logprob``), so that the guards would doubt them
-and keep the first pass's words. So the sized decode is tried once, greedy and without the
-temperature fallback, and a segment whose guards doubt it (any verdict but "speech", or a
-hesitation or a last word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s
-window and the fallback, a short one greedy (docs/second-pass.md measures both).
+default: the speech and a margin, at least 10 s: :func:`~dictate.asr.whisper_score.sized_frames`)
+rather than 30 s: CTranslate2 accepts shorter inputs, and the encoder's cost (time, and memory for
+its attention) grows with the window. Whisper was trained on 30 s windows, and in a sized one it is
+less sure of words it gets right (a lower ``avg_logprob``), so that the guards would doubt them and
+keep the first pass's words. So the sized decode is tried once, greedy and without the temperature
+fallback, and a segment whose guards doubt it (any verdict but "speech", or a hesitation or a last
+word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s window and the fallback,
+a short one greedy (docs/second-pass.md measures both).
 faster-whisper pads every stretch's features to 30 s whatever its ``chunk_length`` says, so its
 padding function is wrapped (:func:`_install_sized_padding`) to pad to the sized window.
 """
