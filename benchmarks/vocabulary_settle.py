@@ -2,7 +2,11 @@
 settles (Whisper's words and the vocabulary's rewrites in the text), with and without the
 vocabulary, for the same recording played at real-time speed.
 
-    .venv/bin/python benchmarks/vocabulary_settle.py --data /tmp/v500/data --runs 3
+    .venv/bin/python benchmarks/vocabulary_settle.py --data /tmp/v500/data --runs 3 \
+        --audio /tmp/v500/settle.wav
+
+``--audio`` keeps the recording (or reuses it where it exists): Piper speaks it with noise,
+unseeded, so each invocation without it makes another recording and another set of words.
 
 The recording: the Piper voice (joe, length 1.0, noise 0.333) says ``--sentences`` sentences of
 benchmarks/vocabulary_set.py, every other one with its entry and the others its decoy (an
