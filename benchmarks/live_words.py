@@ -7,8 +7,9 @@ segment, replaced by the settled (Whisper's) words when the segment closes. Each
 fed at real-time speed through ``dictate transcribe REC --realtime --json --second-pass tiny.en
 --commit-after never`` (the window's pipeline, without the window), and per segment:
 
-* **last live words**: the first pass's final words of the segment (the ``segment`` event's
-  ``first_pass``), what was greyed just before the settled words replaced them;
+* **last live words**: what was greyed for the segment just before its settled words replaced
+  it (the ``segment`` event's ``shown``: the first pass's words, or a preview's and then the
+  first pass's newer ones);
 * **their distance**: word edits from the last live words to the settled words, lower case and
   without punctuation, pooled over the segments (a word error rate with the settled words as the
   reference: the issue's measure, not accuracy against what was said);
@@ -17,6 +18,12 @@ fed at real-time speed through ``dictate transcribe REC --realtime --json --seco
   closed (flicker), per 100 words of the last live words;
 * **words shown masked**: live words in the masked list (dictate/writing/live_mask.py), which
   the window shows masked.
+
+Each recording is run with the second pass's previews of the open segment (the default) and
+without them (``DICTATE_NO_PREVIEWS=1``: the first pass's words only), ``--runs`` times each;
+besides the counts above, the CPU time of the ``transcribe`` process (user and system, its
+start and model loads included) and the settled words' time after the end of each segment's
+speech (p95 over the segments), medians of the runs.
 
 ``--piper`` adds natural-voice prose: the Piper voice (joe) reads a passage of public-domain
 prose (the opening of Jane Austen's *Persuasion*, not used to tune anything) at lengths 0.9 and
@@ -29,6 +36,8 @@ import argparse
 import json
 import os
 import re
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -69,17 +78,21 @@ def piper_recording(path: Path, length: float) -> None:
     write_wav(path, np.concatenate(parts))
 
 
-def measure(audio: Path) -> dict[str, Any]:
+def measure(audio: Path, previews: bool) -> dict[str, Any]:
     """One real-time run of ``audio``: the counts of the module's docstring."""
     from dictate.edit_distance import edit_distance
     from dictate.writing.live_mask import LiveMask
 
-    env = {**os.environ, "DICTATE_NO_HARVEST": "1"}
+    env = {**os.environ, "DICTATE_NO_HARVEST": "1", "DICTATE_NO_PREVIEWS": "" if previews else "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "dictate", "transcribe", str(audio), "--realtime", "--json",
          "--second-pass", "tiny.en", "--commit-after", "never"],
         env=env, capture_output=True, text=True, check=True, cwd=ROOT,
     )  # fmt: skip
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    settled_after: list[float] = []
     listed = LiveMask().words()
     edits = reference = live_total = changed = masked = 0
     shown: dict[int, list[str]] = {}
@@ -95,20 +108,23 @@ def measure(audio: Path) -> dict[str, Any]:
             masked += sum(1 for w in words if w.lower() in listed)
         elif event["event"] == "segment":
             shown.clear()
-        if event["event"] == "segment" and event.get("first_pass") is not None:
+        if event["event"] == "segment" and event.get("shown") is not None:
+            settled_after.append(event["time"] - event["end"])
             settled = _words(" ".join(w["text"] for w in event["words"]))
-            live = _words(" ".join(w["text"] for w in event["first_pass"]))
+            live = _words(" ".join(event["shown"]))
             edits += edit_distance(live, settled)
             reference += len(settled)
             live_total += len(live)
+    p95 = float(np.percentile(settled_after, 95)) if settled_after else 0.0
     return {"edits": edits, "settled": reference, "live": live_total, "changed": changed,
-            "masked": masked}  # fmt: skip
+            "masked": masked, "cpu": cpu, "p95": p95}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("audio", nargs="*", type=Path)
     parser.add_argument("--piper", action="store_true", help="add natural-voice prose")
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="dictate-live-") as tmp:
         files = list(args.audio)
@@ -117,23 +133,33 @@ def main(argv: list[str] | None = None) -> int:
                 path = Path(tmp) / f"persuasion-piper-joe-x{length}.wav"
                 piper_recording(path, length)
                 files.append(path)
-        total = {"edits": 0, "settled": 0, "live": 0, "changed": 0, "masked": 0}
-        print("| recording | settled words | last live words vs settled (WER) | changed while "
-              "shown, per 100 live words | live words masked |")  # fmt: skip
-        print("|---|---|---|---|---|")
+        keys = ("edits", "settled", "live", "changed", "masked", "cpu", "p95")
+        print("| recording | live words from | settled words | last live words vs settled (WER) | "
+              "changed while shown, per 100 live words | live words masked | CPU s | settled "
+              "p95 after speech |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|")
+        pooled = {name: dict.fromkeys(keys, 0.0) for name in CONFIGS}
         for path in files:
-            got = measure(path)
-            for key in total:
-                total[key] += got[key]
-            print(_row(path.name, got), flush=True)
-        print(_row("**pooled**", total))
+            for name, previews in CONFIGS.items():
+                runs = [measure(path, previews) for _ in range(args.runs)]
+                got = {k: statistics.median(r[k] for r in runs) for k in keys}
+                for k in keys:
+                    pooled[name][k] += got[k] if k != "p95" else 0.0
+                pooled[name]["p95"] = max(pooled[name]["p95"], got["p95"])
+                print(_row(path.name, name, got), flush=True)
+        for name in CONFIGS:
+            print(_row("**pooled** (p95: the worst)", name, pooled[name]))
     return 0
 
 
-def _row(name: str, got: dict[str, Any]) -> str:
+CONFIGS = {"previews (the default)": True, "first pass only": False}
+
+
+def _row(name: str, config: str, got: dict[str, Any]) -> str:
     wer = 100 * got["edits"] / max(1, got["settled"])
     flicker = 100 * got["changed"] / max(1, got["live"])
-    return f"| {name} | {got['settled']} | {wer:.1f}% | {flicker:.0f} | {got['masked']} |"
+    return (f"| {name} | {config} | {got['settled']:.0f} | {wer:.1f}% | {flicker:.0f} | "
+            f"{got['masked']:.0f} | {got['cpu']:.1f} | {got['p95']:.2f} s |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -92,6 +92,9 @@ class Segment(Event):
     rewrites: list[list[str]] | None = None
     """The user's vocabulary's rewrites in ``words``, in order: [the entry as written, the
     words it replaced] each (what was recognised: undo and the history keep it); None: none."""
+    shown: list[str] | None = None
+    """The live words shown (greyed) for the segment until these replaced them: the first
+    pass's, or a preview's and then the first pass's newer ones; None where not shown live."""
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,13 @@ much. The guards here:
   (:attr:`~dictate.punctuation.options.StreamingOptions.hint_weight`); a capital inside a
   sentence (a name) is kept as a hint where :attr:`WhisperOptions.keep_case` says so.
 
-The encoder is given a window sized to the audio (:attr:`WhisperOptions.window` "auto", the
-default: the speech and a margin, at least 10 s: :func:`~dictate.asr.whisper_score.sized_frames`)
-rather than 30 s: CTranslate2 accepts shorter inputs, and the encoder's cost (time, and memory for
-its attention) grows with the window. Whisper was trained on 30 s windows, and in a sized one it is
-less sure of words it gets right (a lower ``avg_logprob``), so that the guards would doubt them and
-keep the first pass's words. So the sized decode is tried once, greedy and without the temperature
-fallback, and a segment whose guards doubt it (any verdict but "speech", or a hesitation or a last
-word it made up: :func:`sized_doubt`) is decoded again with Whisper's 30 s window and the fallback,
-a short one greedy (docs/second-pass.md measures both).
-faster-whisper pads every stretch's features to 30 s whatever its ``chunk_length`` says, so its
-padding function is wrapped (:func:`_install_sized_padding`) to pad to the sized window.
+The encoder is given a window sized to the audio (:func:`~dictate.asr.whisper_score.sized_frames`)
+rather than 30 s, a cost that grows with the window; in it Whisper is less sure of words it gets
+right, so the sized decode is tried once, greedy, and a segment its guards doubt
+(:func:`sized_doubt`) is decoded again in 30 s with the fallback (docs/second-pass.md). The
+padding function of faster-whisper is wrapped to pad to the sized window
+(:func:`~dictate.asr.whisper_score.install_sized_padding`). An open segment's preview is one
+sized decode (:meth:`WhisperSecondPass.preview`).
 """
 
 from __future__ import annotations
@@ -51,11 +47,10 @@ import numpy as np
 from dictate import memory
 from dictate.asr.engine import Word
 from dictate.asr.whisper_score import (
-    FRAMES_PER_S,
-    MAX_WINDOW_S,
+    SIZED,
     WINDOW_MARGIN_S,
     LastWindow,
-    sized_frames,
+    install_sized_padding,
 )
 from dictate.audio.format import SAMPLE_RATE
 from dictate.errors import ModelError, ProviderError
@@ -211,30 +206,6 @@ def clean_word(text: str) -> str:
 RANDOM_SEED = 1
 """The seed of CTranslate2's random generators (the temperature fallback's sampling)."""
 
-_sized = threading.local()
-"""``_sized.margin``: the current thread's decode wants a window sized to its audio, with this
-margin (seconds); None: Whisper's 30 s."""
-
-
-def _install_sized_padding() -> None:
-    """Wrap faster-whisper's ``pad_or_trim`` (idempotent): on a thread that is in a sized
-    decode, the features are padded to :func:`sized_frames` instead of 30 s; elsewhere it is
-    faster-whisper's own."""
-    import faster_whisper.transcribe as transcribe
-
-    original = transcribe.pad_or_trim
-    if getattr(original, "dictate_sized", False):
-        return
-
-    def pad_or_trim(array: Any, length: int = 3000, *, axis: int = -1) -> Any:
-        margin = getattr(_sized, "margin", None)
-        if margin is not None and length == MAX_WINDOW_S * FRAMES_PER_S:
-            length = min(length, sized_frames(array.shape[axis], margin))
-        return original(array, length, axis=axis)
-
-    pad_or_trim.dictate_sized = True  # type: ignore[attr-defined]
-    transcribe.pad_or_trim = pad_or_trim
-
 
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
     memory.defer_import("av")  # faster-whisper's file decoder: dictate hands it samples
@@ -247,7 +218,7 @@ def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> A
     ctranslate2.set_random_seed(RANDOM_SEED)
     # It logs every segment's duration at INFO: one line per phrase in the app's log.
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)
-    _install_sized_padding()
+    install_sized_padding()
     if device == "cpu" and compute_type.startswith("int8"):
         from dictate.paths import user_cache_dir
         from dictate.store.whisper_int8 import int8_copy
@@ -336,13 +307,19 @@ class WhisperSecondPass:
         return [-1, *sorted(found)]
 
     def decode_audio(
-        self, audio: np.ndarray, offset: float, prompt: str = "", heard: Sequence[Word] = ()
+        self,
+        audio: np.ndarray,
+        offset: float,
+        prompt: str = "",
+        heard: Sequence[Word] = (),
+        window: str = "",
     ) -> SecondPassResult:
         """Decode int16 ``audio`` whose first sample is at source time ``offset`` (``heard``:
-        the first pass's words of it, for :func:`keep_dropped_tail`)."""
+        the first pass's words of it, for :func:`keep_dropped_tail`; ``window``: as
+        :attr:`WhisperOptions.window`, "" for the options')."""
         samples = audio.astype(np.float32) / 32768.0
         seconds = len(samples) / SAMPLE_RATE
-        window = self.options.window
+        window = window or self.options.window
         if window not in ("auto", "full", "sized"):
             raise ValueError(f"unknown Whisper window {window!r}; choose auto, full or sized")
         if window == "full":
@@ -361,13 +338,13 @@ class WhisperSecondPass:
         """One decode: in a window sized to the audio (greedy, no temperature fallback: a
         doubt is settled by the 30 s window, not by sampling) or in Whisper's 30 s."""
         with self._lock:
-            _sized.margin = self.options.window_margin_s if sized else None
+            SIZED.margin = self.options.window_margin_s if sized else None
             try:
                 greedy = sized or seconds < self.options.greedy_below_s
                 with nullcontext() if not self._last else self._last.watching(samples, sized):
                     decoded = self._transcribe(samples, prompt, fallback=not greedy)
             finally:
-                _sized.margin = None
+                SIZED.margin = None
                 memory.release()  # the features' and encoder's buffers, kept by malloc
         result = self._judge(decoded, offset, seconds)
         result.windows = ("sized",) if sized else ("full",)
@@ -482,14 +459,20 @@ class WhisperSecondPass:
             finally:
                 memory.release()
 
-    def decode(self, segment: Any, prompt: str = "") -> SecondPassResult:
+    def decode(self, segment: Any, prompt: str = "", window: str = "") -> SecondPassResult:
         """Decode a :class:`~dictate.seam.segment.ClosedSegment`: its speech, padded
         (:data:`PAD_BEFORE_S`, :data:`PAD_AFTER_S`)."""
         audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
         offset = max(segment.audio_start, segment.start - PAD_BEFORE_S)
         if len(audio) < 0.1 * SAMPLE_RATE:
             return SecondPassResult([], "no_speech")
-        return self.decode_audio(audio, offset, prompt, segment.words)
+        return self.decode_audio(audio, offset, prompt, segment.words, window)
+
+    def preview(self, segment: Any, prompt: str = "") -> list[str] | None:
+        """An open segment's words so far, for the live words: one sized decode, greedy, never
+        again in 30 s; None where the guards doubt it."""
+        result = self.decode(segment, prompt, window="sized")
+        return [w.text for w in result.words] if result.verdict == "speech" else None
 
     def close(self) -> None:
         self.model = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,31 @@ def sized_frames(frames: int, margin: float = WINDOW_MARGIN_S) -> int:
     seconds, rounded up to a second, at least :data:`MIN_WINDOW_S`, at most 30 s."""
     wanted = math.ceil(frames / FRAMES_PER_S + margin)
     return int(min(MAX_WINDOW_S, max(MIN_WINDOW_S, wanted)) * FRAMES_PER_S)
+
+
+SIZED = threading.local()
+"""``SIZED.margin``: the current thread's decode wants a window sized to its audio, with this
+margin (seconds); None: Whisper's 30 s."""
+
+
+def install_sized_padding() -> None:
+    """Wrap faster-whisper's ``pad_or_trim`` (idempotent): on a thread that is in a sized
+    decode, the features are padded to :func:`sized_frames` instead of 30 s; elsewhere it is
+    faster-whisper's own."""
+    import faster_whisper.transcribe as transcribe
+
+    original = transcribe.pad_or_trim
+    if getattr(original, "dictate_sized", False):
+        return
+
+    def pad_or_trim(array: Any, length: int = 3000, *, axis: int = -1) -> Any:
+        margin = getattr(SIZED, "margin", None)
+        if margin is not None and length == MAX_WINDOW_S * FRAMES_PER_S:
+            length = min(length, sized_frames(array.shape[axis], margin))
+        return original(array, length, axis=axis)
+
+    pad_or_trim.dictate_sized = True  # type: ignore[attr-defined]
+    transcribe.pad_or_trim = pad_or_trim
 
 
 JUDGE_SIZED = True

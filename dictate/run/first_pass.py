@@ -39,17 +39,42 @@ class FirstPass:
         self.open_start: float | None = None
         """Start of the segment the recogniser decodes; None between segments."""
         self.partial: list[str] = []
+        self.open_number = 0
+        self.preview: tuple[list[str], int] | None = None
+        """The open segment's last preview (:meth:`previewed`): the second pass's words of its
+        audio then, and how many of the partial words had been shown then."""
         self._unfed: list[np.ndarray] = []
 
     def reset(self) -> None:
         self.unshown, self.open_start, self.partial, self._unfed = {}, None, [], []
+        self.open_number, self.preview = 0, None
+
+    def open_words(self) -> list[str]:
+        """The open segment's words to show: its last preview's, then the partial words
+        heard after it (PocketSphinx's newer words), else the partial words."""
+        if self.preview is None:
+            return self.partial
+        words, heard = self.preview
+        return [*words, *self.partial[heard:]]
+
+    def previewed(self, number: int, words: list[str], heard: int) -> list[str] | None:
+        """The second pass's ``words`` for open segment ``number``'s audio when ``heard``
+        partial words had been shown: the words to show now, or None where the segment has
+        closed since (the preview is stale)."""
+        with self.lock:
+            if number != self.open_number or self.open_start is None:
+                return None
+            self.preview = (list(words), heard)
+            return self._unshown_words() + self.open_words()
 
     def feed(self, piece: Piece, catching_up: bool) -> list[str] | None:
         """Give the recogniser ``piece`` (while catching up, gathered into pieces of
         :data:`CATCH_UP_PIECE_S`: fewer calls, fewer partial results); the words to show as
         partial (the unshown segments' and the open one's), or None when nothing changed."""
         if piece.first:
-            self.open_start, self.partial = piece.start, []
+            with self.lock:
+                self.open_start, self.partial = piece.start, []
+                self.open_number, self.preview = piece.number, None
             self.recognizer.start(piece.start)
         self._unfed.append(piece.samples)
         if catching_up and sum(len(p) for p in self._unfed) < CATCH_UP_PIECE_S * SAMPLE_RATE:
@@ -59,7 +84,7 @@ class FirstPass:
             return None
         with self.lock:
             self.partial = without_fillers(words)
-            return self._unshown_words() + self.partial
+            return self._unshown_words() + self.open_words()
 
     def _take(self) -> np.ndarray:
         pieces, self._unfed = self._unfed, []
@@ -69,7 +94,8 @@ class FirstPass:
         """Put the recogniser's final words in ``segment`` (and its other guesses). If it
         fails, the segment gets the last partial words, and the failure is raised after that
         (``rescue``: a failure already ended the run; it is logged instead)."""
-        self.open_start = None
+        with self.lock:
+            self.open_start = None
         failure: Exception | None = None
         try:
             if self._unfed:
@@ -86,8 +112,11 @@ class FirstPass:
             ]  # fmt: skip (no times: the segment's span)
         segment.words = list(words)
         with self.lock:
-            self.unshown[segment.number] = (segment.end, [w.text for w in without_fillers(words)])
-            self.partial = []
+            final = [w.text for w in without_fillers(words)]
+            if self.preview is not None:  # until settled: the preview, then the newer words
+                final = [*self.preview[0], *final[self.preview[1] :]]
+            self.unshown[segment.number] = (segment.end, final)
+            self.partial, self.preview = [], None
         if failure is not None:
             raise failure
 
@@ -97,7 +126,7 @@ class FirstPass:
         with self.lock:
             if segment in self.unshown:
                 self.unshown[segment] = (self.unshown[segment][0], [COMMAND_MARK])
-            return self._unshown_words() + (self.partial if self.open_start else [])
+            return self._unshown_words() + (self.open_words() if self.open_start else [])
 
     def shown(self, segment: int) -> list[str] | None:
         """Segment ``segment``'s settled words are shown: the partial words to show now, without
@@ -107,7 +136,13 @@ class FirstPass:
                 return None
             if self.open_start is None and not self.unshown:
                 return None  # nothing open: the pending text replaced the partial words
-            return self._unshown_words() + (self.partial if self.open_start else [])
+            return self._unshown_words() + (self.open_words() if self.open_start else [])
+
+    def shown_of(self, segment: int) -> list[str] | None:
+        """The live words shown for closed ``segment`` until its settled words are shown."""
+        with self.lock:
+            entry = self.unshown.get(segment)
+            return list(entry[1]) if entry is not None else None
 
     def oldest_unshown(self) -> float | None:
         """The end of the oldest closed segment whose words are not shown yet."""

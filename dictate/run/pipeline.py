@@ -24,6 +24,7 @@ threads; a GUI must hand them over to its own thread.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -41,8 +42,20 @@ from dictate.errors import DictateError, log_failure
 from dictate.events import COMMAND_MARK, Error, Finished, Level, Live, Partial, SpeechStart
 from dictate.run.first_pass import FirstPass
 from dictate.run.sink import Sink
-from dictate.seam.cutter import EARLY_DECODE_S, Began, Closed, Commit, Cut, Cutter, Early, Piece
+from dictate.seam.cutter import (
+    EARLY_DECODE_S,
+    PREVIEW_EVERY_S,
+    Began,
+    Closed,
+    Commit,
+    Cut,
+    Cutter,
+    Early,
+    Piece,
+    Preview,
+)
 from dictate.seam.segment import ClosedSegment, Refiner, Settled
+from dictate.text.stage import without_fillers
 
 log = logging.getLogger("dictate.run.pipeline")
 
@@ -50,6 +63,9 @@ LEVEL_INTERVAL = 0.1
 """Seconds of audio between two :class:`Level` events."""
 LIVE_INTERVAL = 0.25
 """Seconds between two live punctuations of the words being spoken (each is one model call)."""
+NO_PREVIEWS_ENV = "DICTATE_NO_PREVIEWS"
+"""Set (to anything but "" or "0"): the live words are the first pass's only, without the
+second pass's previews (benchmarks/live_words.py compares both)."""
 CATCH_UP_S = 1.0
 """Seconds of captured audio waiting for the recogniser past which it catches up: no partial
 words punctuated live, and the recogniser fed in longer pieces
@@ -94,6 +110,9 @@ class Pipeline:
         self.commit_after = commit_after
         self.live = live and callable(getattr(self.punctuator, "preview", None))
         self.live_interval = live_interval
+        self.previews = os.environ.get(NO_PREVIEWS_ENV, "") in ("", "0")
+        """Whether the open segment's words are previewed by the second pass (a live source
+        with a second pass that can: :meth:`_preview`); :data:`NO_PREVIEWS_ENV` turns it off."""
         if sink.text.on_stop is None:
             sink.text.on_stop = self.stop
         self.cutter = Cutter(segmenter_options, vad, commit_after=commit_after, now=self._now)
@@ -153,6 +172,8 @@ class Pipeline:
         live_source = getattr(source, "captured", None) is not None
         early = live_source and self.sink.can_start_early
         self.cutter.early_after = EARLY_DECODE_S if early else None
+        previews = live_source and self.previews and self.sink.can_preview
+        self.cutter.preview_every = PREVIEW_EVERY_S if previews else None
         self._started = time.monotonic()
         self.sink.start(self._now)
         for target, name in ((self._audio_loop, "audio"), (self._refine_loop, "refine"),
@@ -249,6 +270,8 @@ class Pipeline:
                 self._piece(cut)
             elif isinstance(cut, Closed):
                 self._close(cut)
+            elif isinstance(cut, Preview):  # with how many partial words were shown then
+                self._closed.put(Preview(cut.segment, len(self.first.partial)))
             else:  # an early offer or a commit, in order behind the segments
                 self._closed.put(cut)
 
@@ -297,12 +320,31 @@ class Pipeline:
             if isinstance(item, Early):
                 if self._closed.empty() and not self._left.is_set():  # idle, and not left
                     self.sink.early(item.segment)
+            elif isinstance(item, Preview):
+                self._preview(item)
             elif not isinstance(item, ClosedSegment):
                 self._jobs.put(item)
                 if item is _END:
                     return
             elif not self._left.is_set():  # left: its audio is kept, not settled now
-                self._jobs.put(self.sink.settle(item))
+                self._jobs.put(self.sink.settle(item, self.first.shown_of(item.number)))
+
+    def _preview(self, item: Preview) -> None:
+        """Decode the open segment's audio so far and show its words in place of the first
+        pass's (display only: the words settled at its close are decoded again, whatever the
+        preview). Optional work: not where a closed segment waits to be settled (its deadline
+        first), nor while the source is behind (catching up), nor after the run was left."""
+        behind = float(getattr(self._source, "behind", 0.0))
+        if not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S:
+            return
+        words = self.sink.preview(item.segment)
+        if words is None:
+            return
+        number = item.segment.number
+        shown = self.first.previewed(number, without_fillers(words), item.heard)
+        if shown is not None:
+            self.sink.emit(Partial(self._now(), number, shown))
+            self._offer_live(number, shown)
 
     def _punct_loop(self) -> None:
         last_live = -1e9

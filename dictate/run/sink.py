@@ -49,6 +49,26 @@ class Sink:
         """Whether a refiner can start on a segment before it closes (the second pass)."""
         return any(callable(getattr(r, "prepare", None)) for r in self.refiners)
 
+    @property
+    def can_preview(self) -> bool:
+        """Whether a refiner can preview an open segment's words (the second pass)."""
+        return any(callable(getattr(r, "preview", None)) for r in self.refiners)
+
+    def preview(self, segment: ClosedSegment) -> list[str] | None:
+        """The words the first refiner that can preview (the second pass) hears in the open
+        ``segment`` so far; None where none can, it heard nothing sure, or it failed (a
+        preview is display only: a failure is logged and costs nothing else)."""
+        for refiner in self.refiners:
+            preview = getattr(refiner, "preview", None)
+            if callable(preview):
+                try:
+                    return preview(segment)
+                except Exception:
+                    log.exception("%s could not preview segment %d", refiner.name,
+                                  segment.number)  # fmt: skip
+                    return None
+        return None
+
     def start(self, now: Callable[[], float]) -> None:
         """A run begins; ``now`` is its clock (event times)."""
         self.now = self.text.now = now
@@ -66,14 +86,15 @@ class Sink:
         """Let the refiners that can start on the open ``segment`` (its speaker paused)."""
         prepare_early(segment, self.refiners)
 
-    def settle(self, segment: ClosedSegment) -> Settled:
-        """``segment``'s words through the refiners, and its Segment event."""
+    def settle(self, segment: ClosedSegment, shown: list[str] | None = None) -> Settled:
+        """``segment``'s words through the refiners, and its Segment event (``shown``: the
+        live words they replace)."""
         try:
             settled = settle(segment, self.refiners)
         except Exception:  # settle keeps words; this is a bug: the first pass's words
             log.exception("settling segment %d failed", segment.number)
             settled = settle(segment, [])
-        self.emit(settled.event(self.now()))
+        self.emit(settled.event(self.now(), shown))
         return settled
 
     def write(self, settled: Settled) -> None:

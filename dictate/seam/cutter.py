@@ -30,6 +30,10 @@ from dictate.asr.segmenter import (
 )
 from dictate.seam.segment import ClosedSegment, CommitClock
 
+PREVIEW_EVERY_S = 1.0
+"""Seconds of an open segment's speech between two :class:`Preview` offers (source seconds:
+made at the same points of the audio every time; whisper_streaming decodes about once a
+second too)."""
 EARLY_DECODE_S = 0.25
 """Seconds into a pause after which the open segment is offered for an early decode
 (:class:`Early`; the segmenter closes it at 0.5 s of silence, and its words are then shown about
@@ -72,11 +76,22 @@ class Early:
 
 
 @dataclass(frozen=True)
+class Preview:
+    """The open segment after each :data:`PREVIEW_EVERY_S` of its speech: its audio so far,
+    for the second pass to decode as a preview of its words (display only: the segment is
+    decoded again when it closes). ``heard``: how many partial words the first pass had shown
+    for it then (the owner's to fill), so that the words it shows after are the newer ones."""
+
+    segment: ClosedSegment
+    heard: int = 0
+
+
+@dataclass(frozen=True)
 class Commit:
     """The speaker has been silent for the commit time: commit what is pending."""
 
 
-Cut = Began | Piece | Closed | Early | Commit
+Cut = Began | Piece | Closed | Early | Preview | Commit
 
 
 class Cutter:
@@ -89,6 +104,8 @@ class Cutter:
         early_after: Seconds into a pause after which the open segment is given as
             :class:`Early`, once per pause; None: never (a file read faster than it was said
             gains nothing from it).
+        preview_every: Seconds of the open segment's speech between two :class:`Preview`
+            offers; None: none.
         now: The run's clock, stamped on each closed segment as ``closed_at`` (where the
             latency of its final words counts from; it decides nothing).
     """
@@ -100,11 +117,13 @@ class Cutter:
         *,
         commit_after: float | None = None,
         early_after: float | None = None,
+        preview_every: float | None = None,
         now: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.segmenter = Segmenter(options, vad)
         self.clock = CommitClock(commit_after)
         self.early_after = early_after
+        self.preview_every = preview_every
         self.now = now
         self.number = 0
         """The open (or last) segment's number; 1 for a run's first."""
@@ -113,12 +132,14 @@ class Cutter:
         self._speech_at = 0.0
         self._open = False  # between Began and its first piece: the segment has no audio yet
         self._early_sent: tuple[int, tuple[float, float]] | None = None
+        self._previews = (0, 0)  # the segment and how many previews it was offered
 
     def reset(self) -> None:
         """A new run begins."""
         self.segmenter.reset()
         self.clock.reset()
         self.number, self._kept, self._open, self._early_sent = 0, [], False, None
+        self._previews = (0, 0)
 
     @property
     def time(self) -> float:
@@ -141,6 +162,13 @@ class Cutter:
             audio = np.concatenate(self._kept)
             cuts.append(Early(ClosedSegment(self.number, *span, "silence", [], audio,
                                             self._kept_start)))  # fmt: skip
+        if self.preview_every is not None and span is not None and self._kept:
+            sent = self._previews[1] if self._previews[0] == self.number else 0
+            if span[1] - span[0] >= (sent + 1) * self.preview_every - 1e-6:
+                self._previews = (self.number, sent + 1)
+                audio = np.concatenate(self._kept)
+                cuts.append(Preview(ClosedSegment(self.number, *span, "silence", [], audio,
+                                                  self._kept_start)))  # fmt: skip
         if self.clock.due(self.segmenter.in_speech, self.segmenter.time):
             cuts.append(Commit())
         return cuts

@@ -86,6 +86,15 @@ class SecondPassRefiner:
         if len(segment.audio):
             self._early = (self._key(segment), self.second_pass.decode(segment, self._prompt()))
 
+    def preview(self, segment: ClosedSegment) -> list[str] | None:
+        """The second pass's words for the open ``segment`` so far, with the prompt its close
+        will have (display only: :meth:`refine` decodes the closed segment again); None where
+        it cannot preview or heard nothing sure."""
+        preview = getattr(self.second_pass, "preview", None)
+        if preview is None or not len(segment.audio):
+            return None
+        return preview(segment, self._prompt())
+
     def refine(self, segment: ClosedSegment, words: list[Word]) -> list[Word] | None:
         early, self._early = self._early, None
         if not len(segment.audio):

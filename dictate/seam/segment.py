@@ -116,8 +116,9 @@ class Settled:
                 out.append(other)
         return out
 
-    def event(self, time: float) -> Segment:
-        """The :class:`~dictate.events.Segment` event that says so, settled at ``time``."""
+    def event(self, time: float, shown: list[str] | None = None) -> Segment:
+        """The :class:`~dictate.events.Segment` event that says so, settled at ``time``
+        (``shown``: the live words it replaces)."""
         segment = self.segment
         return Segment(
             time,
@@ -132,6 +133,7 @@ class Settled:
             self.by,
             segment.closed_at,
             [list(r) for r in self.rewrites] or None,
+            shown,
         )
 
 

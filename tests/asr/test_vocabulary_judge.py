@@ -274,8 +274,7 @@ def test_the_judge_encodes_a_window_sized_to_the_audio(
     """As the second pass's first decode: a 10 s window for a short sentence, not Whisper's
     30 s (a third of the judgement's cost); in either window the words said score above
     others."""
-    from dictate.asr.whisper_engine import sized_frames
-    from dictate.asr.whisper_score import WINDOW_FRAMES, score, window_features
+    from dictate.asr.whisper_score import WINDOW_FRAMES, score, sized_frames, window_features
 
     audio = _flite("The weather is nice today.", tmp_path)
     sized, frames = window_features(whisper.model, audio, sized=True)

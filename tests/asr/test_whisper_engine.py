@@ -24,14 +24,12 @@ from dictate.asr.whisper_engine import (
     SecondPassResult,
     WhisperOptions,
     WhisperSecondPass,
-    _install_sized_padding,
-    _sized,
     clean_word,
     keep_dropped_tail,
     mark_after,
     sized_doubt,
-    sized_frames,
 )
+from dictate.asr.whisper_score import SIZED, install_sized_padding, sized_frames
 from dictate.errors import ProviderError
 from dictate.seam.segment import ClosedSegment
 
@@ -108,12 +106,12 @@ def test_a_sized_window_is_the_audio_and_its_margin_from_10_to_30_s() -> None:
 def test_the_padding_is_sized_only_on_the_thread_of_a_sized_decode() -> None:
     import faster_whisper.transcribe as transcribe
 
-    _install_sized_padding()
-    _install_sized_padding()  # once is enough: not wrapped twice
+    install_sized_padding()
+    install_sized_padding()  # once is enough: not wrapped twice
     features = np.zeros((80, 250), np.float32)  # 2.5 s
     assert transcribe.pad_or_trim(features).shape == (80, 3000)
     other: list[tuple[int, int]] = []
-    _sized.margin = 1.0
+    SIZED.margin = 1.0
     try:
         assert transcribe.pad_or_trim(features).shape == (80, 1000)
         assert transcribe.pad_or_trim(features, 500).shape == (80, 500)  # asked for: as asked
@@ -123,7 +121,7 @@ def test_the_padding_is_sized_only_on_the_thread_of_a_sized_decode() -> None:
         thread.start()
         thread.join()
     finally:
-        _sized.margin = None
+        SIZED.margin = None
     assert other == [(80, 3000)]  # another thread's decode is not sized by this one
 
 

@@ -1,0 +1,154 @@
+"""The second pass's previews of the open segment (issue 52): the cutter offers the open
+segment's audio after each second of its speech, the first pass shows the preview's words in
+place of its own older ones, and through the pipeline a live run shows Whisper's words before
+the segment settles, while the settled words are the same with or without previews."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dictate.asr.segmenter import SegmenterOptions
+from dictate.run.first_pass import FirstPass
+from dictate.seam.cutter import PREVIEW_EVERY_S, Cutter, Piece, Preview
+from dictate.seam.segment import ClosedSegment
+
+RATE = 16000
+REAL = Path(__file__).resolve().parent / "data" / "real"
+
+
+def _vad(chunk: np.ndarray) -> float:
+    return 0.9 if np.abs(chunk.astype(np.int32)).mean() > 1000 else 0.0
+
+
+def test_the_open_segment_is_offered_after_each_second_of_its_speech() -> None:
+    """At the same points of the audio every time (source seconds), once each; none where the
+    cutter is not asked for them (a file read at full speed)."""
+    speech = (np.sin(np.arange(int(3.5 * RATE)) * 0.3) * 8000).astype(np.int16)
+    audio = np.concatenate([np.zeros(RATE, np.int16), speech, np.zeros(2 * RATE, np.int16)])
+    offered: list[list[Any]] = []
+    for preview_every in (PREVIEW_EVERY_S, PREVIEW_EVERY_S, None):
+        cutter = Cutter(SegmenterOptions(), _vad, preview_every=preview_every)
+        cuts = [c for at in range(0, len(audio), 1600) for c in cutter.block(audio[at : at + 1600])]
+        offered.append([c for c in cuts if isinstance(c, Preview)])
+    first, again, none = offered
+    assert none == []
+    assert len(first) == 3  # after 1, 2 and 3 s of its 3.5 s of speech
+    spans = [p.segment.end - p.segment.start for p in first]
+    assert all(n + 1 <= span < n + 1.2 for n, span in enumerate(spans))
+    assert [(p.segment.start, p.segment.end) for p in again] == [
+        (p.segment.start, p.segment.end) for p in first
+    ]
+    assert all(len(p.segment.audio) >= p.segment.end * RATE - p.segment.audio_start * RATE
+               for p in first)  # fmt: skip
+
+
+class _Recogniser:
+    """Partial words given by the test."""
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.alternatives: list[Any] = []
+
+    def start(self, at: float) -> None:
+        pass
+
+    def accept(self, samples: np.ndarray) -> list[str]:
+        return self.words
+
+    def finish(self) -> list[Any]:
+        from dictate.asr.engine import Word
+
+        return [Word(w, 0.0, 0.1) for w in self.words]
+
+
+def _first_pass() -> tuple[FirstPass, _Recogniser]:
+    """The real first pass around a recogniser whose words the test gives."""
+    import threading
+
+    first = FirstPass.__new__(FirstPass)
+    recogniser = _Recogniser()
+    first.recognizer, first.lock = recogniser, threading.Lock()
+    first.reset()
+    return first, recogniser
+
+
+def _piece(number: int, first: bool) -> Piece:
+    return Piece(number, 1.0, np.zeros(160, np.int16), first)
+
+
+def test_a_preview_stands_in_for_the_partial_words_it_heard_and_newer_ones_follow() -> None:
+    first, recogniser = _first_pass()
+    recogniser.words = ["and", "so", "my", "fell"]
+    assert first.feed(_piece(1, True), False) == ["and", "so", "my", "fell"]
+    # the preview was cut when 3 partial words had been shown: its words stand for those
+    shown = first.previewed(1, ["and", "so", "my", "fellow"], 3)
+    assert shown == ["and", "so", "my", "fellow", "fell"]
+    recogniser.words = ["and", "so", "my", "fell", "oh", "americans"]
+    assert first.feed(_piece(1, False), False) == ["and", "so", "my", "fellow", "fell", "oh",
+                                                    "americans"]  # fmt: skip
+    # at the close, until settled: the preview, then the first pass's words after it
+    segment = ClosedSegment(1, 1.0, 3.0, "silence", [], np.zeros(RATE, np.int16), 0.8)
+    first.close(segment)
+    assert first._unshown_words() == ["and", "so", "my", "fellow", "fell", "oh", "americans"]
+    assert [w.text for w in segment.words] == recogniser.words  # the first pass's own words
+    # a preview of a segment closed since is stale: nothing shown
+    assert first.previewed(1, ["late"], 0) is None
+    recogniser.words = ["ask"]
+    assert first.feed(_piece(2, True), False) == [*first._unshown_words()[:7], "ask"]
+    assert first.open_words() == ["ask"]  # a new segment starts without a preview
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+@pytest.mark.slow
+def test_a_live_run_shows_whispers_words_before_the_segment_settles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """J. F. Kennedy's 11 s, at real-time speed, PocketSphinx then tiny.en: PocketSphinx's
+    live words for "ask not what your country can do for you" are far from it (it wrote
+    "white yong i'm her in andover"); with previews, "country" is among the live words of a
+    segment before that segment settles. The settled words are the same without previews."""
+    from dictate.asr.loader import load_engine, load_second_pass
+    from dictate.audio.capture import FileSource
+    from dictate.events import Partial, Segment
+    from dictate.punctuation.model import load_punctuation_model
+    from dictate.run.assembly import TextOptions, build_pipeline
+    from dictate.run.pipeline import NO_PREVIEWS_ENV
+
+    engine = load_engine("sphinx")
+    second = load_second_pass("tiny.en", engine)
+    model = load_punctuation_model()
+    runs: dict[bool, list[Any]] = {}
+    for previews in (True, False):
+        if previews:
+            monkeypatch.delenv(NO_PREVIEWS_ENV, raising=False)
+        else:
+            monkeypatch.setenv(NO_PREVIEWS_ENV, "1")
+        events: list[Any] = []
+        built = build_pipeline(engine, model, events.append, TextOptions(), second_pass=second)
+        built.pipeline.run(FileSource(REAL / "jfk.flac", realtime=True))
+        built.pipeline.close()
+        runs[previews] = events
+    settled = {p: [[w.text for w in e.words] for e in runs[p] if isinstance(e, Segment)]
+               for p in runs}  # fmt: skip
+    assert settled[True] == settled[False]
+
+    def live_before_settling(events: list[Any]) -> set[str]:
+        done: set[int] = set()
+        seen: set[str] = set()
+        for event in events:
+            if isinstance(event, Segment):
+                done.add(event.segment)
+            elif isinstance(event, Partial) and event.segment not in done:
+                seen.update(_words(" ".join(event.words)))
+        return seen
+
+    assert "country" in live_before_settling(runs[True])
+    assert "country" not in live_before_settling(runs[False])
