@@ -68,13 +68,15 @@ def _words(text: str) -> list[str]:
 
 
 def piper_recording(path: Path, length: float) -> None:
-    from dictate.evaluation.commands_audio import Voice, synthesize, write_wav
+    """The prose said by Piper's joe without its random sampling: the same audio every time
+    (until 2026-12-06 with Piper's noise, a new draw on each run of the benchmark)."""
+    from dictate.audio.speech_voices import SpeechVoice, say
+    from dictate.evaluation.commands_audio import write_wav
 
-    voice = Voice("piper", "joe", length=length)
+    voice = SpeechVoice("piper", "joe", length)
     parts = [np.zeros(RATE, np.int16)]
-    with tempfile.TemporaryDirectory() as work:
-        for sentence in PROSE:
-            parts += [synthesize(sentence, voice, Path(work)), np.zeros(int(1.5 * RATE), np.int16)]
+    for sentence in PROSE:
+        parts += [say(sentence, voice), np.zeros(int(1.5 * RATE), np.int16)]
     write_wav(path, np.concatenate(parts))
 
 

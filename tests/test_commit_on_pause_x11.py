@@ -84,7 +84,15 @@ class App:
     """The real app in its own process on the X server, with its own settings, data folder
     (journal), log and instance address."""
 
-    def __init__(self, server: XServer, pulse: PulseServer, folder: Path, **settings: Any) -> None:
+    def __init__(
+        self,
+        server: XServer,
+        pulse: PulseServer,
+        folder: Path,
+        *,
+        extra_env: dict[str, str] | None = None,
+        **settings: Any,
+    ) -> None:
         self.pulse = pulse
         self.folder = folder
         self.socket_dir = tempfile.mkdtemp(prefix="dcp")  # AF_UNIX paths hold ~100 bytes
@@ -101,6 +109,7 @@ class App:
             DICTATE_CONFIG=str(config),
             PULSE_SERVER=pulse.address,
             **{ADDRESS_ENV: os.path.join(self.socket_dir, "instance.sock")},
+            **(extra_env or {}),
         )
         self.journal = folder / "data" / "dictate" / "journal" / "document.jsonl"
         self.log = folder / "state" / "dictate" / "log" / "dictate.log"

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dictate.asr.segmenter import SegmenterOptions
+from dictate.events import COMMAND_MARK
 from dictate.run.first_pass import FirstPass
 from dictate.seam.cutter import PREVIEW_EVERY_S, Cutter, Piece, Preview
 from dictate.seam.segment import ClosedSegment
@@ -101,6 +102,48 @@ def test_a_preview_stands_in_for_the_partial_words_it_heard_and_newer_ones_follo
     recogniser.words = ["ask"]
     assert first.feed(_piece(2, True), False) == [*first._unshown_words()[:7], "ask"]
     assert first.open_words() == ["ask"]  # a new segment starts without a preview
+
+
+def test_the_early_decode_in_a_pause_stands_for_all_the_words_of_a_segment_that_closes_there() -> (
+    None
+):
+    """The early decode (a moment into a pause) is shown like a preview. If the segment closes
+    where that decode heard its speech end, the first pass's words after it (heard in the
+    pause: PocketSphinx wrote "and three" after "country" there) are not shown; if it closed
+    before the decode was done, the decode's words replace its live words; a segment shown as
+    a possible command keeps its mark; one that went on past it keeps the newer words."""
+    first, recogniser = _first_pass()
+    recogniser.words = ["ask", "what", "you"]
+    first.feed(_piece(1, True), False)
+    assert first.previewed(1, ["ask", "what", "you", "can"], 3, end=3.0) == [
+        "ask", "what", "you", "can"]  # fmt: skip
+    recogniser.words = ["ask", "what", "you", "and", "three"]
+    first.close(ClosedSegment(1, 1.0, 3.0, "silence", [], np.zeros(RATE, np.int16), 0.8))
+    assert first.shown_of(1) == ["ask", "what", "you", "can"]
+    # closed (at 5.0) while its early decode was made: the decode's words replace its own
+    recogniser.words = ["at", "ah"]
+    first.feed(_piece(2, True), False)
+    first.close(ClosedSegment(2, 4.0, 5.0, "silence", [], np.zeros(RATE, np.int16), 3.8))
+    assert first.previewed(2, ["ask", "not"], 2, end=5.0) == ["ask", "what", "you", "can",
+                                                               "ask", "not"]  # fmt: skip
+    assert first.shown_of(2) == ["ask", "not"]
+    # the same for a decode of speech that went on (another end): stale, nothing shown
+    recogniser.words = ["oh"]
+    first.feed(_piece(3, True), False)
+    first.close(ClosedSegment(3, 6.0, 7.5, "silence", [], np.zeros(RATE, np.int16), 5.8))
+    assert first.previewed(3, ["no"], 1, end=7.0) is None
+    assert first.shown_of(3) == ["oh"]
+    # a possible command keeps its mark until it is settled
+    first.mark(3)
+    assert first.previewed(3, ["new", "line"], 1, end=7.5) is None
+    assert first.shown_of(3) == [COMMAND_MARK]
+    # an early decode, then speech went on: its words, then the first pass's newer ones
+    recogniser.words = ["so", "the"]
+    first.feed(_piece(4, True), False)
+    first.previewed(4, ["so", "then"], 2, end=9.0)
+    recogniser.words = ["so", "the", "end"]
+    first.close(ClosedSegment(4, 8.0, 9.6, "silence", [], np.zeros(RATE, np.int16), 7.8))
+    assert first.shown_of(4) == ["so", "then", "end"]
 
 
 def _words(text: str) -> list[str]:

@@ -40,9 +40,10 @@ class FirstPass:
         """Start of the segment the recogniser decodes; None between segments."""
         self.partial: list[str] = []
         self.open_number = 0
-        self.preview: tuple[list[str], int] | None = None
+        self.preview: tuple[list[str], int, float | None] | None = None
         """The open segment's last preview (:meth:`previewed`): the second pass's words of its
-        audio then, and how many of the partial words had been shown then."""
+        audio then, how many of the partial words had been shown then, and the end of speech
+        it heard to where it was the early decode (None for a preview)."""
         self._unfed: list[np.ndarray] = []
 
     def reset(self) -> None:
@@ -54,17 +55,28 @@ class FirstPass:
         heard after it (PocketSphinx's newer words), else the partial words."""
         if self.preview is None:
             return self.partial
-        words, heard = self.preview
+        words, heard, _end = self.preview
         return [*words, *self.partial[heard:]]
 
-    def previewed(self, number: int, words: list[str], heard: int) -> list[str] | None:
+    def previewed(
+        self, number: int, words: list[str], heard: int, end: float | None = None
+    ) -> list[str] | None:
         """The second pass's ``words`` for open segment ``number``'s audio when ``heard``
         partial words had been shown: the words to show now, or None where the segment has
-        closed since (the preview is stale)."""
+        closed since (the preview is stale). ``end``: the end of the speech they are of, where
+        they are the early decode's, made in a pause (if the segment closes there, they are all
+        its words: the first pass's words after ``heard`` are then of the pause, not shown;
+        and if it closed there while they were decoded, they replace its live words)."""
         with self.lock:
+            closed = self.unshown.get(number)
+            if closed is not None and end is not None and abs(closed[0] - end) < 1e-6:
+                if closed[1] == [COMMAND_MARK]:
+                    return None  # (a possible command shows its mark until it is settled)
+                self.unshown[number] = (closed[0], list(words))
+                return self._unshown_words() + (self.open_words() if self.open_start else [])
             if number != self.open_number or self.open_start is None:
                 return None
-            self.preview = (list(words), heard)
+            self.preview = (list(words), heard, end)
             return self._unshown_words() + self.open_words()
 
     def feed(self, piece: Piece, catching_up: bool) -> list[str] | None:
@@ -114,7 +126,9 @@ class FirstPass:
         with self.lock:
             final = [w.text for w in without_fillers(words)]
             if self.preview is not None:  # until settled: the preview, then the newer words
-                final = [*self.preview[0], *final[self.preview[1] :]]
+                shown, heard, end = self.preview
+                whole = end is not None and abs(end - segment.end) < 1e-6
+                final = list(shown) if whole else [*shown, *final[heard:]]
             self.unshown[segment.number] = (segment.end, final)
             self.partial, self.preview = [], None
         if failure is not None:

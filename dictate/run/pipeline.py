@@ -112,7 +112,8 @@ class Pipeline:
         self.live_interval = live_interval
         self.previews = os.environ.get(NO_PREVIEWS_ENV, "") in ("", "0")
         """Whether the open segment's words are previewed by the second pass (a live source
-        with a second pass that can: :meth:`_preview`); :data:`NO_PREVIEWS_ENV` turns it off."""
+        with a second pass that can: :meth:`_preview`), and its early decode's words shown;
+        :data:`NO_PREVIEWS_ENV` turns both off."""
         if sink.text.on_stop is None:
             sink.text.on_stop = self.stop
         self.cutter = Cutter(segmenter_options, vad, commit_after=commit_after, now=self._now)
@@ -272,6 +273,8 @@ class Pipeline:
                 self._close(cut)
             elif isinstance(cut, Preview):  # with how many partial words were shown then
                 self._closed.put(Preview(cut.segment, len(self.first.partial)))
+            elif isinstance(cut, Early):
+                self._closed.put(Early(cut.segment, len(self.first.partial)))
             else:  # an early offer or a commit, in order behind the segments
                 self._closed.put(cut)
 
@@ -319,7 +322,8 @@ class Pipeline:
             item = self._closed.get()
             if isinstance(item, Early):
                 if self._closed.empty() and not self._left.is_set():  # idle, and not left
-                    self.sink.early(item.segment)
+                    words = self.sink.early(item.segment)
+                    self._show(item, words if self.previews else None)
             elif isinstance(item, Preview):
                 self._preview(item)
             elif not isinstance(item, ClosedSegment):
@@ -337,11 +341,17 @@ class Pipeline:
         behind = float(getattr(self._source, "behind", 0.0))
         if not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S:
             return
-        words = self.sink.preview(item.segment)
+        self._show(item, self.sink.preview(item.segment))
+
+    def _show(self, item: Preview | Early, words: list[str] | None) -> None:
+        """Show the second pass's ``words`` of the open segment (a preview's, or the early
+        decode's: the words it settles on unless speech resumes) in place of the first pass's
+        words it had shown when ``item`` was cut."""
         if words is None:
             return
         number = item.segment.number
-        shown = self.first.previewed(number, without_fillers(words), item.heard)
+        end = item.segment.end if isinstance(item, Early) else None
+        shown = self.first.previewed(number, without_fillers(words), item.heard, end)
         if shown is not None:
             self.sink.emit(Partial(self._now(), number, shown))
             self._offer_live(number, shown)

@@ -82,9 +82,10 @@ class Sink:
         except Exception:  # a broken listener must not kill the run
             log_failure(log, "event listener failed on %s", type(event).__name__)
 
-    def early(self, segment: ClosedSegment) -> None:
-        """Let the refiners that can start on the open ``segment`` (its speaker paused)."""
-        prepare_early(segment, self.refiners)
+    def early(self, segment: ClosedSegment) -> list[str] | None:
+        """Let the refiners that can start on the open ``segment`` (its speaker paused): the
+        words the second pass heard in it, if it did (:func:`prepare_early`)."""
+        return prepare_early(segment, self.refiners)
 
     def settle(self, segment: ClosedSegment, shown: list[str] | None = None) -> Settled:
         """``segment``'s words through the refiners, and its Segment event (``shown``: the

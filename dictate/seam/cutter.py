@@ -70,9 +70,11 @@ class Closed:
 @dataclass(frozen=True)
 class Early:
     """The open segment, a moment into a pause (:data:`EARLY_DECODE_S`): its speech so far and
-    the audio after it, for a refiner that can start on it (the second pass)."""
+    the audio after it, for a refiner that can start on it (the second pass). ``heard``: as
+    :attr:`Preview.heard` (the words that decode hears are shown in place of those)."""
 
     segment: ClosedSegment
+    heard: int = 0
 
 
 @dataclass(frozen=True)

@@ -80,11 +80,15 @@ class SecondPassRefiner:
     def _prompt(self) -> str:
         return " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
 
-    def prepare(self, segment: ClosedSegment) -> None:
+    def prepare(self, segment: ClosedSegment) -> list[str] | None:
         """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
-        of its close, for :meth:`refine` to use if it closes as it is."""
-        if len(segment.audio):
-            self._early = (self._key(segment), self.second_pass.decode(segment, self._prompt()))
+        of its close, for :meth:`refine` to use if it closes as it is. Its words where the
+        decode heard speech surely (shown live until the segment is settled), else None."""
+        if not len(segment.audio):
+            return None
+        result = self.second_pass.decode(segment, self._prompt())
+        self._early = (self._key(segment), result)
+        return [w.text for w in result.words] if result.verdict == "speech" else None
 
     def preview(self, segment: ClosedSegment) -> list[str] | None:
         """The second pass's words for the open ``segment`` so far, with the prompt its close

@@ -163,19 +163,26 @@ class Refiner(Protocol):
         ...
 
 
-def prepare_early(segment: ClosedSegment, refiners: Sequence[Any]) -> None:
+def prepare_early(segment: ClosedSegment, refiners: Sequence[Any]) -> list[str] | None:
     """Let the refiners that can (a ``prepare`` method: the second pass) start on ``segment``
     before it closes: its speaker has paused, and it closes as it is unless speech resumes. A
-    failure only loses the head start (it is logged)."""
+    failure only loses the head start (it is logged). The words the first of them heard (what
+    its ``prepare`` returned: the second pass's, where it was sure), for the live words; None
+    where none heard any."""
+    heard: list[str] | None = None
     for refiner in refiners:
         prepare = getattr(refiner, "prepare", None)
         if prepare is None:
             continue
         try:
-            prepare(segment)
+            words = prepare(segment)
         except Exception:
             log_failure(log, "%s could not start early on segment %d", refiner.name,
                         segment.number)  # fmt: skip
+            continue
+        if heard is None and words is not None:
+            heard = list(words)
+    return heard
 
 
 def settle(segment: ClosedSegment, refiners: Sequence[Refiner]) -> Settled:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import faulthandler
 import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -13,6 +14,16 @@ from types import TracebackType
 from typing import Any, cast
 
 log = logging.getLogger("dictate.ui")
+
+WORDS_ENV = "DICTATE_LOG_WORDS"
+"""Set to 1, the log also keeps the words the window shows live (``live N: ...``, as the
+editor holds them, masked words masked): a debug switch, off by default, for finding what a
+person saw while speaking (and for tests/test_live_words_x11.py). The log is private to the
+user, but it then holds what they said."""
+
+words_log = logging.getLogger("dictate.words")
+"""Where dictated words may be logged: silent unless :data:`WORDS_ENV` is 1."""
+words_log.setLevel(logging.INFO if os.environ.get(WORDS_ENV) == "1" else logging.CRITICAL + 1)
 
 
 def log_to_file() -> Path | None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar
 from dictate.editing.apply import EditTarget, apply_event
 from dictate.events import Error, Event, Finalized, Finished, Level, Live, Partial, Pending, Segment
 from dictate.text.stage import live_partial
+from dictate.ui.app_log import words_log
 from dictate.ui.app_typing import AppTyping
 from dictate.ui.editor import DictationEditor
 from dictate.ui.feedback import Feedback
@@ -138,6 +139,7 @@ class EventView(QObject):
                 self._partial_segment = event.segment
                 text = live_partial(self._live, event.segment, event.words)
                 self._editor.edits.set_dictation(partial=self.mask(text))
+                words_log.info("live %d: %s", event.segment, self._editor.buffer.partial)
         elif isinstance(event, Live):
             # The words being spoken, punctuated with the pending words (display only).
             if event.segment > self._shown_segment:
@@ -146,6 +148,7 @@ class EventView(QObject):
                     self._partial_segment = event.segment
                     partial = self.mask(event.partial)
                     self._editor.edits.set_dictation(partial=partial, live=event.pending)
+                    words_log.info("live %d: %s", event.segment, self._editor.buffer.partial)
         elif isinstance(event, Segment):
             self._on_segment(event)
         elif isinstance(event, Error):
@@ -160,6 +163,10 @@ class EventView(QObject):
         if event.first_pass is not None:  # replaced: what by, and what was greyed until now
             said, greyed = " ".join(w.text for w in event.words), self._editor.buffer.partial
             log.info("segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed)
+        if event.shown is not None:  # its own live words until now, as they were shown
+            said = " ".join(w.text for w in event.words)
+            words_log.info("settled %d: %s | live: %s", event.segment, said,
+                           self.mask(" ".join(event.shown)))  # fmt: skip
         self._segment_closed[event.segment] = event.end
         if event.words:  # for "correct that": what else was heard for these words
             self._heard.append(([w.text for w in event.words], event.alternatives or []))
