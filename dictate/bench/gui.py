@@ -7,6 +7,7 @@ import os
 import statistics
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,24 @@ from dictate.bench.punctuator import peak_rss_mb
 
 
 def bench_gui(
-    audio: Path, engine: str | None, model: str | None, runs: int, second_pass: str | None = None
+    audio: Path,
+    engine: str | None,
+    model: str | None,
+    runs: int,
+    second_pass: str | None = None,
+    cpu: bool = False,
 ) -> dict[str, Any]:
     """Dictate ``audio`` at real-time speed into the window (offscreen unless a display is set)
     while a 5 ms timer records the gaps between its ticks; report the longest stalls.
-    ``second_pass``: the window's setting for this run (None: "off", as before there was one)."""
+    ``second_pass``: the window's setting for this run (None: "off", as before there was one).
+    With ``cpu``, no timer (its ticks cost CPU): the CPU each run used, by thread and in the
+    child processes (:class:`dictate.bench.cpu.CpuMeter`), and the start-up's."""
+    from dictate.bench.cpu import CpuMeter
+
+    startup = CpuMeter()
+    startup.start(from_process_start=True)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer
+    from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QTimer
 
     from dictate.asr.registry import OFF
     from dictate.audio.capture import FileSource
@@ -47,10 +59,18 @@ def bench_gui(
         window.show()
         window.controller.preload_now()  # loading is startup's cost, not dictation's
         loaded_peak = round(peak_rss_mb(), 1)  # the window and its models, before dictation
+        started = startup.stop()
         events: list[Event] = []
-        window.events.subscribe("observer", events.append)
+        finished = [False]
+
+        def observe(event: Event) -> None:
+            events.append(event)
+            finished[0] = finished[0] or isinstance(event, Finished)
+
+        window.events.subscribe("observer", observe)
         for _ in range(runs):
             events.clear()
+            finished[0] = False
             before = len(window.editor.text)
             gaps: list[float] = []
             clock = QElapsedTimer()
@@ -65,18 +85,37 @@ def bench_gui(
             timer = QTimer()
             timer.setInterval(5)
             timer.timeout.connect(tick)
-            timer.start()
+            meter = CpuMeter()
+            meter.start()
+            if not cpu:
+                timer.start()
             # 30 ms blocks at real-time speed, as the microphone delivers them.
             window.dictation.start(lambda: FileSource(audio, block_ms=30, realtime=True))
             deadline = time.monotonic() + 600
-            while not any(isinstance(e, Finished) for e in events) and time.monotonic() < deadline:
-                QCoreApplication.processEvents()
-                time.sleep(0.001)
+            # The window's own event loop until the run has finished (until 2026-12-06 this
+            # polled every millisecond, which cost the main thread about 2.5 CPU-s a run).
+            loop = QEventLoop()
+            check = QTimer()
+            check.setInterval(50)
+
+            def poll(
+                loop: QEventLoop = loop, meter: CpuMeter = meter, until: float = deadline
+            ) -> None:
+                if cpu:
+                    meter.sample()  # the run's threads, before they end
+                if finished[0] or time.monotonic() > until:
+                    loop.quit()
+
+            check.timeout.connect(poll)
+            check.start()
+            loop.exec()
+            check.stop()
             while window.controller.state != "idle" and time.monotonic() < deadline:
                 QCoreApplication.processEvents()  # the run's threads wound down
                 time.sleep(0.01)
             timer.stop()
-            gaps.sort()
+            used = meter.stop()
+            gaps.sort() if gaps else gaps.append(0.0)
             text = window.editor.text[before:].strip()
             results.append(
                 {
@@ -88,10 +127,15 @@ def bench_gui(
                     "text": text,
                     "peak_rss_mb": round(peak_rss_mb(), 1),  # the window's process, so far
                     "rss_mb": round(_rss_mb(os.getpid()), 1),  # at the end of the run
+                    **(asdict(used) if cpu else {}),
                 }
             )
         window.document.modified = False
         window.close()
+    cpu_report = {}
+    if cpu:
+        cpu_report = {"startup_cpu_s": started.cpu_s,
+                      "cpu_s_median": statistics.median(r["cpu_s"] for r in results)}  # fmt: skip
     return {
         "audio": str(audio),
         "platform": os.environ.get("QT_QPA_PLATFORM", "default"),
@@ -101,6 +145,7 @@ def bench_gui(
         "loaded_peak_rss_mb": loaded_peak,
         "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
         "rss_mb": results[-1]["rss_mb"],
+        **cpu_report,
     }
 
 

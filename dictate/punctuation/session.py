@@ -111,6 +111,12 @@ def create_session(
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Its threads wait for work asleep, not spinning: on the 2-core development machine the
+    # spinning took the cores the other threads needed (`dictate bench punctuator --runs 30`:
+    # 28.0 CPU-s and 14.3 s wall with it, 17.9 CPU-s and 12.2 s without; a 128-token window
+    # 14.0 ms against 9.8 ms median), and the live pipeline's CPU for a real recording went
+    # from a median 24.2 to 21.3 CPU-s with the same latency (5 runs each, docs/performance.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     available = list(ort.get_available_providers())
     info = SessionInfo(provider=_CPU, threads=threads, available=available)
     wanted = [_CPU]

@@ -144,6 +144,13 @@ def test_cpu_provider_is_forced(tiny_model_dir: Path) -> None:
     assert model._session.get_providers() == ["CPUExecutionProvider"]
 
 
+def test_the_sessions_threads_wait_asleep(tiny_model_dir: Path) -> None:
+    """Not spinning: on two cores the spinning threads took the CPU the others needed
+    (dictate/punctuation/session.py)."""
+    options = PunctuationModel(tiny_model_dir, "cpu")._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_cuda_provider_fails_clearly_without_a_gpu(tiny_model_dir: Path) -> None:
     if _cuda_works(tiny_model_dir):
         pytest.skip("a working CUDA device is present")
