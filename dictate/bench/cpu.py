@@ -3,8 +3,8 @@
 
 A thread is named by Python's name for it where it is a Python thread (``dictate-refine``,
 ``dictate-audio``, ...; the Qt event loop's is ``MainThread``), else by the kernel's (a native
-pool: ONNX Runtime's, CTranslate2's, PortAudio's). Threads that ended between two readings are
-not counted by name; :func:`process_cpu_s` counts them.
+pool: ONNX Runtime's, CTranslate2's, PortAudio's). A thread that ends is counted by name as of
+the last reading that saw it (:meth:`CpuMeter.sample`); :func:`process_cpu_s` counts all of it.
 """
 
 from __future__ import annotations
