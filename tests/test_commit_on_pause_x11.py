@@ -210,12 +210,19 @@ def speech_file(folder: Path, text: str, voice: str) -> Path:
 
 
 def dictated(
-    server: XServer, pulse: PulseServer, folder: Path, speech: Path, last: str, within: float
+    server: XServer,
+    pulse: PulseServer,
+    folder: Path,
+    speech: Path,
+    last: str,
+    within: float,
+    extra_env: dict[str, str] | None = None,
 ) -> App:
     """The app with Whisper after the first pass (commit on a 1.5 s pause), ``speech`` said
     into its microphone, once the text ends final with the word ``last`` (within ``within``
     seconds). The caller closes the app."""
-    app = App(server, pulse, folder, second_pass="auto", commit_after_ms=1500)
+    app = App(server, pulse, folder, extra_env=extra_env, second_pass="auto",
+              commit_after_ms=1500)  # fmt: skip
     try:
         app.wait_ready()
         app.start()

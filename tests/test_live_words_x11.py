@@ -3,9 +3,11 @@ recording (J. F. Kennedy, tests/data/real) played into a real microphone (the pr
 PulseAudio server of tests/pulse.py), PocketSphinx as the first pass and Whisper tiny.en as the
 second (the defaults). The app runs with ``DICTATE_LOG_WORDS=1`` (its debug switch: the log
 keeps each live text the editor was given to show, and per segment the words it settled on
-beside its last live words); each segment's last live words must be within issue 52's 15%
-(word edits over the settled words) of the words it settled on. (The journal holds the greyed
-words that are settled but not final, never the live ones.) Here: 10.0% in 2 runs of 2.
+beside its last live words). The segments' last live words must be nearer the words they
+settled on than the first pass's alone, one of them word for word; and where the window had
+the time to drop no optional work (its log says), within issue 52's 15% (word edits over the
+settled words). (The journal holds the greyed words that are settled but not final, never the
+live ones.) Here, idle: 10.0% in 2 runs of 2.
 
 The same recording with the previews turned off (``DICTATE_NO_PREVIEWS=1``: the first pass's
 words only, until each segment is settled) is the control: PocketSphinx hears this recording
@@ -59,6 +61,7 @@ def dictated(server: XServer, pulse: PulseServer, folder: Path, previews: bool) 
             app,
             app.document,
         )
+        app.stop()  # (the run's end logs what optional work it left out)
         return app.log_text()
     finally:
         app.close()
@@ -76,11 +79,21 @@ def test_the_live_words_are_the_words_that_settle(
     desktop: tuple[XServer, PulseServer], tmp_path: Path
 ) -> None:
     server, pulse = desktop
-    segments = settled_and_live(dictated(server, pulse, tmp_path / "previews", previews=True))
+    log = dictated(server, pulse, tmp_path / "previews", previews=True)
+    segments = settled_and_live(log)
     control = settled_and_live(dictated(server, pulse, tmp_path / "first", previews=False))
     assert len(segments) >= 3 and len(control) >= 3, (segments, control)
     said = " ".join(" ".join(settled) for settled, _ in segments)
     assert "what your country can do for you" in said, segments
     near, far = distance(segments), distance(control)
     print(f"last live words vs settled: {near:.1%} (the first pass's only: {far:.1%})")
-    assert near <= 0.15 < far, (near, far, segments, control)
+    assert far > 0.15 and near < far, (near, far, segments, control)
+    # Whisper's words were shown live, word for word, for a segment before it settled.
+    assert any(live == settled for settled, live in segments), segments
+    # With the time for it, every segment: the window dropped no optional work (previews, early
+    # decodes). On a loaded machine (CI runs two tests at once) it may drop some, and the live
+    # words are then the first pass's for a while: 65% in one CI run.
+    left_out = re.findall(r"previews and early decodes left out: (\d+)", log)
+    assert left_out, log  # (the previews' run logs it when it ends)
+    if left_out[-1] == "0":
+        assert near <= 0.15, (near, segments)

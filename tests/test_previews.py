@@ -195,3 +195,60 @@ def test_a_live_run_shows_whispers_words_before_the_segment_settles(
 
     assert "country" in live_before_settling(runs[True])
     assert "country" not in live_before_settling(runs[False])
+
+
+class _TimedSecondPass:
+    """A second pass whose previews take ``per_second`` wall seconds per second of audio (a
+    stand-in for Whisper on a machine as busy as the test makes it); its close decodes keep the
+    first pass's words."""
+
+    name = "timed"
+
+    def __init__(self, per_second: float) -> None:
+        self.per_second = per_second
+        self.previews = 0
+
+    def decode(self, segment: ClosedSegment, prompt: str) -> Any:
+        from dictate.asr.whisper_engine import SecondPassResult
+
+        return SecondPassResult([], "unsure")
+
+    def preview(self, segment: ClosedSegment, prompt: str) -> list[str]:
+        import time
+
+        self.previews += 1
+        time.sleep(self.per_second * len(segment.audio) / RATE)
+        return ["previewed"]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.slow
+def test_a_preview_that_would_take_too_long_is_left_out() -> None:
+    """A real recording (3 s, one phrase) at real-time speed: previews as quick as an idle
+    machine's are all made; where the last one took half a second per second of audio, the
+    next (of more audio) would be over :data:`PREVIEW_BUDGET_S` and is left out. The words
+    settled are the same either way."""
+    from dictate.asr.sphinx_engine import SphinxEngine
+    from dictate.audio.capture import FileSource
+    from dictate.events import Segment
+    from dictate.run.assembly import make_pipeline
+    from dictate.run.pipeline import PREVIEW_BUDGET_S
+    from dictate.seam.second_pass import SecondPassRefiner
+
+    assert PREVIEW_BUDGET_S < 0.5 * 2  # the second preview hears over 2 s
+    engine = SphinxEngine()
+    made: dict[float, tuple[int, list[list[str]]]] = {}
+    for per_second in (0.01, 0.5):
+        events: list[Any] = []
+        pipeline = make_pipeline(engine, None, events.append)
+        second = _TimedSecondPass(per_second)
+        pipeline.refiners = [SecondPassRefiner(second), *pipeline.refiners]
+        pipeline.run(FileSource(REAL / "librivox_sense_0880.wav", realtime=True))
+        settled = [[w.text for w in e.words] for e in events if isinstance(e, Segment)]
+        assert pipeline.previews_made == second.previews
+        made[per_second] = (second.previews, settled)
+    (quick, quick_words), (slow, slow_words) = made[0.01], made[0.5]
+    assert quick >= 2 and slow == 1, made
+    assert quick_words == slow_words and quick_words, made

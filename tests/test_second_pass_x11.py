@@ -18,6 +18,7 @@ from test_commit_on_pause_x11 import dictated, speech_file, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
+from dictate.run.pipeline import NO_PREVIEWS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 
@@ -40,7 +41,9 @@ def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_fin
     desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
 ) -> None:
     server, pulse = desktop
-    app = dictated(server, pulse, tmp_path, speech, "foolishness", 120)
+    # Without previews: they and the early decode's words would show Whisper's words before
+    # the segment settles (tests/test_live_words_x11.py), and this is about the first pass's.
+    app = dictated(server, pulse, tmp_path, speech, "foolishness", 120, {NO_PREVIEWS_ENV: "1"})
     try:
         log = app.log_text()
         settled = re.findall(r"segment (\d+): whisper '([^']*)'; greyed: '([^']*)'", log)

@@ -66,6 +66,11 @@ LIVE_INTERVAL = 0.25
 NO_PREVIEWS_ENV = "DICTATE_NO_PREVIEWS"
 """Set (to anything but "" or "0"): the live words are the first pass's only, without the
 second pass's previews (benchmarks/live_words.py compares both)."""
+PREVIEW_BUDGET_S = 0.4
+"""Longest a preview may be expected to take (its audio's seconds at the rate the last one was
+decoded, wall seconds per second of audio): a longer one would still be under way when the
+segment closes and delay its settled words, so it is left out. On an idle machine here a
+preview of a few seconds takes 0.15-0.35 s; on a busy one, or of a long segment, more."""
 CATCH_UP_S = 1.0
 """Seconds of captured audio waiting for the recogniser past which it catches up: no partial
 words punctuated live, and the recogniser fed in longer pieces
@@ -132,6 +137,10 @@ class Pipeline:
         self._live_words: tuple[int, list[str], int] | None = None  # not punctuated live yet
         self._live_queued = False
         self._marked = 0  # segments shown as a mark so far (_deciding)
+        self._preview_rate = 0.0  # wall seconds the last preview took per second of its audio
+        self.previews_made = self.previews_skipped = 0
+        """Previews made in the last run, and previews and early decodes left out (optional
+        work: the machine was busy)."""
 
     @property
     def refiners(self) -> list[Refiner]:
@@ -167,6 +176,7 @@ class Pipeline:
         self.first.reset()
         self._live_words, self._live_queued = None, False
         self._marked = 0
+        self._preview_rate, self.previews_made, self.previews_skipped = 0.0, 0, 0
         self.cutter.reset()
         # A source with a clock of its own (a microphone, a paced file: it counts what it
         # captured) gains from an early second pass; a file read at full speed does not.
@@ -324,6 +334,8 @@ class Pipeline:
                 if self._closed.empty() and not self._left.is_set():  # idle, and not left
                     words = self.sink.early(item.segment)
                     self._show(item, words if self.previews else None)
+                else:
+                    self.previews_skipped += 1
             elif isinstance(item, Preview):
                 self._preview(item)
             elif not isinstance(item, ClosedSegment):
@@ -337,11 +349,21 @@ class Pipeline:
         """Decode the open segment's audio so far and show its words in place of the first
         pass's (display only: the words settled at its close are decoded again, whatever the
         preview). Optional work: not where a closed segment waits to be settled (its deadline
-        first), nor while the source is behind (catching up), nor after the run was left."""
+        first), nor while the source is behind (catching up), nor after the run was left, nor
+        where it would take longer than :data:`PREVIEW_BUDGET_S` at the last preview's rate."""
         behind = float(getattr(self._source, "behind", 0.0))
-        if not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S:
+        seconds = max(0.1, len(item.segment.audio) / SAMPLE_RATE)
+        busy = not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S
+        if busy or self._preview_rate * seconds > PREVIEW_BUDGET_S:
+            self.previews_skipped += 1
+            if not busy:  # tried again later: the machine may be idle again
+                self._preview_rate *= 0.5
             return
-        self._show(item, self.sink.preview(item.segment))
+        self.previews_made += 1
+        started = time.monotonic()
+        words = self.sink.preview(item.segment)
+        self._preview_rate = (time.monotonic() - started) / seconds
+        self._show(item, words)
 
     def _show(self, item: Preview | Early, words: list[str] | None) -> None:
         """Show the second pass's ``words`` of the open segment (a preview's, or the early
@@ -384,6 +406,9 @@ class Pipeline:
                     if shown is not None:
                         self.sink.emit(Partial(self._now(), self.cutter.number, shown))
             self.sink.finish(self.cutter.number)
+            if self.previews_made or self.previews_skipped:
+                log.info("previews made: %d; previews and early decodes left out: %d",
+                         self.previews_made, self.previews_skipped)  # fmt: skip
         finally:
             source = self._source
             dropped = getattr(source, "dropped_blocks", 0) if source is not None else 0
