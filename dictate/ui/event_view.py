@@ -163,7 +163,8 @@ class EventView(QObject):
         if event.first_pass is not None:  # replaced: what by, and what was greyed until now
             said, greyed = " ".join(w.text for w in event.words), self._editor.buffer.partial
             log.info("segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed)
-        if event.shown is not None:  # its own live words until now, as they were shown
+        if event.shown is not None and words_log.isEnabledFor(logging.INFO):
+            # its own live words until now, as they were shown (masked)
             said = " ".join(w.text for w in event.words)
             words_log.info("settled %d: %s | live: %s", event.segment, said,
                            self.mask(" ".join(event.shown)))  # fmt: skip
