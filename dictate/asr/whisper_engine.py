@@ -53,6 +53,7 @@ from dictate.asr.whisper_score import (
     install_sized_padding,
 )
 from dictate.audio.format import SAMPLE_RATE
+from dictate.cpus import openmp_threads_sleep
 from dictate.errors import ModelError, ProviderError
 
 log = logging.getLogger("dictate.asr.whisper")
@@ -209,6 +210,7 @@ RANDOM_SEED = 1
 
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
     memory.defer_import("av")  # faster-whisper's file decoder: dictate hands it samples
+    openmp_threads_sleep()  # (where dictate's entry point did not: tests, benchmarks)
     import ctranslate2
     from faster_whisper import WhisperModel
 
@@ -240,6 +242,7 @@ def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> A
 def cuda_devices() -> int:
     """GPUs CTranslate2 can use (0 where it has no CUDA)."""
     try:
+        openmp_threads_sleep()
         import ctranslate2
 
         return int(ctranslate2.get_cuda_device_count())
