@@ -19,13 +19,22 @@ reads the autosave journal (the text) and the app's log. It reports:
   about 0.5 s before the end of playback here, to its words final).
 
 The spinners are plain Python loops at normal priority; the machine's cores are shared with them.
+
+``--mixed`` adds a heavy mixed load of the kind that left the window 45-67 s behind (issue 52):
+another ``dictate transcribe`` with Whisper, ``dictate bench punctuator`` and a loop starting
+Python processes, each run again as soon as it ends (from this checkout, whatever the window's).
+``--app-root`` runs the window from another checkout (a ``git worktree`` of an older commit)
+under the same harness and load, to compare the two.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -60,16 +69,56 @@ def transcribe(audio: Path, env: dict[str, str]) -> str:
     return done.stdout
 
 
-def one_run(audio: Path, busy: int, reference: list[str] | None) -> dict[str, Any]:
+AGAIN = (
+    "import subprocess, sys\n"
+    "while True:\n"
+    "    subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,\n"
+    "                   stderr=subprocess.DEVNULL)\n"
+)
+"""A loop that runs the command in its arguments again each time it ends."""
+MIXED_AUDIO = ROOT / "tests/data/real/jfk.flac"
+
+
+def mixed_load() -> list[list[str]]:
+    """The mixed load's commands, each run again and again: a transcription with Whisper, a
+    benchmark of the punctuator, and process starts."""
+    dictate = [sys.executable, "-m", "dictate"]
+    return [
+        [*dictate, "transcribe", str(MIXED_AUDIO), "--engine", "sphinx", "--second-pass", "auto"],
+        [*dictate, "bench", "punctuator", "--runs", "3"],
+        [sys.executable, "-c", "import json, subprocess"],
+    ]
+
+
+def start_load(busy: int, mixed: bool) -> list[subprocess.Popen[bytes]]:
+    """``busy`` spinners, and the mixed load if asked; each in a process group of its own."""
+    commands = [[sys.executable, "-c", "while True: pass"] for _ in range(busy)]
+    if mixed:
+        commands += [[sys.executable, "-c", AGAIN, *command] for command in mixed_load()]
+    env = {**os.environ, "DICTATE_NO_HARVEST": "1"}
+    return [subprocess.Popen(c, cwd=ROOT, env=env, start_new_session=True) for c in commands]
+
+
+def stop_load(load: list[subprocess.Popen[bytes]]) -> None:
+    for process in load:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the loop and the command it runs
+        process.wait()
+
+
+def one_run(
+    audio: Path, busy: int, reference: list[str] | None, mixed: bool = False,
+    app_root: Path = ROOT,
+) -> dict[str, Any]:  # fmt: skip
     from pulse import PulseServer
     from test_commit_on_pause_x11 import App, wait_for
     from xserver import XServer
 
     folder = Path(tempfile.mkdtemp(prefix="dictate-busy-"))
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    spinners = start_load(busy, mixed)
     try:
         with XServer() as server, PulseServer(folder / "pulse", rescan=False) as pulse:
-            app = App(server, pulse, folder / "app", **SETTINGS)
+            app = App(server, pulse, folder / "app", root=app_root, **SETTINGS)
             try:
                 app.wait_ready()
                 app.start()
@@ -95,15 +144,13 @@ def one_run(audio: Path, busy: int, reference: list[str] | None) -> dict[str, An
             finally:
                 app.close()
     finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
+        stop_load(spinners)
     behind = [float(b) for b in re.findall(r"Catching up: (\d+) s behind", log)]
     latencies = [float(s) for s in re.findall(r"latency ([0-9.]+) s \(segment", log)]
     lost = re.findall(r"audio lost so far: (\d+) blocks could not be stored", log)
     got = words(text)
     return {
-        "busy": busy,
+        "busy": f"{busy}+mixed" if mixed else busy,
         "words": len(got),
         "reference_words": len(reference),
         "edits": edit_distance(got, reference),
@@ -122,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--audio", type=Path, default=ROOT / "tests/data/real/jfk.flac")
     parser.add_argument("--busy", default="0,2,4,8")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--mixed", action="store_true", help="add the mixed load")
+    parser.add_argument("--app-root", type=Path, default=ROOT,
+                        help="the checkout the window runs from (default: this one)")  # fmt: skip
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
@@ -129,14 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     for busy in (int(n) for n in args.busy.split(",")):
         runs = []
         for _ in range(args.runs):
-            run = one_run(args.audio, busy, reference)
+            run = one_run(args.audio, busy, reference, args.mixed, args.app_root)
             reference = run["reference"]
             runs.append(run)
             print(json.dumps({k: v for k, v in run.items() if k not in ("reference", "text")}),
                   flush=True)  # fmt: skip
         rows.append(
             {
-                "busy": busy,
+                "busy": runs[0]["busy"],
                 "edits": statistics.median(r["edits"] for r in runs),
                 "lost_blocks": max(r["lost_blocks"] for r in runs),
                 "largest_behind_s": statistics.median(r["largest_behind_s"] for r in runs),

@@ -91,9 +91,11 @@ class App:
         folder: Path,
         *,
         extra_env: dict[str, str] | None = None,
+        root: Path = ROOT,
         **settings: Any,
     ) -> None:
         self.pulse = pulse
+        self.root = root  # the checkout the app runs from (benchmarks compare two)
         self.folder = folder
         self.socket_dir = tempfile.mkdtemp(prefix="dcp")  # AF_UNIX paths hold ~100 bytes
         config = folder / "config" / "settings.json"
@@ -116,7 +118,7 @@ class App:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "dictate"],
             env=self.env,
-            cwd=ROOT,
+            cwd=self.root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -138,7 +140,7 @@ class App:
         done = subprocess.run(
             [sys.executable, "-m", "dictate", command],
             env=self.env,
-            cwd=ROOT,
+            cwd=self.root,
             capture_output=True,
             text=True,
             timeout=60,
