@@ -157,6 +157,31 @@ def test_transcribe_json_events(
 
 
 @pytest.mark.slow
+def test_said_in_real_time_pocketsphinx_decodes_in_a_child_process_with_the_same_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--realtime`` (and ``--mic``) run the live pipeline as the window does: PocketSphinx,
+    which keeps Python's lock while it decodes, in a child process of its own (the second
+    pass's scoring waited for the lock in the process); the words are the file's."""
+    from processes import children
+
+    command = [sys.executable, "-m", "dictate", "transcribe", EN, "--engine", "sphinx",
+               "--realtime"]  # fmt: skip
+    live = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)  # fmt: skip
+    recognisers: set[int] = set()
+    while live.poll() is None:
+        recognisers |= {p for p, cmd in children(live.pid).items() if "spawn_main" in cmd}
+        time.sleep(0.05)
+    out, err = live.communicate()
+    assert live.returncode == 0, err
+    assert recognisers, "no child process decoded"
+    code, whole, _ = call(["transcribe", EN, "--engine", "sphinx"], capsys)
+    assert code == 0 and out == whole
+
+
+@pytest.mark.slow
 def test_transcribe_baseline_mode(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(["transcribe", EN, "--engine", "sphinx", "--mode", "baseline"], capsys)
     assert code == 0 and out.strip().endswith((".", "?"))

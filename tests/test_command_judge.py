@@ -187,6 +187,40 @@ def test_the_same_audio_gets_the_same_scores_and_decision_each_time(
 
 @needs_voice
 @pytest.mark.slow
+def test_a_text_is_scored_as_a_generation_with_room_to_spare_scores_it(
+    whisper: Any, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generation is asked for no more steps than the text's and the one after (a text
+    that is not what was said would go on past its end); its scores are those of one with
+    plenty of room, whether the phrase was said or not, short or long."""
+    from dictate.asr import whisper_score
+
+    work = tmp_path_factory.getbasetemp() / "voice"
+    audio = said_apart("comma", work, length=1.3).speech(0.25, 0.1)
+    texts = ["comma", "comment", "choose nine", "add that to my words",
+             "ask not what your country can do for you and so on and so forth"]  # fmt: skip
+    asked: list[int] = []
+    real = whisper_score._forced_steps
+
+    def steps(model: Any, states: Any, forced: list[int], max_length: int) -> Any:
+        asked.append(max_length)
+        text = len(forced) - 2  # after the start of transcript and "no timestamps"
+        assert max_length <= 2 * (text + 1) + 1
+        return real(model, states, forced, max_length)
+
+    monkeypatch.setattr(whisper_score, "_forced_steps", steps)
+    trimmed = whisper.text_scores(audio, texts)
+    assert len(asked) == len(texts)  # no text needed asking again
+
+    def roomy(model: Any, states: Any, forced: list[int], max_length: int) -> Any:
+        return real(model, states, forced, 4 * len(forced) + 16)
+
+    monkeypatch.setattr(whisper_score, "_forced_steps", roomy)
+    assert whisper.text_scores(audio, texts) == trimmed
+
+
+@needs_voice
+@pytest.mark.slow
 def test_audio_just_decoded_in_30_s_is_scored_without_encoding_it_again(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

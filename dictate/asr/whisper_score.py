@@ -166,13 +166,14 @@ def text_scores(
     for text in texts:
         tokens = list(tokenizer.encode(" " + text.strip()))
         forced = start + tokens
-        (result,) = model.model.generate(
-            states, [forced], beam_size=1, max_length=2 * len(forced) + 8, return_logits_vocab=True,
-            suppress_blank=False, suppress_tokens=[],
-        )  # fmt: skip
-        # (how many steps come back for a max_length is not documented: measured, 2n + 8 gives
-        # every text token's step and the one after; the generation stops at its end of text)
-        steps = result.logits[0]
+        # How many steps come back for a max_length is not documented; measured, about half
+        # of it: 2(n + 1) + 1 gives every text token's step and the one after, with the same
+        # logits as a longer one (65 texts: the command phrases and two sentences). More is
+        # waste: a text that is not what was said is generated on past its end (the old
+        # 2 * len(forced) + 8 took 37% longer for the same scores). Fewer: asked again.
+        steps = _forced_steps(model, states, forced, 2 * (len(tokens) + 1) + 1)
+        if len(steps) <= len(tokens):
+            steps = _forced_steps(model, states, forced, 2 * len(forced) + 8)
         if len(steps) <= len(tokens):  # never seen; a guard: "unlikely" rather than fail
             out.append(-1e9)
             continue
@@ -183,6 +184,16 @@ def text_scores(
             total += float(logits[token] - top - np.log(np.exp(logits - top).sum()))
         out.append(total)
     return out
+
+
+def _forced_steps(model: Any, states: Any, forced: list[int], max_length: int) -> Any:
+    """The logits of every step of a generation forced through ``forced`` (the first text
+    token's step on), stopping at its end of text or ``max_length``."""
+    (result,) = model.model.generate(
+        states, [forced], beam_size=1, max_length=max_length, return_logits_vocab=True,
+        suppress_blank=False, suppress_tokens=[],
+    )  # fmt: skip
+    return result.logits[0]
 
 
 def score(

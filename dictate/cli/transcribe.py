@@ -83,6 +83,10 @@ def _transcribe(
 
     seg_options = segmenter_options(args)
     engine, second_pass = engine_for(args, args.engine, err, second=True)
+    if args.mic or args.realtime:  # live, as the window runs it: the lock free for the others
+        from dictate.asr.process_engine import out_of_process
+
+        engine = out_of_process(engine)
     model = load_punctuation_model(args.punctuator, getattr(args, "provider", "auto"))
     typist = None
     if args.type:

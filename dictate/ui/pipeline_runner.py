@@ -178,7 +178,8 @@ class DictationController(QObject):
         """The pipeline for settings ``s`` and the vocabulary's files now, reused across runs; a
         change of either builds a new one around the loaded models (no process restarted)."""
         from dictate.asr.loader import load_engine, load_second_pass
-        from dictate.asr.registry import abilities_of, options_of, spec_of
+        from dictate.asr.process_engine import out_of_process
+        from dictate.asr.registry import spec_of
         from dictate.punctuation.model import load_punctuation_model
         from dictate.run.assembly import build_pipeline
         from dictate.writing.vocabulary import load_vocabulary
@@ -194,12 +195,8 @@ class DictationController(QObject):
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
         if self._cache.get("engine_key") != (s.engine, s.first_pass_model):
-            engine: Any = load_engine(s.engine, s.first_pass_model)
-            if abilities_of(engine).own_process:
-                # It holds the GIL while decoding (PocketSphinx): out of the GUI's process.
-                from dictate.asr.process_engine import ProcessEngine
-
-                engine = ProcessEngine(None, options=options_of(engine))
+            # One that holds the GIL while decoding (PocketSphinx): out of the GUI's process.
+            engine: Any = out_of_process(load_engine(s.engine, s.first_pass_model))
             self._cache["engine"] = engine
             self._cache["engine_key"] = (s.engine, s.first_pass_model)
             self._cache.pop("second_key", None)
