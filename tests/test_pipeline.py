@@ -375,3 +375,52 @@ def test_catching_up_skips_live_words_and_keeps_every_final_word(
     assert recognised(late) == recognised(normal)
     assert final_text(late) == final_text(normal)
     assert max(behind_seen) >= 8.0
+
+
+class _SlowRefiner:
+    """Takes ``seconds`` to settle each segment (a stand-in for the second pass and the
+    command check on a busy machine), keeping its words; records when it worked."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.spans: list[tuple[float, float]] = []
+
+    def refine(self, segment: Any, words: list[Any]) -> None:
+        started = time.monotonic()
+        time.sleep(self.seconds)
+        self.spans.append((started, time.monotonic()))
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.slow
+def test_the_words_being_spoken_are_not_punctuated_live_while_a_segment_settles(
+    model: PunctuationModel, sphinx: SphinxEngine
+) -> None:
+    """Live punctuation is for the eyes; a closed segment's settled words have a deadline. So
+    while the refining thread settles a segment, the partial words of the next one wait (and
+    are punctuated after): the two do not share the cores. Said in real time, with a refiner
+    slow enough that the next phrase's words come while it works."""
+    events: list[Event] = []
+    live_at: list[float] = []
+    pipeline = make_pipeline(sphinx, StreamingPunctuator(model), events.append)
+    slow = _SlowRefiner(1.5)
+    pipeline.refiners = [slow, *pipeline.refiners]
+
+    def watch(event: Event) -> None:
+        events.append(event)
+        if type(event).__name__ == "Live":
+            live_at.append(time.monotonic())
+
+    pipeline.sink.on_event = watch
+    pipeline.run(FileSource(DATA / "en_phrases.wav", realtime=True))
+    assert len(slow.spans) >= 3 and live_at
+    inside = [t for t in live_at for start, end in slow.spans if start + 0.05 < t < end]
+    assert not inside, (inside, slow.spans)
+    assert "Thank you" in final_text(events)

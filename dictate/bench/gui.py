@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dictate.bench.file_decode import _rss_mb
-from dictate.bench.punctuator import peak_rss_mb
+from dictate.bench.punctuator import peak_rss_mb, percentile
 
 
 def bench_gui(
@@ -24,7 +24,9 @@ def bench_gui(
     cpu: bool = False,
 ) -> dict[str, Any]:
     """Dictate ``audio`` at real-time speed into the window (offscreen unless a display is set)
-    while a 5 ms timer records the gaps between its ticks; report the longest stalls.
+    while a 5 ms timer records the gaps between its ticks; report the longest stalls, and each
+    segment's settled words as the window's thread got them, in seconds after its speech ended
+    (as the audio was said: the source's start plus the segment's end).
     ``second_pass``: the window's setting for this run (None: "off", as before there was one).
     With ``cpu``, no timer (its ticks cost CPU): the CPU each run used, by thread and in the
     child processes (:class:`dictate.bench.cpu.CpuMeter`), and the start-up's."""
@@ -39,7 +41,7 @@ def bench_gui(
     from dictate.audio.capture import FileSource
     from dictate.config import Settings
     from dictate.editing.journal import Journal
-    from dictate.events import Event, Finished
+    from dictate.events import Event, Finished, Segment
     from dictate.ui.app import application
     from dictate.ui.main_window import MainWindow
 
@@ -62,14 +64,24 @@ def bench_gui(
         started = startup.stop()
         events: list[Event] = []
         finished = [False]
+        sources: list[Any] = []
+        settled: list[float] = []
 
         def observe(event: Event) -> None:
             events.append(event)
             finished[0] = finished[0] or isinstance(event, Finished)
+            said = sources[-1].origin if sources else None
+            if isinstance(event, Segment) and event.words and said is not None:
+                settled.append(time.monotonic() - (said + event.end))
+
+        def source() -> Any:  # 30 ms blocks at real-time speed, as the microphone delivers them
+            sources.append(FileSource(audio, block_ms=30, realtime=True))
+            return sources[-1]
 
         window.events.subscribe("observer", observe)
         for _ in range(runs):
             events.clear()
+            settled.clear()
             finished[0] = False
             before = len(window.editor.text)
             gaps: list[float] = []
@@ -89,8 +101,7 @@ def bench_gui(
             meter.start()
             if not cpu:
                 timer.start()
-            # 30 ms blocks at real-time speed, as the microphone delivers them.
-            window.dictation.start(lambda: FileSource(audio, block_ms=30, realtime=True))
+            window.dictation.start(source)
             deadline = time.monotonic() + 600
             # The window's own event loop until the run has finished (until 2026-12-06 this
             # polled every millisecond, which cost the main thread about 2.5 CPU-s a run).
@@ -127,6 +138,9 @@ def bench_gui(
                     "text": text,
                     "peak_rss_mb": round(peak_rss_mb(), 1),  # the window's process, so far
                     "rss_mb": round(_rss_mb(os.getpid()), 1),  # at the end of the run
+                    "settled_s": [round(x, 3) for x in settled],
+                    "settled_p50_s": round(percentile(settled, 0.5), 3) if settled else None,
+                    "settled_p95_s": round(percentile(settled, 0.95), 3) if settled else None,
                     **(asdict(used) if cpu else {}),
                 }
             )
@@ -142,6 +156,7 @@ def bench_gui(
         "second_pass": second_pass or OFF,
         "runs": results,
         "max_stall_ms_median": statistics.median(r["max_stall_ms"] for r in results),
+        "settled_p95_s_median": statistics.median(r["settled_p95_s"] or 0.0 for r in results),
         "loaded_peak_rss_mb": loaded_peak,
         "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
         "rss_mb": results[-1]["rss_mb"],

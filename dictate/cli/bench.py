@@ -104,6 +104,10 @@ def cmd_bench_gui(args: argparse.Namespace, stdout: TextIO) -> int:
                 f"{r['over_50ms']} gaps over 50 ms ({r['ticks']} ticks)\n"
             )
         stdout.write(f"median of the longest stalls: {result['max_stall_ms_median']} ms\n")
+    for number, r in enumerate(result["runs"], start=1):
+        stdout.write(f"run {number}: settled words {r['settled_p50_s']} s (median), "
+                     f"{r['settled_p95_s']} s (p95) after the speech ended, "
+                     f"{len(r['settled_s'])} segments\n")  # fmt: skip
     stdout.write(
         f"memory of the window's process: peak {result['loaded_peak_rss_mb']} MiB once "
         f"loaded, {result['peak_rss_mb']} MiB over dictation, {result['rss_mb']} MiB at the "
@@ -277,7 +281,8 @@ def register(commands: Any) -> None:
         description="Dictates AUDIO (default: the bundled sample) at real-time speed into the "
         "window (offscreen unless QT_QPA_PLATFORM says otherwise) while a 5 ms timer measures "
         "the gaps between its ticks; prints the longest gap, the 99th percentile and how many "
-        "gaps exceeded 50 ms, per run.",
+        "gaps exceeded 50 ms, per run, and how long after each segment's speech ended its settled "
+        "words reached the window.",
     )
     gui.add_argument("audio", nargs="?", metavar="AUDIO", help="audio file (WAV, FLAC, ...)")
     gui.add_argument("--engine", choices=FIRST_PASS)

@@ -9,7 +9,8 @@
   it may start the second pass early on the open segment, if it has nothing else to do;
 * the **punctuation thread** writes each settled segment's words through the text stage
   (:meth:`Sink.write`), commits on a pause, punctuates the words being spoken live (at most once
-  per ``live_interval``; old partial results are overwritten, never queued) and finishes.
+  per ``live_interval``, and not while a closed segment is being settled; old partial results
+  are overwritten, never queued) and finishes.
 
 Unbounded queues join them: a slow second pass or punctuator never stalls capture. Every
 decision about the words is made on the audio's clock (docs/architecture.md, "The same words
@@ -138,6 +139,7 @@ class Pipeline:
         self._live_queued = False
         self._marked = 0  # segments shown as a mark so far (_deciding)
         self._preview_rate = 0.0  # wall seconds the last preview took per second of its audio
+        self._settling = threading.Event()  # the refining thread settles a closed segment
         self.previews_made = self.previews_skipped = 0
         """Previews made in the last run, and previews and early decodes left out (optional
         work: the machine was busy)."""
@@ -343,7 +345,11 @@ class Pipeline:
                 if item is _END:
                     return
             elif not self._left.is_set():  # left: its audio is kept, not settled now
-                self._jobs.put(self.sink.settle(item, self.first.shown_of(item.number)))
+                self._settling.set()
+                try:
+                    self._jobs.put(self.sink.settle(item, self.first.shown_of(item.number)))
+                finally:
+                    self._settling.clear()
 
     def _preview(self, item: Preview) -> None:
         """Decode the open segment's audio so far and show its words in place of the first
@@ -388,9 +394,11 @@ class Pipeline:
                 try:
                     job = self._jobs.get(timeout=timeout) if timeout != 0 else self._jobs.get(False)
                 except queue.Empty:
-                    if self._live_words is not None:
+                    # Not while a closed segment is settled: the live view waits for its
+                    # deadline (both on two cores: its words came 0.1-0.3 s later).
+                    if self._live_words is not None and not self._settling.is_set():
                         self._punctuate_live()
-                        last_live = time.monotonic()
+                    last_live = time.monotonic()
                     continue
                 if job is _END:
                     break

@@ -106,8 +106,8 @@ def test_bench_second_pass_times_and_scores_each_window(
 @pytest.mark.slow
 def test_bench_gui_dictates_several_times_into_one_window(tmp_path: Path) -> None:
     """``--runs`` are dictations into the same window, as a person starts and stops one: each
-    run's own words are reported, and the memory is the window's over them all. In its own
-    process (the benchmark makes its own QApplication)."""
+    run's own words and settling times are reported, and the memory is the window's over them
+    all. In its own process (the benchmark makes its own QApplication)."""
     import subprocess
     import sys
 
@@ -125,3 +125,7 @@ def test_bench_gui_dictates_several_times_into_one_window(tmp_path: Path) -> Non
     assert runs[0]["text"] and runs[1]["text"]
     assert not runs[1]["text"].startswith(runs[0]["text"])  # the second run's words only
     assert runs[1]["peak_rss_mb"] >= runs[0]["peak_rss_mb"] > 0
+    # each segment's settled words, after its speech ended as the file said it in real time
+    for run in runs:
+        assert len(run["settled_s"]) >= 2 and all(0 < s < 60 for s in run["settled_s"])
+        assert run["settled_p50_s"] <= run["settled_p95_s"] <= max(run["settled_s"])
