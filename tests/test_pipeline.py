@@ -392,6 +392,10 @@ class _SlowRefiner:
         time.sleep(self.seconds)
         self.spans.append((started, time.monotonic()))
 
+    @property
+    def rewritten(self) -> list[tuple[str, str]]:
+        return []
+
     def reset(self) -> None:
         pass
 
