@@ -210,7 +210,7 @@ RANDOM_SEED = 1
 
 def _load_whisper(path: Path, device: str, compute_type: str, threads: int) -> Any:
     memory.defer_import("av")  # faster-whisper's file decoder: dictate hands it samples
-    openmp_threads_sleep()  # (where dictate's entry point did not: tests, benchmarks)
+    openmp_threads_sleep()  # before CTranslate2 loads its OpenMP runtime (dictate/cpus.py)
     import ctranslate2
     from faster_whisper import WhisperModel
 

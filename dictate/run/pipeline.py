@@ -395,7 +395,8 @@ class Pipeline:
                     job = self._jobs.get(timeout=timeout) if timeout != 0 else self._jobs.get(False)
                 except queue.Empty:
                     # Not while a closed segment is settled: the live view waits for its
-                    # deadline (both on two cores: its words came 0.1-0.3 s later).
+                    # deadline (the two shared the cores: the read sentences settled at p95
+                    # 1.68 s with it, 1.37 s without, docs/performance.md).
                     if self._live_words is not None and not self._settling.is_set():
                         self._punctuate_live()
                     last_live = time.monotonic()
