@@ -16,7 +16,9 @@ settings (``PIPER_DEV_VOICES``) and two synthetic voices, with the ordinary phra
 Each record also holds PocketSphinx's grammar decode of the clip (``grammar``: the phrase,
 whether it was accepted, its margin) and every text's score as Whisper writes it
 (``written``, ``free_written``: "Comma."), two levers tried and not kept
-(docs/voice-commands.md).
+(docs/voice-commands.md). With ``--sized`` it holds instead the same texts' scores on the
+encoding of the window sized to the audio (``sized_scores``, ``sized_free``; ``tune --sized``
+replays them), a third lever measured and not taken.
 
 ``tune`` replays :func:`dictate.commands.judge.decide` over the records with each pair of
 margins and prints the commands carried out (exactly the phrase said) and the ordinary phrases
@@ -80,9 +82,9 @@ def cases(which: str) -> list[tuple[str, str, Voice]]:
     return out
 
 
-def _collect(job: tuple[str, str, Voice, str]) -> dict[str, Any]:
+def _collect(job: tuple[str, str, Voice, str, bool]) -> dict[str, Any]:
     global _ENGINE, _GRAMMAR
-    kind, phrase, voice, work = job
+    kind, phrase, voice, work, sized = job
     from dictate.commands.table import grammar_phrases
 
     if _ENGINE is None:
@@ -103,6 +105,13 @@ def _collect(job: tuple[str, str, Voice, str]) -> dict[str, Any]:
         phrases.append(grammar.phrase)
     free = " ".join(w for w, _ in words)
     scores = _ENGINE.text_scores(audio, [*phrases, free] if free else phrases)
+    if sized:  # the same texts scored on the encoding of the window sized to the audio
+        return {
+            "kind": kind, "phrase": phrase, "voice": voice.name, "verdict": result.verdict,
+            "words": words, "scores": dict(zip(phrases, scores[: len(phrases)], strict=True)),
+            "free": scores[-1] if free else None,
+            **_sized_scores(audio, [*phrases, free] if free else phrases, len(phrases)),
+        }  # fmt: skip
     marks = [w.mark for w in result.words]
     free_written = written([w for w, _ in words], marks) if free else ""
     texts = [written(p.split()) for p in phrases]
@@ -117,8 +126,21 @@ def _collect(job: tuple[str, str, Voice, str]) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _sized_scores(audio: np.ndarray, texts: list[str], phrases: int) -> dict[str, Any]:
+    """``texts`` scored on the encoder's output of the window sized to ``audio`` (the one the
+    second pass's first decode encodes), not Whisper's 30 s: ``sized_scores`` and
+    ``sized_free`` (``tune --sized``), a lever measured, not taken (docs/voice-commands.md)."""
+    from dictate.asr.whisper_score import Encoded, states_array, text_scores, window_features
+
+    model = _ENGINE.model
+    window, _frames = window_features(model, audio, sized=True)
+    scores = text_scores(model, "en", Encoded(states_array(model, window)), texts)
+    return {"sized_scores": dict(zip(texts[:phrases], scores[:phrases], strict=True)),
+            "sized_free": scores[-1] if len(texts) > phrases else None}  # fmt: skip
+
+
 def collect(args: argparse.Namespace) -> None:
-    jobs = [(k, p, v, args.work) for k, p, v in cases(args.set)]
+    jobs = [(k, p, v, args.work, args.sized) for k, p, v in cases(args.set)]
     out = Path(args.out or f"{args.work}/judge-{args.set}.jsonl")
     with multiprocessing.Pool(args.jobs) as pool, out.open("w") as f:
         for n, record in enumerate(pool.imap(_collect, jobs, chunksize=4), 1):
@@ -152,9 +174,10 @@ def tune(args: argparse.Namespace) -> None:
             for r in records:
                 heard = [w for w, _ in r["words"]]
                 names = shortlist(heard, phrases, args.size)
-                scores = {p: r["scores"][p] for p in names}
+                key = "sized_" if args.sized else ""
+                scores = {p: r[key + "scores"][p] for p in names}
                 sure_of = [p for _, p in r["words"]]
-                chosen = decide(heard, scores, r["free"], margins, args.size, sure_of)
+                chosen = decide(heard, scores, r[key + "free"], margins, args.size, sure_of)
                 taken = chosen or " ".join(heard)  # words heard as a command are one
                 meant = PHRASES.get(taken)
                 tally = by_voice.setdefault(r["voice"], [0, 0, 0, 0])
@@ -191,6 +214,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--work", default="/tmp/commands-audio")
     c.add_argument("--out", default="")
     c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--sized", action="store_true",
+                   help="also score in the window sized to the audio")  # fmt: skip
     t = sub.add_parser("tune")
     t.add_argument("file")
     t.add_argument("--free", default="-10,-8,-6,-4,-2,0")
@@ -199,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--floor", default="-1e9")
     t.add_argument("--voice", default="", help="only voices whose names start so")
     t.add_argument("--size", type=int, default=4, help="the shortlist (at most 12)")
+    t.add_argument("--sized", action="store_true", help="the scores of the sized window")
     t.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     collect(args) if args.action == "collect" else tune(args)
