@@ -27,8 +27,8 @@ def openmp_threads_sleep() -> bool:
     programs keep the cores busy, the thread waited for is off its core for a whole time slice
     while its partner spins. With 4 busy processes beside the window on the 2-core development
     machine, 79% of the window's CPU samples were in libgomp's waiting (``perf``), and a 7 s
-    segment took 29.5 s to decode where it takes 0.9 s with them asleep
-    (docs/performance.md, "A busy machine"). Idle, asleep costs a few percent of a decode's time.
+    segment took 29.5 s to decode; 1.7 s with them asleep (docs/performance.md, "A busy
+    machine"). Idle, asleep costs a few percent of a decode's time.
     Called where CTranslate2 is first imported (:mod:`dictate.asr.whisper_engine`); the child
     processes inherit it (the variable is in the environment).
     """
