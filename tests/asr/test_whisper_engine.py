@@ -685,18 +685,23 @@ def test_speech_that_resumes_after_the_early_decode_is_decoded_again_whole() -> 
 @needs_espeak
 @pytest.mark.slow
 def test_the_vocabulary_in_the_prompt_writes_its_entries_and_nothing_on_silence(
-    whisper: WhisperSecondPass, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     """Words tiny.en does not know, said by espeak-ng: without the vocabulary it wrote "mad at
     rala" for metoprolol and "calalqilik" for Kowalczyk; named in its prompt (the entries most
     like what the first pass heard), it writes them. On silence and on noise the prompt's words
-    do not come back."""
+    do not come back.
+
+    A model of its own: a doubted decode falls back to sampling, whose draws depend on what
+    the model decoded before (the module's model serves the tests the two workers happen to
+    give this one; in CI once the Kowalczyk sentence came back as nothing)."""
     from dictate.seam.second_pass import SecondPassRefiner
     from dictate.seam.segment import settle
     from dictate.seam.vocabulary import VocabularyRefiner
     from dictate.writing.vocabulary import parse_entry
     from dictate.writing.vocabulary_match import VocabularyMatcher
 
+    whisper = WhisperSecondPass(WhisperOptions(device="cpu", threads=2))
     entries = ["metoprolol", "Kowalczyk", "TensorRT = tensor r t", "Siobhan", "atorvastatin"]
     matcher = VocabularyMatcher([parse_entry(e) for e in entries])
     refiners: list[Any] = [
