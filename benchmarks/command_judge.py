@@ -2,7 +2,7 @@
 apart, for choosing the judge's shortlist and margins (:mod:`dictate.commands.judge`).
 
     python benchmarks/command_judge.py collect --set dev|test [--work /tmp/commands-audio]
-        [--out FILE.jsonl] [--jobs 2]
+        [--out FILE.jsonl] [--jobs 2] [--voice piper] [--sized]
     python benchmarks/command_judge.py tune FILE.jsonl [--free F,...] [--next N,...]
 
 ``collect`` synthesises each phrase alone (the README's commands and every other fixed command
@@ -16,9 +16,10 @@ settings (``PIPER_DEV_VOICES``) and two synthetic voices, with the ordinary phra
 Each record also holds PocketSphinx's grammar decode of the clip (``grammar``: the phrase,
 whether it was accepted, its margin) and every text's score as Whisper writes it
 (``written``, ``free_written``: "Comma."), two levers tried and not kept
-(docs/voice-commands.md). With ``--sized`` it holds instead the same texts' scores on the
-encoding of the window sized to the audio (``sized_scores``, ``sized_free``; ``tune --sized``
-replays them), a third lever measured and not taken.
+(docs/voice-commands.md). ``scores`` are the app's (since 2026-12-06 on the encoding of the
+window sized to the audio). With ``--sized`` a record holds instead the scores in Whisper's 30
+s window (``scores``, ``free``) and in the sized window (``sized_scores``, ``sized_free``;
+``tune --sized`` replays them), the comparison by which the sized window was taken.
 
 ``tune`` replays :func:`dictate.commands.judge.decide` over the records with each pair of
 margins and prints the commands carried out (exactly the phrase said) and the ordinary phrases
@@ -105,12 +106,13 @@ def _collect(job: tuple[str, str, Voice, str, bool]) -> dict[str, Any]:
         phrases.append(grammar.phrase)
     free = " ".join(w for w, _ in words)
     scores = _ENGINE.text_scores(audio, [*phrases, free] if free else phrases)
-    if sized:  # the same texts scored on the encoding of the window sized to the audio
+    if sized:  # the same texts scored on the encodings of both windows
+        texts = [*phrases, free] if free else phrases
+        full = _window_scores(audio, texts, len(phrases), sized=False)
         return {
             "kind": kind, "phrase": phrase, "voice": voice.name, "verdict": result.verdict,
-            "words": words, "scores": dict(zip(phrases, scores[: len(phrases)], strict=True)),
-            "free": scores[-1] if free else None,
-            **_sized_scores(audio, [*phrases, free] if free else phrases, len(phrases)),
+            "words": words, "scores": full["scores"], "free": full["free"],
+            **{"sized_" + k: v for k, v in _window_scores(audio, texts, len(phrases)).items()},
         }  # fmt: skip
     marks = [w.mark for w in result.words]
     free_written = written([w for w, _ in words], marks) if free else ""
@@ -126,21 +128,25 @@ def _collect(job: tuple[str, str, Voice, str, bool]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _sized_scores(audio: np.ndarray, texts: list[str], phrases: int) -> dict[str, Any]:
+def _window_scores(
+    audio: np.ndarray, texts: list[str], phrases: int, sized: bool = True
+) -> dict[str, Any]:
     """``texts`` scored on the encoder's output of the window sized to ``audio`` (the one the
-    second pass's first decode encodes), not Whisper's 30 s: ``sized_scores`` and
-    ``sized_free`` (``tune --sized``), a lever measured, not taken (docs/voice-commands.md)."""
+    second pass's first decode encodes: the app's since 2026-12-06) or of Whisper's 30 s
+    (``scores`` and ``free``; ``collect --sized`` keeps both, ``tune --sized`` replays the
+    sized ones; docs/voice-commands.md)."""
     from dictate.asr.whisper_score import Encoded, states_array, text_scores, window_features
 
     model = _ENGINE.model
-    window, _frames = window_features(model, audio, sized=True)
+    window, _frames = window_features(model, audio, sized=sized)
     scores = text_scores(model, "en", Encoded(states_array(model, window)), texts)
-    return {"sized_scores": dict(zip(texts[:phrases], scores[:phrases], strict=True)),
-            "sized_free": scores[-1] if len(texts) > phrases else None}  # fmt: skip
+    return {"scores": dict(zip(texts[:phrases], scores[:phrases], strict=True)),
+            "free": scores[-1] if len(texts) > phrases else None}  # fmt: skip
 
 
 def collect(args: argparse.Namespace) -> None:
-    jobs = [(k, p, v, args.work, args.sized) for k, p, v in cases(args.set)]
+    jobs = [(k, p, v, args.work, args.sized) for k, p, v in cases(args.set)
+            if v.name.startswith(args.voice)]  # fmt: skip
     out = Path(args.out or f"{args.work}/judge-{args.set}.jsonl")
     with multiprocessing.Pool(args.jobs) as pool, out.open("w") as f:
         for n, record in enumerate(pool.imap(_collect, jobs, chunksize=4), 1):
@@ -216,6 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--jobs", type=int, default=2)
     c.add_argument("--sized", action="store_true",
                    help="also score in the window sized to the audio")  # fmt: skip
+    c.add_argument("--voice", default="", help="only voices whose names start so")
     t = sub.add_parser("tune")
     t.add_argument("file")
     t.add_argument("--free", default="-10,-8,-6,-4,-2,0")

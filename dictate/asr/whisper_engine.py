@@ -449,13 +449,15 @@ class WhisperSecondPass:
 
     def text_scores(self, audio: np.ndarray, texts: Sequence[str]) -> list[float] | None:
         """Log probabilities of ``texts`` as the words of int16 ``audio`` for the command judge
-        (:func:`dictate.asr.whisper_score.text_scores`); None for audio over Whisper's window.
-        Audio just decoded in the 30 s window is not encoded again (``LastWindow``)."""
-        from dictate.asr.whisper_score import encode, text_scores
+        (:func:`dictate.asr.whisper_score.text_scores`), in the window sized to the audio
+        (:data:`~dictate.asr.whisper_score.JUDGE_SIZED`); None for audio over Whisper's window.
+        Audio just decoded in that window is not encoded again (``LastWindow``)."""
+        from dictate.asr.whisper_score import JUDGE_SIZED, encode, text_scores
 
         with self._lock:
             try:
-                encoded = (self._last and self._last.encoded(audio)) or encode(self.model, audio)
+                kept = self._last and self._last.encoded(audio, sized=JUDGE_SIZED)
+                encoded = kept or encode(self.model, audio, sized=JUDGE_SIZED)
                 if encoded is None:
                     return None
                 return text_scores(self.model, self.options.language, encoded, texts)

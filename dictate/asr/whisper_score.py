@@ -67,10 +67,14 @@ def install_sized_padding() -> None:
 
 
 JUDGE_SIZED = True
-""":func:`score` encodes the audio in a window sized to it (at least 10 s), not in Whisper's
-30 s: a third of the cost (0.15 s against 0.47 s for a 3.5 s sentence, five texts and two
-prompts, tiny.en on two cores), which a vocabulary of 500 entries pays on nearly every segment.
-The margins of :mod:`dictate.seam.vocabulary` were chosen again with it (docs/vocabulary.md)."""
+""":func:`score` (the vocabulary) and the command judge's :func:`text_scores` use the audio's
+encoding in a window sized to it (at least 10 s), not in Whisper's 30 s: the one the second
+pass's first decode made, kept (:class:`LastWindow`), where the 30 s one is encoded again (0.3
+s of tiny.en on two cores idle, 0.9 s with two busy processes), or a third of its cost where
+encoded anew (0.15 s against 0.47 s for a 3.5 s sentence, five texts and two prompts). The
+margins of :mod:`dictate.seam.vocabulary` were chosen again with it (docs/vocabulary.md); the
+command judge's margins, chosen on the 30 s scores, carry out the same commands with it on the
+natural voice's development and test sets but one (docs/voice-commands.md)."""
 SCORE_BATCH = 16
 """Texts scored in one call of the decoder."""
 
@@ -127,12 +131,13 @@ def window_features(
     return window, frames
 
 
-def encode(model: Any, audio: np.ndarray) -> Encoded | None:
+def encode(model: Any, audio: np.ndarray, sized: bool = False) -> Encoded | None:
     """Encode int16 ``audio`` with ``model``'s encoder in Whisper's 30 s window, as the 30 s
-    decode does (:func:`window_features`); None for audio longer than the window."""
+    decode does (with ``sized``, in the window sized to it, as the sized decode does:
+    :func:`window_features`); None for audio longer than the window."""
     if len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
         return None
-    window, _frames = window_features(model, audio)
+    window, _frames = window_features(model, audio, sized=sized)
     return Encoded(states_array(model, window))
 
 
@@ -243,23 +248,21 @@ def score(
 
 
 class LastWindow:
-    """The encoder's output of the last decode, for scoring texts against the same audio
-    without encoding it again: the 30 s window's for the commands
-    (:meth:`WhisperSecondPass.text_scores`: about 0.3 s of tiny.en on two cores, a third of a
-    command's time to act), the sized window's for the vocabulary's judgement
-    (:meth:`WhisperSecondPass.score`).
+    """The encoder's output of the last audio decoded, for scoring texts against it without
+    encoding it again (:meth:`WhisperSecondPass.text_scores`, the command judge, and
+    :meth:`WhisperSecondPass.score`, the vocabulary's judgement: both in the window sized to
+    the audio, :data:`JUDGE_SIZED`).
 
     It wraps ``model.encode`` (faster-whisper's ``WhisperModel``): while :meth:`watching` some
     audio, the first window encoded is kept, as :func:`window_features` gives its features (the
-    same features, in the same window). One window is kept, the last decoded.
+    same features, in the same window). The last audio's windows are kept: the sized one, and
+    the 30 s one where a doubt decoded it there too.
     """
 
     def __init__(self, model: Any) -> None:
         self._encode = model.encode
-        self._watched: bytes | None = None
-        self._kept: tuple[bytes, np.ndarray] | None = None
-        self.sized = False
-        """Whether the window kept is one sized to its audio."""
+        self._watched: tuple[bytes, bool] | None = None
+        self._kept: dict[bool, tuple[bytes, np.ndarray]] = {}
         model.encode = self._encoding
 
     @staticmethod
@@ -270,14 +273,18 @@ class LastWindow:
     def _encoding(self, features: np.ndarray) -> Any:
         out = self._encode(features)
         if self._watched is not None:  # the audio's first window: all of it, up to 30 s
-            self._kept, self._watched = (self._watched, np.array(out)), None
+            (key, sized), self._watched = self._watched, None
+            self._kept[sized] = (key, np.array(out))
         return out
 
     @contextmanager
     def watching(self, samples: np.ndarray, sized: bool = False) -> Iterator[None]:
         """Keep the encoder's output of the decode of ``samples`` made inside (in a window
-        sized to them, or in 30 s)."""
-        self._watched, self._kept, self.sized = self.key(samples), None, sized
+        sized to them, or in 30 s); the other window's is kept where it is of the same
+        audio."""
+        key = self.key(samples)
+        self._kept = {w: kept for w, kept in self._kept.items() if kept[0] == key and w != sized}
+        self._watched = (key, sized)
         try:
             yield
         finally:
@@ -286,9 +293,8 @@ class LastWindow:
     def encoded(self, audio: np.ndarray, sized: bool = False) -> Encoded | None:
         """The kept output where int16 ``audio`` is the audio last decoded, in the 30 s window
         (or, with ``sized``, in a window sized to it); else None."""
-        if self._kept is None or len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
+        kept = self._kept.get(sized)
+        if kept is None or len(audio) > WINDOW_FRAMES // 100 * SAMPLE_RATE:
             return None
-        if sized != self.sized:
-            return None
-        key, states = self._kept
+        key, states = kept
         return Encoded(states) if key == self.key(audio.astype(np.float32) / 32768.0) else None
