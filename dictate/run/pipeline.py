@@ -39,10 +39,11 @@ from dictate.asr.segmenter import SegmenterOptions
 from dictate.audio.capture import AudioSource
 from dictate.audio.format import SAMPLE_RATE
 from dictate.audio.resample import level_dbfs
-from dictate.errors import DictateError, log_failure
+from dictate.errors import DictateError, close_quietly, log_failure
 from dictate.events import COMMAND_MARK, Error, Finished, Level, Live, Partial, SpeechStart
 from dictate.run.first_pass import FirstPass
 from dictate.run.sink import Sink
+from dictate.run.switch import Switch
 from dictate.seam.cutter import (
     EARLY_DECODE_S,
     PREVIEW_EVERY_S,
@@ -143,6 +144,9 @@ class Pipeline:
         self.previews_made = self.previews_skipped = 0
         """Previews made in the last run, and previews and early decodes left out (optional
         work: the machine was busy)."""
+        self._switch_lock = threading.Lock()
+        self._switch: Switch | None = None
+        self._live_source = False
 
     @property
     def refiners(self) -> list[Refiner]:
@@ -158,8 +162,55 @@ class Pipeline:
 
     def close(self) -> None:
         """Free what the refiners and the recogniser hold; the pipeline is not run again."""
+        self._switch_idle()
         self.sink.close()
         self.first.free()
+
+    def switch_to(self, switch: Switch) -> None:
+        """Take ``switch``'s recogniser and refiners (another engine or Whisper model, loaded
+        beside this run) between two segments: the audio thread takes the recogniser where no
+        segment is open (or at the run's end), the refining thread the refiners behind the
+        segments closed before, then calls ``switch.done``. The text stage, the pending words
+        and the source stay. Not running: at once. The parts given up are freed."""
+        with self._switch_lock:
+            self._switch = switch
+        if not self.running:
+            self._switch_idle()
+
+    def _switch_idle(self) -> None:
+        """A switch still asked for while no run is on (one asked for as the last run ended,
+        after its audio thread had finished): made now."""
+        if self._switch is not None:
+            self._take_switch()
+            self._refine_switch(self._closed.get())
+
+    def _take_switch(self) -> None:
+        """On the audio thread, between segments: the new recogniser now, the refiners queued."""
+        with self._switch_lock:
+            switch, self._switch = self._switch, None
+        if switch is None:
+            return
+        self.engine, old = switch.engine, None
+        if switch.recognizer is not None:
+            old, self.first.recognizer = self.first.recognizer, switch.recognizer
+        if self._live_source:  # the early decode and previews, as start() chose them
+            can = {n for r in switch.refiners for n in ("prepare", "preview")
+                   if callable(getattr(r, n, None))}  # fmt: skip
+            self.cutter.early_after = EARLY_DECODE_S if "prepare" in can else None
+            previews = "preview" in can and self.previews
+            self.cutter.preview_every = PREVIEW_EVERY_S if previews else None
+        self._closed.put(switch)
+        threading.Thread(target=close_quietly, args=(old, log, "the recogniser switched from"),
+                         name="dictate-free", daemon=True).start()  # fmt: skip
+
+    def _refine_switch(self, switch: Switch) -> None:
+        old, self.sink.refiners = self.sink.refiners, list(switch.refiners)
+        for refiner in switch.refiners:
+            refiner.reset()
+        for refiner in old:
+            close_quietly(refiner, log, refiner.name)
+        if switch.done is not None:
+            switch.done()
 
     # -- control -----------------------------------------------------------------------------
 
@@ -171,6 +222,7 @@ class Pipeline:
         """Start a run on ``source`` in the background; returns at once."""
         if self.running:
             raise RuntimeError("the pipeline is already running; stop it first")
+        self._switch_idle()
         self._source = source
         for flag in (self._stop_requested, self._left, self._finished):
             flag.clear()
@@ -182,7 +234,7 @@ class Pipeline:
         self.cutter.reset()
         # A source with a clock of its own (a microphone, a paced file: it counts what it
         # captured) gains from an early second pass; a file read at full speed does not.
-        live_source = getattr(source, "captured", None) is not None
+        live_source = self._live_source = getattr(source, "captured", None) is not None
         early = live_source and self.sink.can_start_early
         self.cutter.early_after = EARLY_DECODE_S if early else None
         previews = live_source and self.previews and self.sink.can_preview
@@ -248,6 +300,8 @@ class Pipeline:
             for block in source.blocks():
                 if self._left.is_set():
                     break
+                if self._switch is not None and self.first.open_start is None:
+                    self._take_switch()  # between two segments
                 self._audio_seconds = block.end
                 level.append(block.samples)
                 if sum(len(s) for s in level) >= LEVEL_INTERVAL * SAMPLE_RATE:
@@ -273,6 +327,7 @@ class Pipeline:
                 self._end_reason = "stopped"
         else:
             self._end_reason = "left"
+        self._take_switch()  # one asked for while the last segment was open
         self._closed.put(_END)
 
     def _handle(self, cuts: list[Cut]) -> None:
@@ -340,6 +395,8 @@ class Pipeline:
                     self.previews_skipped += 1
             elif isinstance(item, Preview):
                 self._preview(item)
+            elif isinstance(item, Switch):
+                self._refine_switch(item)
             elif not isinstance(item, ClosedSegment):
                 self._jobs.put(item)
                 if item is _END:

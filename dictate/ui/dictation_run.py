@@ -27,7 +27,7 @@ from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.run_states import State
 
 if TYPE_CHECKING:
-    from dictate.ui.pipeline_runner import Loaded
+    from dictate.ui.loaded_models import Loaded
 
 log = logging.getLogger("dictate.ui")
 

@@ -149,6 +149,8 @@ class MainWindow(QMainWindow):
         )
         self.events.subscribe("document", self.event_view.handle_event)
         self.controller.stateChanged.connect(self.feedback.sound_on_state)
+        self.controller.switched.connect(self._switched)
+        self.controller.switchFailed.connect(self._switch_failed)
         self.events.subscribe("sounds", self.feedback.sound_on_event)
         self.kept_audio = AudioKeeper(self)  # each session's audio
         self.event_view.learning = WordLearning(self.settings, self.messages)
@@ -253,6 +255,11 @@ class MainWindow(QMainWindow):
                 "Changed settings apply from the next dictation run: press F9 twice to restart "
                 "dictation now (what was heard is kept)."
             )
+        elif self.controller.switching():
+            self.messages.show_message(
+                "Loading the recogniser chosen while you dictate: it takes over at your next "
+                "pause, and nothing said is lost."
+            )
         if not self.save_settings_on_change:
             return
         try:
@@ -262,6 +269,18 @@ class MainWindow(QMainWindow):
                 f"Could not save the settings ({exc.strerror or exc}); they apply until dictate "
                 "closes. Free some space or check the permissions of the settings folder."
             )
+
+    def _switched(self, loaded: Any) -> None:
+        self.messages.show_message(
+            f"Now recognising with {loaded.engine_label}"
+            + (f" and {loaded.second_pass}." if loaded.second_pass else ".")
+        )
+
+    def _switch_failed(self, why: str) -> None:
+        self.messages.show_message(
+            f"The recogniser chosen is not used in this dictation run: {why}. Nothing said is "
+            "lost; it goes on with the one it had."
+        )
 
     def open_settings(self) -> None:
         self.toolbar.refresh_devices(rescan=True)

