@@ -19,8 +19,10 @@ fed at real-time speed through ``dictate transcribe REC --realtime --json --seco
 * **words shown masked**: live words in the masked list (dictate/writing/live_mask.py), which
   the window shows masked.
 
-Each recording is run with the second pass's previews of the open segment (the default) and
-without them (``DICTATE_NO_PREVIEWS=1``: the first pass's words only), ``--runs`` times each;
+Each recording is run with the second pass's previews of the open segment (the default), with
+only the words two previews agree on (``DICTATE_LIVE_AGREEMENT=1``, whisper_streaming's local
+agreement) and without previews (``DICTATE_NO_PREVIEWS=1``: the first pass's words only),
+``--runs`` times each;
 besides the counts above, the CPU time of the ``transcribe`` process (user and system, its
 start and model loads included) and the settled words' time after the end of each segment's
 speech (p95 over the segments), medians of the runs.
@@ -80,12 +82,13 @@ def piper_recording(path: Path, length: float) -> None:
     write_wav(path, np.concatenate(parts))
 
 
-def measure(audio: Path, previews: bool) -> dict[str, Any]:
-    """One real-time run of ``audio``: the counts of the module's docstring."""
+def measure(audio: Path, config: str) -> dict[str, Any]:
+    """One real-time run of ``audio`` with ``config`` (of :data:`CONFIGS`): the counts of the
+    module's docstring."""
     from dictate.edit_distance import edit_distance
     from dictate.writing.live_mask import LiveMask
 
-    env = {**os.environ, "DICTATE_NO_HARVEST": "1", "DICTATE_NO_PREVIEWS": "" if previews else "1"}
+    env = {**os.environ, "DICTATE_NO_HARVEST": "1", **CONFIGS[config]}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "dictate", "transcribe", str(audio), "--realtime", "--json",
@@ -127,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("audio", nargs="*", type=Path)
     parser.add_argument("--piper", action="store_true", help="add natural-voice prose")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--only", default="", help="the configurations whose names start so")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="dictate-live-") as tmp:
         files = list(args.audio)
@@ -140,21 +144,28 @@ def main(argv: list[str] | None = None) -> int:
               "changed while shown, per 100 live words | live words masked | CPU s | settled "
               "p95 after speech |")  # fmt: skip
         print("|---|---|---|---|---|---|---|---|")
-        pooled = {name: dict.fromkeys(keys, 0.0) for name in CONFIGS}
+        chosen = [c for c in CONFIGS if not args.only or c.startswith(args.only)]
+        pooled = {name: dict.fromkeys(keys, 0.0) for name in chosen}
         for path in files:
-            for name, previews in CONFIGS.items():
-                runs = [measure(path, previews) for _ in range(args.runs)]
+            for name in chosen:
+                runs = [measure(path, name) for _ in range(args.runs)]
                 got = {k: statistics.median(r[k] for r in runs) for k in keys}
                 for k in keys:
                     pooled[name][k] += got[k] if k != "p95" else 0.0
                 pooled[name]["p95"] = max(pooled[name]["p95"], got["p95"])
                 print(_row(path.name, name, got), flush=True)
-        for name in CONFIGS:
+        for name in chosen:
             print(_row("**pooled** (p95: the worst)", name, pooled[name]))
     return 0
 
 
-CONFIGS = {"previews (the default)": True, "first pass only": False}
+CONFIGS = {
+    "previews (the default)": {"DICTATE_NO_PREVIEWS": "", "DICTATE_LIVE_AGREEMENT": ""},
+    "previews, words two agree on": {"DICTATE_NO_PREVIEWS": "", "DICTATE_LIVE_AGREEMENT": "1"},
+    "first pass only": {"DICTATE_NO_PREVIEWS": "1", "DICTATE_LIVE_AGREEMENT": ""},
+}
+"""The live words' sources compared: the environment of each (dictate/run/pipeline.py's
+``NO_PREVIEWS_ENV``, dictate/run/first_pass.py's ``AGREEMENT_ENV``)."""
 
 
 def _row(name: str, config: str, got: dict[str, Any]) -> str:

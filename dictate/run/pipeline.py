@@ -69,10 +69,13 @@ NO_PREVIEWS_ENV = "DICTATE_NO_PREVIEWS"
 """Set (to anything but "" or "0"): the live words are the first pass's only, without the
 second pass's previews (benchmarks/live_words.py compares both)."""
 PREVIEW_BUDGET_S = 0.4
-"""Longest a preview may be expected to take (its audio's seconds at the rate the last one was
-decoded, wall seconds per second of audio): a longer one would still be under way when the
-segment closes and delay its settled words, so it is left out. On an idle machine here a
-preview of a few seconds takes 0.15-0.35 s; on a busy one, or of a long segment, more."""
+"""Longest a preview may be expected to take (its window's seconds at the last one's rate): a
+longer one would still be under way at the close and delay the settled words, so it is left
+out. Idle, a preview of a few seconds takes 0.15-0.35 s here; busy, or long, more."""
+PREVIEW_WINDOW_S = 10.0
+"""Whisper encodes a window sized to the audio but at least 10 s: below that a preview costs
+about the same whatever its length (J. F. Kennedy: 1.1-1.4 s of audio in 0.18-0.30 s).
+Counted by its audio alone, a 1 s preview's rate left out the 2.4 s ones after it."""
 CATCH_UP_S = 1.0
 """Seconds of captured audio waiting for the recogniser past which it catches up: no partial
 words punctuated live, and the recogniser fed in longer pieces
@@ -139,7 +142,7 @@ class Pipeline:
         self._live_words: tuple[int, list[str], int] | None = None  # not punctuated live yet
         self._live_queued = False
         self._marked = 0  # segments shown as a mark so far (_deciding)
-        self._preview_rate = 0.0  # wall seconds the last preview took per second of its audio
+        self._preview_rate = 0.0  # wall seconds the last preview took per second of its window
         self._settling = threading.Event()  # the refining thread settles a closed segment
         self.previews_made = self.previews_skipped = 0
         """Previews made in the last run, and previews and early decodes left out (optional
@@ -167,11 +170,9 @@ class Pipeline:
         self.first.free()
 
     def switch_to(self, switch: Switch) -> None:
-        """Take ``switch``'s recogniser and refiners (another engine or Whisper model, loaded
-        beside this run) between two segments: the audio thread takes the recogniser where no
-        segment is open (or at the run's end), the refining thread the refiners behind the
-        segments closed before, then calls ``switch.done``. The text stage, the pending words
-        and the source stay. Not running: at once. The parts given up are freed."""
+        """Take ``switch``'s parts between two segments (:mod:`dictate.run.switch`): the audio
+        thread the recogniser where none is open (or at the end), the refining thread the
+        refiners behind the segments closed before. Not running: at once."""
         with self._switch_lock:
             self._switch = switch
         if not self.running:
@@ -415,7 +416,7 @@ class Pipeline:
         first), nor while the source is behind (catching up), nor after the run was left, nor
         where it would take longer than :data:`PREVIEW_BUDGET_S` at the last preview's rate."""
         behind = float(getattr(self._source, "behind", 0.0))
-        seconds = max(0.1, len(item.segment.audio) / SAMPLE_RATE)
+        seconds = max(PREVIEW_WINDOW_S, len(item.segment.audio) / SAMPLE_RATE)
         busy = not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S
         if busy or self._preview_rate * seconds > PREVIEW_BUDGET_S:
             self.previews_skipped += 1

@@ -1,7 +1,8 @@
 """What a running :class:`~dictate.run.pipeline.Pipeline` takes between two segments when the
 user changes recogniser or Whisper model during a run (:meth:`Pipeline.switch_to`): loaded
 beside the run, it replaces the parts that change; the source, the text stage and the words
-pending stay, so nothing said is lost and no sentence is closed by the switch."""
+pending stay, so nothing said is lost and no sentence is closed by the switch. The parts
+given up are freed; ``done`` is called once the refiners took over."""
 
 from __future__ import annotations
 
