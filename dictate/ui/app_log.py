@@ -18,9 +18,11 @@ log = logging.getLogger("dictate.ui")
 WORDS_ENV = "DICTATE_LOG_WORDS"
 """Set to 1, the log also keeps the words the window shows live (``live N: ...``, as the
 editor holds them, masked words masked) and, per segment, the words it settled on beside its
-last live words (``settled N: ... | live: ...``): a debug switch, off by default, for finding
-what a person saw while speaking (and for tests/test_live_words_x11.py). The log is private to
-the user, but it then holds what they said."""
+last live words (``settled N: ... | live: ...``, ``segment N: whisper '...'; greyed: '...'``),
+the vocabulary's rewrites and the words learned from corrections: a debug switch, off by
+default, for finding what a person saw while speaking (and for tests/test_live_words_x11.py).
+The log is private to the user, but it then holds what they said. Without it the log keeps
+counts, times, states and errors only (docs/window.md, "Privacy")."""
 
 words_log = logging.getLogger("dictate.words")
 """Where dictated words may be logged: silent unless :data:`WORDS_ENV` is 1."""

@@ -125,9 +125,10 @@ class EventView(QObject):
                 try:
                     steps = self._editor.buffer.split_rewrites(pairs)
                 except ValueError:  # a bug: the text is as it was, undo takes the sentence
-                    log.exception("the vocabulary's rewrites %s could not be undo steps", pairs)
+                    log.exception("%d vocabulary rewrites could not be undo steps", len(pairs))
+                    words_log.info("the rewrites: %s", pairs)
                 else:
-                    log.info("vocabulary rewrites %s: %d made undo steps", pairs, steps)
+                    log.info("%d vocabulary rewrites: %d made undo steps", len(pairs), steps)
         elif isinstance(event, Level):
             self._level.setValue(max(-60, min(0, round(event.dbfs))))
         elif isinstance(event, (Partial, Live)) and self._asleep:
@@ -162,7 +163,11 @@ class EventView(QObject):
     def _on_segment(self, event: Segment) -> None:
         if event.first_pass is not None:  # replaced: what by, and what was greyed until now
             said, greyed = " ".join(w.text for w in event.words), self._editor.buffer.partial
-            log.info("segment %d: %s %r; greyed: %r", event.segment, event.settled_by, said, greyed)
+            # the words themselves only with DICTATE_LOG_WORDS=1 (words_log)
+            log.info("segment %d: %d words settled by %s", event.segment, len(event.words),
+                     event.settled_by)  # fmt: skip
+            words_log.info("segment %d: %s %r; greyed: %r", event.segment, event.settled_by,
+                           said, greyed)  # fmt: skip
         if event.shown is not None and words_log.isEnabledFor(logging.INFO):
             # its own live words until now, as they were shown (masked)
             said = " ".join(w.text for w in event.words)

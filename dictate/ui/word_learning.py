@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dictate.fileio import atomic_write_text, private_dir, read_regular
+from dictate.ui.app_log import words_log
 from dictate.writing.vocabulary import VocabularyFile, default_vocabulary_path, parse_entry
 
 log = logging.getLogger("dictate.ui")
@@ -152,7 +153,8 @@ class WordLearning:
                     f"\u201c{sounds}\u201d is now known as a way \u201c{written}\u201d is "
                     "heard; it applies from the next dictation."
                 )
-                log.info("learned %r as heard %r", written, sounds)
+                log.info("learned a way a word of the vocabulary is heard")
+                words_log.info("learned %r as heard %r", written, sounds)
                 return True
             vocabulary.add([entry])
         except (OSError, ValueError) as exc:
@@ -162,6 +164,7 @@ class WordLearning:
         self._messages.show_message(
             f"\u201c{written}\u201d is in your words now{how}; it applies from the next dictation."
         )
-        log.info("learned %r (heard as %r)", written, sounds)
+        log.info("learned a word")
+        words_log.info("learned %r (heard as %r)", written, sounds)
         start_harvest(getattr(self._settings, "second_pass", "auto"))
         return True

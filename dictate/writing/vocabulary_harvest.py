@@ -135,7 +135,8 @@ def said_clips(
             try:
                 audio = say(carrier.replace("{}", text), voice)
             except (OSError, ImportError, RuntimeError) as exc:
-                log.info("%s could not say %r: %s", getattr(voice, "name", voice), text, exc)
+                # (not which entry: the log keeps none of the user's words)
+                log.info("%s could not say an entry: %s", getattr(voice, "name", voice), exc)
                 break  # this voice cannot speak here
             clips.append(np.concatenate([pad, audio, pad]))
     return clips
