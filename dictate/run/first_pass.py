@@ -51,12 +51,14 @@ class FirstPass:
         audio then, how many of the partial words had been shown then, and the end of speech
         it heard to where it was the early decode (None for a preview)."""
         self._unfed: list[np.ndarray] = []
-        self.agreement = os.environ.get(AGREEMENT_ENV, "") not in ("", "0")
         self._previewed: list[str] | None = None  # the open segment's last preview's words
+        self.reset()
 
     def reset(self) -> None:
+        """Before a run (:data:`AGREEMENT_ENV` is read again)."""
         self.unshown, self.open_start, self.partial, self._unfed = {}, None, [], []
         self.open_number, self.preview, self._previewed = 0, None, None
+        self.agreement = os.environ.get(AGREEMENT_ENV, "") not in ("", "0")
 
     def open_words(self) -> list[str]:
         """The open segment's words to show: its last preview's, then the partial words
