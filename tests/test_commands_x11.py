@@ -24,6 +24,7 @@ from test_commit_on_pause_x11 import dictated, words
 from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.events import COMMAND_MARK
+from dictate.ui.app_log import WORDS_ENV
 
 pytestmark = [
     pytest.mark.slow,
@@ -61,7 +62,8 @@ def test_comma_said_apart_is_a_comma_and_all_stays_a_word(
     desktop: tuple[XServer, PulseServer], speech: Path, tmp_path: Path
 ) -> None:
     server, pulse = desktop
-    app = dictated(server, pulse, tmp_path, speech, "hot", 180)
+    # The log keeps the words settled and greyed only with the debug switch (WORDS_ENV).
+    app = dictated(server, pulse, tmp_path, speech, "hot", 180, {WORDS_ENV: "1"})
     try:
         text = app.document().text
         said = words(text)

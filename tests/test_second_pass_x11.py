@@ -19,6 +19,7 @@ from xserver import XServer, desktop_servers, needs_tiny_en
 
 from dictate.edit_distance import edit_distance
 from dictate.run.pipeline import NO_PREVIEWS_ENV
+from dictate.ui.app_log import WORDS_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.audio, pytest.mark.gui]
 
@@ -43,7 +44,9 @@ def test_the_first_pass_greyed_words_are_replaced_by_whisper_before_they_are_fin
     server, pulse = desktop
     # Without previews: they and the early decode's words would show Whisper's words before
     # the segment settles (tests/test_live_words_x11.py), and this is about the first pass's.
-    app = dictated(server, pulse, tmp_path, speech, "foolishness", 120, {NO_PREVIEWS_ENV: "1"})
+    # The log keeps the words settled and greyed only with the debug switch (WORDS_ENV).
+    extra = {NO_PREVIEWS_ENV: "1", WORDS_ENV: "1"}
+    app = dictated(server, pulse, tmp_path, speech, "foolishness", 120, extra)
     try:
         log = app.log_text()
         settled = re.findall(r"segment (\d+): whisper '([^']*)'; greyed: '([^']*)'", log)
