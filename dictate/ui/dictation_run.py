@@ -25,6 +25,7 @@ from dictate.ui.leave_question import Leave, ask_to_leave
 from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.run_states import State
+from dictate.ui.status_bar import YIELDS
 
 if TYPE_CHECKING:
     from dictate.ui.loaded_models import Loaded
@@ -147,6 +148,7 @@ class DictationRun(QObject):
         bar = self._window.statusBar()
         bar.addPermanentWidget(self.target_label)
         for label in (self.engine_label, self.provider_label, self.latency_label):
+            label.setProperty(YIELDS, True)  # hidden while a status message needs the room
             bar.addPermanentWidget(label)
         bar.addWidget(self.dropped_label)
         bar.addPermanentWidget(self.finishing_bar)

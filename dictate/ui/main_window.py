@@ -42,6 +42,7 @@ from dictate.ui.message_bar import MessageBar
 from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.run_states import State
 from dictate.ui.silence_watch import SilenceWatch
+from dictate.ui.status_bar import ElidingStatusBar
 from dictate.ui.toolbar import DictationToolbar
 from dictate.ui.word_learning import WordLearning
 
@@ -64,6 +65,7 @@ class MainWindow(QMainWindow):
         self, settings: Settings, journal: Journal, save_settings_on_change: bool = True
     ) -> None:
         super().__init__()
+        self.setStatusBar(ElidingStatusBar(self))  # first: the parts add labels to it
         self.settings = settings
         self.journal = journal
         self.save_settings_on_change = save_settings_on_change
