@@ -32,7 +32,9 @@ def test_the_shipped_model_is_found_from_a_plain_install(tmp_path: Path) -> None
     if not (ROOT / "models" / "punctuator" / "model.onnx").is_file():
         pytest.fail("models/punctuator/model.onnx is missing from the checkout")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # Without its own pip and setuptools (Python 3.11's bundled setuptools 65 cannot read the
+    # SPDX license string): this environment's, through the .pth file below.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     # The new environment sees this one's packages (dependencies, wheel) through a .pth file;
     # plain path lines do not run this environment's editable-install hook, so `dictate`
