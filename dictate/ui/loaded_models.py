@@ -10,13 +10,17 @@ the new one, during a live run beside it (:meth:`~dictate.run.pipeline.Pipeline.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from dictate.config import Settings
+from dictate.errors import close_quietly
 from dictate.events import Event
 from dictate.run.switch import Switch
+
+log = logging.getLogger("dictate.ui")
 
 HOT_SETTINGS = ("engine", "first_pass_model", "second_pass")
 """Settings that load another model: changed during a live run, the model is loaded beside
@@ -93,7 +97,12 @@ def load_models(cache: dict[str, Any], s: Settings) -> None:
     if cache.get("engine_key") != engine_key or cache.get("second_key") != s.second_pass:
         # Loaded once and shared by the pipelines built for later settings (a model of
         # 75 MB to 1.6 GB); CTranslate2 releases the GIL while it decodes.
-        cache["second"] = load_second_pass(s.second_pass, engine)
+        try:
+            cache["second"] = load_second_pass(s.second_pass, engine)
+        except Exception:
+            if engine is not cache.get("engine"):  # its spare recogniser's child process
+                close_quietly(engine, log, "the recogniser loaded for nothing")
+            raise
         cache["second_key"] = s.second_pass
     cache["engine"], cache["engine_key"] = engine, engine_key
     if "model" not in cache:

@@ -27,6 +27,7 @@ class ElidingStatusBar(QStatusBar):
         self._whole = ""
         self._until: float | None = None  # time.monotonic() the message goes at (None: stays)
         self._stepped_aside: list[QWidget] = []
+        self._drawn = ""  # the text last given to QStatusBar.showMessage
         self.messageChanged.connect(self._on_changed)
 
     def showMessage(self, text: str, timeout: int | None = 0) -> None:
@@ -63,7 +64,7 @@ class ElidingStatusBar(QStatusBar):
                 widget.hide()
                 self._stepped_aside.append(widget)
         elide = Qt.TextElideMode.ElideRight
-        elided = self.fontMetrics().elidedText(self._whole, elide, self.room())
+        elided = self._drawn = self.fontMetrics().elidedText(self._whole, elide, self.room())
         super().showMessage(elided, timeout)
         self.setToolTip(self._whole if elided != self._whole else "")
 
@@ -73,6 +74,9 @@ class ElidingStatusBar(QStatusBar):
         self._stepped_aside = []
 
     def _on_changed(self, text: str) -> None:
+        if text and text != self._drawn:  # shown by Qt itself (an action's status tip)
+            self._whole, self._until, self._drawn = text, None, text
+            self.setToolTip("")
         if not text:  # the message went (its time was up, or it was cleared)
             self._whole, self._until = "", None
             self.setToolTip("")

@@ -48,3 +48,17 @@ def test_a_timed_message_still_goes_after_a_resize(window: Any, qtbot: Any) -> N
     assert bar.toolTip() == "" and bar.currentMessage() == ""
     bar.showMessage("Listening…")
     assert bar.drawn_message() == "Listening…" and bar.toolTip() == ""
+
+
+def test_a_status_tip_shown_by_qt_itself_is_the_current_message(window: Any, qtbot: Any) -> None:
+    """Qt shows an action's status tip through QStatusBar's own showMessage, past the Python
+    override: the bar still says what it shows."""
+    from PySide6.QtGui import QStatusTipEvent
+    from PySide6.QtWidgets import QApplication
+
+    bar = window.statusBar()
+    bar.showMessage(LONG)
+    QApplication.sendEvent(window, QStatusTipEvent("Start or stop dictation (F9)"))
+    assert bar.currentMessage() == bar.drawn_message() == "Start or stop dictation (F9)"
+    QApplication.sendEvent(window, QStatusTipEvent(""))
+    assert bar.currentMessage() == "" and bar.toolTip() == ""
