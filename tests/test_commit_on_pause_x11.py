@@ -347,3 +347,73 @@ def test_control_with_never_the_last_words_stay_greyed_until_stop(
     app.stop()
     after = app.document()
     assert after.pending == "" and words(after.text) == words(f"{doc.text} {doc.pending}")
+
+
+OPEN_PHRASE = "we met at the station and then"
+"""Said, then a long pause: the decoder finds no sentence end after "and then", so the pause
+commits it open; Stop decides its mark (docs/commit-on-pause.md, "A long pause")."""
+LONG_PAUSE_S = 4.0
+
+
+@pytest.fixture(scope="module")
+def open_speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:data:`OPEN_PHRASE` in flite's slt voice (PocketSphinx hears it word for word)."""
+    return speech_file(tmp_path_factory.mktemp("open"), OPEN_PHRASE, "flite:slt")
+
+
+def history_texts(app: App) -> list[str]:
+    """The app's dictation history (View > History), oldest first, as it wrote it."""
+    from dictate.editing.history import read_history
+
+    path = app.folder / "data" / "dictate" / "history" / "history.jsonl"
+    return [entry.text for entry in read_history(path).entries] if path.exists() else []
+
+
+def open_then_stop(app: App, pulse: PulseServer, speech: Path, shown: Callable[[], str]) -> str:
+    """Say the open phrase, stay silent for :data:`LONG_PAUSE_S` past its commit, then Stop:
+    what ``shown()`` had during the pause (committed open: no mark yet)."""
+    app.start()
+    speak(pulse, speech)
+    wait_for(lambda: words(shown())[-2:] == ["and", "then"], WITHIN_S, "the commit", app, shown)
+    time.sleep(LONG_PAUSE_S)  # a long pause: nothing more comes, the sentence stays open
+    during = shown()
+    assert during.rstrip().endswith("then") and app.recording(), during
+    app.stop()
+    return during
+
+
+def test_a_long_final_pause_then_stop_the_document_and_history_agree(
+    app_factory: Callable[..., App], pulse: PulseServer, open_speech: Path
+) -> None:
+    """The last sentence, committed open by the pause, gets its mark at Stop: the document
+    and the history keep the same sentence, mark and all (the history kept it without its
+    mark, and the mark not at all, until 2026-12-06)."""
+    app = app_factory(commit_after_ms=COMMIT_AFTER_MS, second_pass="off", history=True)
+    open_then_stop(app, pulse, open_speech, lambda: app.document().text)
+    doc = app.document()
+    assert words(doc.text) == words(OPEN_PHRASE) and doc.text.endswith("then."), doc
+    assert history_texts(app) == [doc.text]
+
+
+def test_a_long_final_pause_then_stop_typed_text_and_history_agree(
+    app_factory: Callable[..., App],
+    xserver: XServer,
+    pulse: PulseServer,
+    open_speech: Path,
+    tmp_path: Path,
+) -> None:
+    app = app_factory(
+        commit_after_ms=COMMIT_AFTER_MS, second_pass="off", history=True, target="apps"
+    )
+    receiver = Receiver(xserver, tmp_path)  # the user clicks into another application
+    try:
+        open_then_stop(app, pulse, open_speech, lambda: receiver.text)
+        wait_for(lambda: receiver.text.endswith("."), 10, "the mark to be typed", app,
+                 lambda: receiver.text)  # fmt: skip
+        typed = receiver.text
+        assert words(typed) == words(OPEN_PHRASE) and typed.endswith("then."), typed
+        wait_for(lambda: history_texts(app), 10, "the history", app, lambda: history_texts(app))
+        assert history_texts(app) == [typed]
+        assert app.document().text == ""
+    finally:
+        receiver.close()

@@ -242,7 +242,8 @@ class TypingQueue:
         on_failed: Called (on the typing thread) with the first :class:`TypingError`.
         on_scratched: Called (on the typing thread) with :meth:`Typist.scratch`'s result.
         on_typed: Called (on the typing thread) with the text once it has been typed (the
-            overlay and the feedback sound say that words went out).
+            overlay and the feedback sound say that words went out), and whether it went on
+            with a sentence committed open.
     """
 
     def __init__(
@@ -251,7 +252,7 @@ class TypingQueue:
         on_failed: Callable[[TypingError], None],
         on_scratched: Callable[[str], None],
         after: TypingQueue | None = None,
-        on_typed: Callable[[str], None] | None = None,
+        on_typed: Callable[[str, bool], None] | None = None,
     ) -> None:
         import queue
         import threading
@@ -291,7 +292,7 @@ class TypingQueue:
                 if kind == Call.SCRATCH:
                     self._on_scratched(result)
                 elif result and self._on_typed is not None:
-                    self._on_typed(result)
+                    self._on_typed(result, kind == Call.CONTINUED)
             except TypingError as exc:
                 self._undone.append(item)
                 self._on_failed(exc)

@@ -34,7 +34,7 @@ class _TypingSignals(QObject):
 
     failed = Signal(object)
     scratched = Signal(str)
-    typed = Signal(str, str)  # the text, and where it went (dictate.editing.history)
+    typed = Signal(str, str, bool)  # the text, where it went, whether it continued
 
 
 class AppTyping(QObject):
@@ -149,17 +149,22 @@ class AppTyping(QObject):
             signals.failed.emit,
             signals.scratched.emit,
             after=earlier,
-            on_typed=lambda text: signals.typed.emit(text, self._history.where(typist.backend)),
+            on_typed=lambda text, continued: signals.typed.emit(
+                text, self._history.where(typist.backend), continued
+            ),
         )
         self._closed = None
         signals.failed.connect(lambda exc: self._on_typing_failed(queue, exc))
         signals.scratched.connect(self._on_scratched)
-        signals.typed.connect(lambda text, where: self._on_typed(queue, text, where))
+        signals.typed.connect(
+            lambda text, where, continued: self._on_typed(queue, text, where, continued)
+        )
         return queue
 
-    def _on_typed(self, queue: Any, text: str, where: str = "") -> None:
-        """``queue`` typed ``text`` into ``where``: say so for a moment; keep it in the history."""
-        self._history.typed(text, where)
+    def _on_typed(self, queue: Any, text: str, where: str = "", continued: bool = False) -> None:
+        """``queue`` typed ``text`` into ``where`` (``continued``: it goes on with a sentence
+        committed open): say so for a moment; keep it in the history."""
+        self._history.typed(text, where, continued)
         overlay = self._feedback.visible_overlay()
         if queue is self._typist and overlay is not None:
             clipboard = queue.typist.backend.name == "clipboard"
@@ -212,7 +217,7 @@ class AppTyping(QObject):
         editor = self._editor_target()
         for kind, arg in queue.drain():
             if kind in (Call.SENTENCES, Call.CONTINUED):
-                self._history.failed(arg)  # not typed: kept as failed
+                self._history.failed(arg, kind == Call.CONTINUED)  # not typed: kept as failed
                 editor.finalize(arg, "", kind == Call.CONTINUED)
             elif kind == Call.NEW_LINE:
                 editor.line_break(paragraph=bool(arg))

@@ -115,7 +115,7 @@ class EventView(QObject):
             self._shown_segment = max(self._shown_segment, event.segment)
         if isinstance(event, Finalized) and not typing:
             heard = event.heard if event.heard is not None else list(event.sentences)
-            self._history.window_sentences(event.sentences, heard)
+            self._history.window_sentences(event.sentences, heard, event.continues)
         if apply_event(self._edit_target(), event):
             if isinstance(event, Pending):
                 self._show_latency(event.segment)
@@ -180,6 +180,8 @@ class EventView(QObject):
     def _on_finished(self, event: Finished) -> None:
         if self._asleep:
             self.set_asleep(False, say=False)  # "Stopped." says it
+        if self._typing.typist is None:  # into this window: its last sentence has its end
+            self._history.release()
         self._typing.close_run()
         if event.reason == "error":
             # The device may be gone, or another may have appeared: list them afresh.

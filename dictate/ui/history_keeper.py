@@ -4,17 +4,25 @@ failed), the View > History dialog, "type again", and what a failed typing tells
 
 Nothing is written while Settings > "Keep a history" is off; turning it off offers to delete
 what was kept.
+
+A sentence a pause committed open (no sentence end yet) is held back until what completes it
+comes: the words that go on with it, or the mark decided after it (when the next sentence
+begins, or at Stop). So the history keeps each sentence once and whole, as the document and the
+other application have it ("We met at noon." and not "We met at noon" then a lone "."). A
+held sentence is written as it is when something else comes first (a line break, another
+target), when the next run starts, and when the window closes.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from dictate.editing.history import FAILED, OK, OTHER_APP, WINDOW, History
-from dictate.editing.text import fit_to_context
+from dictate.editing.text import SENTENCE_END, fit_to_context, separator
 from dictate.ui.app_typing import typing_advice
 
 if TYPE_CHECKING:
@@ -26,6 +34,30 @@ TYPE_AGAIN_DELAY_MS = 3000
 """Time to click into the application "Type again" types into."""
 
 
+ENDS = (*SENTENCE_END, "\u2026")
+"""A text that ends with one of these (before closing quotes and brackets) ends its sentence."""
+
+
+def ends_open(text: str) -> bool:
+    """Whether ``text``'s last sentence has no end yet (a pause committed it open)."""
+    return not text.rstrip().rstrip("\"')]}\u201d\u2019").endswith(ENDS)
+
+
+def joined(before: str, text: str) -> str:
+    """``text`` after ``before`` in one sentence (a mark attached, words after a space)."""
+    return before + separator(text) + text if text else before
+
+
+@dataclass
+class _Held:
+    """A sentence left open, waiting for what completes it."""
+
+    text: str
+    target: str
+    status: str
+    heard: str
+
+
 class HistoryKeeper:
     """The history of ``window``: records what it is told, shows it, types it again."""
 
@@ -33,6 +65,7 @@ class HistoryKeeper:
         self._window = window
         self._store: History | None = None
         self._failed_once = False
+        self._held: _Held | None = None
         self.last_where = OTHER_APP
         """Where the last sentence typed into another application went."""
         self.dialog: Any = None
@@ -56,11 +89,37 @@ class HistoryKeeper:
                 log.warning("the history could not be pruned: %s", exc)
         return self._store
 
-    def record(self, text: str, target: str, status: str = OK, heard: str = "") -> None:
+    def record(
+        self, text: str, target: str, status: str = OK, heard: str = "", continues: bool = False
+    ) -> None:
         """Keep ``text`` (nothing when the history is off), and ``heard``, the text as
-        recognised where the vocabulary rewrote words of it; a failure to write is said once."""
-        if not self.on or not any(c.isalnum() for c in text):
+        recognised where the vocabulary rewrote words of it; a failure to write is said once.
+        ``continues``: ``text`` goes on with the sentence a pause committed open (its words,
+        or the mark decided after it): joined to it in one entry. A text whose last sentence
+        is open is held until then (see the module's doc)."""
+        if not self.on:
+            return
+        held, self._held = self._held, None
+        if held is not None and continues and (held.target, held.status) == (target, status):
+            if heard or held.heard:  # as recognised, where either differs from its text
+                heard = joined(held.heard or held.text, heard or text)
+            text = joined(held.text, text)
+        elif held is not None:
+            self._write(held.text, held.target, held.status, held.heard)
+        if not any(c.isalnum() for c in text):
             return  # no word in it: a lone mark is not a thing said
+        if ends_open(text):
+            self._held = _Held(text, target, status, heard)
+            return
+        self._write(text, target, status, heard)
+
+    def release(self) -> None:
+        """Write the sentence held open as it is (a new run starts, the window closes)."""
+        held, self._held = self._held, None
+        if held is not None and self.on:
+            self._write(held.text, held.target, held.status, held.heard)
+
+    def _write(self, text: str, target: str, status: str, heard: str) -> None:
         try:
             self.store().add(text, target, status, heard)
         except OSError as exc:
@@ -76,11 +135,15 @@ class HistoryKeeper:
         if self.dialog is not None and self.dialog.isVisible():
             self.dialog.reload()
 
-    def window_sentences(self, sentences: list[str], heard: list[str] | None = None) -> None:
-        """Sentences finalized into this window; ``heard``: each as recognised."""
+    def window_sentences(
+        self, sentences: list[str], heard: list[str] | None = None, continues: bool = False
+    ) -> None:
+        """Sentences finalized into this window; ``heard``: each as recognised;
+        ``continues``: as :attr:`dictate.events.Finalized.continues`."""
         text = " ".join(s for s in sentences if s)
         said = " ".join(s for s in heard if s) if heard is not None else ""
-        self.record(text, WINDOW, heard=said)  # kept only where it differs (History.add)
+        # heard is kept only where it differs (History.add)
+        self.record(text, WINDOW, heard=said, continues=continues)
 
     def where(self, backend: Any) -> str:
         """Where ``backend`` types now (called on the typing thread, right after it typed)."""
@@ -90,13 +153,14 @@ class HistoryKeeper:
 
         return window_title(backend) or OTHER_APP
 
-    def typed(self, text: str, where: str) -> None:
+    def typed(self, text: str, where: str, continues: bool = False) -> None:
         self.last_where = where
-        self.record(text.strip(), where)
+        self.record(text.strip(), where, continues=continues)
 
-    def failed(self, sentences: list[str]) -> None:
+    def failed(self, sentences: list[str], continues: bool = False) -> None:
         """Sentences that could not be typed (they are put in the window)."""
-        self.record(" ".join(s for s in sentences if s), self.last_where, FAILED)
+        text = " ".join(s for s in sentences if s)
+        self.record(text, self.last_where, FAILED, continues=continues)
 
     def typing_failed(self, exc: BaseException) -> None:
         """Say on the overlay that typing failed and where the words are."""
@@ -150,6 +214,8 @@ class HistoryKeeper:
 
     def settings_changed(self, was_on: bool, parent: Any) -> None:
         """History turned off: offer to delete what it kept."""
+        if not self.on:
+            self._held = None  # kept nothing more from the moment it was turned off
         question = "Delete the dictation history kept so far?"
         if was_on and not self.on and self.store().entries() and self.confirm(parent, question):
             self.store().clear()

@@ -376,6 +376,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.typing.finish()
+        self.history.release()  # a sentence still held open goes in as it is
         if not self.document.confirm_discard():
             event.ignore()
             return

@@ -331,7 +331,9 @@ def test_a_key_is_a_queued_call_that_types_no_words() -> None:
     backend = Recorder()
     typed: list[str] = []
     failed: list[Exception] = []
-    queue = TypingQueue(Typist(backend), failed.append, print, on_typed=typed.append)
+    queue = TypingQueue(
+        Typist(backend), failed.append, print, on_typed=lambda text, _: typed.append(text)
+    )
     for call in [
         (Call.SENTENCES, ["Name:"]),
         (Call.KEY, "tab"),

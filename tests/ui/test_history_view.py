@@ -13,7 +13,7 @@ import pytest
 from recorder import Recorder
 
 from dictate.editing.history import FAILED, OK, OTHER_APP, WINDOW, History
-from dictate.events import Finalized
+from dictate.events import Finalized, Finished
 from dictate.output.typist import Typist
 from dictate.ui import history_keeper
 from dictate.ui.dialogs.history import HistoryDialog
@@ -41,6 +41,50 @@ def test_no_entry_without_a_word(window: Any) -> None:
     window.controller.pipelineEvent.emit(Finalized(0.3, 3, [",", " "], pending=""))
     window.controller.pipelineEvent.emit(Finalized(0.4, 4, ["9."], pending=""))
     assert texts(window.history.store()) == [("We met.", WINDOW, OK), ("9.", WINDOW, OK)]
+
+
+def test_a_sentence_a_pause_left_open_is_kept_once_with_its_mark(window: Any) -> None:
+    """A pause commits "We met at noon" open; Stop (or the next sentence) decides its "." and
+    the words that went on with it come first. The history keeps the sentence as the document
+    has it, once, with its mark: not "We met at noon" and a lone "." left out."""
+    emit = window.controller.pipelineEvent.emit
+    emit(Finalized(0.1, 1, ["We met at noon"], pending="", committed=True))
+    assert texts(window.history.store()) == []  # held: its end is not decided yet
+    emit(Finalized(0.2, 2, ["and talked"], pending="", continues=True, committed=True))
+    emit(Finalized(0.3, 2, ["."], pending="", continues=True))
+    emit(Finalized(0.4, 3, ["Then it rained."], pending=""))
+    emit(Finalized(0.5, 4, ["Later"], pending="", committed=True))
+    emit(Finalized(0.6, 4, ["?"], pending="", continues=True))
+    assert window.editor.text == "We met at noon and talked. Then it rained. Later?"
+    assert texts(window.history.store()) == [
+        ("We met at noon and talked.", WINDOW, OK),
+        ("Then it rained.", WINDOW, OK),
+        ("Later?", WINDOW, OK),
+    ]
+
+
+def test_an_open_sentence_nothing_completed_is_kept_as_it_is(window: Any) -> None:
+    """A line break after an open sentence (no mark comes), and the end of a run: the held
+    sentence is written as the document has it, before what follows it."""
+    emit = window.controller.pipelineEvent.emit
+    emit(Finalized(0.1, 1, ["A list"], pending="", committed=True))
+    emit(Finalized(0.2, 2, ["Milk."], pending=""))  # a new line's sentence: not a continuation
+    emit(Finalized(0.3, 3, ["and bread"], pending="", committed=True))
+    window.controller.pipelineEvent.emit(Finished(0.4, "end_of_audio", 1.0, 0))
+    assert texts(window.history.store()) == [
+        ("A list", WINDOW, OK),
+        ("Milk.", WINDOW, OK),
+        ("and bread", WINDOW, OK),
+    ]
+
+
+def test_a_typed_open_sentence_and_its_mark_are_one_entry(window: Any, qtbot: Any) -> None:
+    backend = Recorder()
+    window.typing.start_run(Typist(backend))
+    window.events.dispatch(Finalized(0.1, 1, ["Typed at noon"], pending="", committed=True))
+    window.events.dispatch(Finalized(0.2, 1, ["."], pending="", continues=True))
+    qtbot.waitUntil(lambda: len(window.history.store().entries()) == 1)
+    assert texts(window.history.store()) == [("Typed at noon.", OTHER_APP, OK)]
 
 
 def test_typed_sentences_are_kept_with_where_they_went(window: Any, qtbot: Any) -> None:
