@@ -76,6 +76,9 @@ class Settings:
     font_size: int = 13
     first_run_done: bool = False
     """The first-start model dialog was answered."""
+    guide_done: bool = False
+    """The first-start guide above the text (dictate/ui/first_start.py) is done with: the user
+    has dictated, or hid it; Help > Getting started shows it again."""
     written_forms: bool = True
     """Write numbers, dates, money and times as people write them ("$25", "9:30 a.m.")."""
     voice_commands: bool = True
@@ -215,6 +218,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "font_family": _text_or_none,
     "font_size": _int_in(6, 72),
     "first_run_done": lambda v: isinstance(v, bool),
+    "guide_done": lambda v: isinstance(v, bool),
     "written_forms": lambda v: isinstance(v, bool),
     "voice_commands": lambda v: isinstance(v, bool),
     "replacements": lambda v: isinstance(v, list) and all(_replacement(r) for r in v),

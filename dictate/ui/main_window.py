@@ -36,6 +36,7 @@ from dictate.ui.editor import DictationEditor
 from dictate.ui.event_view import EventView
 from dictate.ui.feedback import Feedback
 from dictate.ui.find_bar import FindBar
+from dictate.ui.first_start import FirstStartGuide
 from dictate.ui.global_shortcut import GlobalShortcut
 from dictate.ui.history_keeper import HistoryKeeper
 from dictate.ui.message_bar import MessageBar
@@ -219,6 +220,7 @@ class MainWindow(QMainWindow):
         self.voice_commands_action = self._action(
             "&Voice commands…", "F1", lambda: self.show_voice_commands(True)
         )
+        self.guide = FirstStartGuide(self)  # above the text until words are dictated
         importing = self.audio_import
         menus: dict[str, list[QAction | None]] = {  # None: a separator
             "&File": [
@@ -241,7 +243,7 @@ class MainWindow(QMainWindow):
                 self.settings_action,
             ],
             "&View": [self.bigger_action, self.smaller_action, self.history_action],
-            "&Help": [self.voice_commands_action, self.about_action],
+            "&Help": [self.guide.action, self.voice_commands_action, self.about_action],
         }
         for title, actions in menus.items():
             menu = self.menuBar().addMenu(title)

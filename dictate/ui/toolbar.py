@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QProgressBar, QToolBar, QWidget
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import QProgressBar, QToolBar, QToolButton, QWidget
 
 from dictate.config import Settings
 from dictate.ui.dialogs import device_choices, engine_choices
@@ -16,6 +16,19 @@ from dictate.ui.run_states import State
 from dictate.ui.toolbar_picker import ToolbarPicker
 
 log = logging.getLogger("dictate.ui")
+
+_MAIN_ACTION_STYLE = """
+QToolButton#dictate-button {
+    background: palette(highlight); color: palette(highlighted-text);
+    border: 1px solid palette(dark); border-radius: 4px; padding: 4px 12px; margin: 2px;
+}
+QToolButton#dictate-button:hover { border-color: palette(text); }
+QToolButton#dictate-button:focus { border: 2px solid palette(text); }
+QToolButton#dictate-button:checked { background: #b71c1c; color: white; }
+QToolButton#dictate-button:disabled { background: palette(mid); color: palette(window); }
+"""
+"""The Dictate button: the accent colour and its text colour (contrast as the theme's own
+selection), dark red with white (6.6:1) while dictating."""
 
 
 class DictationToolbar(QToolBar):
@@ -46,13 +59,8 @@ class DictationToolbar(QToolBar):
         self._editor = editor
         self.addAction(dictate_action)
         button = self.widgetForAction(dictate_action)
-        if button is not None:  # as wide as its widest label: the controls after it stay put
-            metrics = button.fontMetrics()
-            labels = ("Dictate", "Starting…", "Stop dictating", "Finishing…")
-            extra = max(map(metrics.horizontalAdvance, labels)) - metrics.horizontalAdvance(
-                dictate_action.text().replace("&", "")
-            )
-            button.setMinimumWidth(button.sizeHint().width() + extra)
+        if isinstance(button, QToolButton):
+            self._main_action(button, dictate_action)
         self.mic_combo = self._picker("Microphone", "Microphone (Ctrl+M)", self._on_mic_chosen)
         self.refresh_devices()
         self.level = QProgressBar()
@@ -67,6 +75,36 @@ class DictationToolbar(QToolBar):
         name = "Speech engine and model"
         self.engine_combo = self._picker(name, name, self._on_engine_chosen)
         self.refresh_engines()
+
+    @staticmethod
+    def _main_action(button: QToolButton, action: QAction) -> None:
+        """The Dictate button reads as the window's main action (issue 53: it looked like a
+        label): bold, on the accent colour (red while dictating), its key in its text; as wide
+        as its widest label, so that the controls after it stay put."""
+        key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+
+        def follow() -> None:  # the text changes with the state (dictation_run._SHOWN)
+            text = action.text().replace("&", "")
+            shown = f"{text} ({key})" if text == "Dictate" and key else text
+            button.setAccessibleName(text)  # the key is the action's shortcut, said apart
+            if action.iconText() != shown:
+                action.setIconText(shown)  # what a tool button shows; menus show text()
+
+        action.changed.connect(follow)
+        follow()
+        button.setObjectName("dictate-button")
+        button.setAccessibleDescription(action.toolTip())
+        font = QFont(button.font())
+        font.setBold(True)
+        button.setFont(font)
+        button.setStyleSheet(_MAIN_ACTION_STYLE)
+        button.ensurePolished()
+        metrics = button.fontMetrics()
+        labels = (f"Dictate ({key})", "Starting…", "Stop dictating", "Finishing…")
+        extra = max(map(metrics.horizontalAdvance, labels)) - metrics.horizontalAdvance(
+            action.iconText()
+        )
+        button.setMinimumWidth(button.sizeHint().width() + extra)
 
     def _picker(self, name: str, tip: str, chosen: Callable[[int], None]) -> ToolbarPicker:
         """A picker on the toolbar; after a choice (or Escape) the focus is back in the text."""
