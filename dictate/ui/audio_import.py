@@ -38,7 +38,6 @@ from dictate.ui.audio_progress import (
     clock,
     is_audio_file,
     said_left,
-    time_left,
 )
 from dictate.ui.document import start_folder
 from dictate.ui.parallel_import import parallel_run_factory, window_workers
@@ -255,9 +254,11 @@ class AudioImport(QObject):
             text = f"Transcribing {name}: {clock(total)}, finishing the last words…"
         else:
             text = f"Transcribing {name}: {clock(done)} of {clock(total)}"
-            left = time_left(done, total, time.monotonic() - source.started)
+            left = source.seconds_left(time.monotonic())
             if left is not None:
                 text += f", {said_left(left)}"
+            elif done <= 0:  # the recognisers start, and the first phrase is decoded
+                text += ", decoding the first words…"
         self.progress.label.setText(text)
         self.progress.bar.setToolTip(text)
 

@@ -65,12 +65,34 @@ def said_left(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h left"
 
 
+RATE_AFTER_S = 3.0
+"""Seconds of progress before a time left is said: the first chunks' speed was up to four times
+off the rest's (benchmarks/window_file.py)."""
+
+
 class ProgressSource(FileSource):
     """A :class:`FileSource` that says how far it has read (:attr:`done_s`, audio seconds; read
     from the GUI thread while the pipeline's audio thread writes it) and since when."""
 
     done_s = 0.0
     started: float | None = None
+    first: tuple[float, float] | None = None
+    """When progress was first seen, and how far it was then (:meth:`seconds_left`)."""
+
+    def seconds_left(self, now: float) -> float | None:
+        """Seconds left at the speed measured since progress was first seen (so that loading
+        the recognisers and the first words' wait do not count as speed), once it has been
+        measured for :data:`RATE_AFTER_S`; None before."""
+        total = self.info.duration
+        done = min(self.done_s, total)
+        if self.first is None:
+            if done > 0:
+                self.first = (now, done)
+            return None
+        since, then = self.first
+        if now - since < RATE_AFTER_S:
+            return None
+        return time_left(done - then, total - then, now - since)
 
     def blocks(self) -> Iterator[AudioBlock]:
         self.started = time.monotonic()

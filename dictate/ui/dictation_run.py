@@ -221,6 +221,9 @@ class DictationRun(QObject):
         self._progress_text = ""
         self._finishing_from = 0.0
         self.finishing_bar.hide()
+        if self.audio_import.busy and state != State.IDLE:
+            self._progress_timer.stop()
+            return  # no microphone: the file's progress line says what is done (audio_import)
         if state in (State.LISTENING, State.STOPPING):
             self._progress_timer.start()
         else:
@@ -246,7 +249,7 @@ class DictationRun(QObject):
         and the overlay ("Catching up: 12 s behind"), the progress of Stop through what is
         left, audio that could not be stored, and kept audio that stopped being written."""
         state = self._controller.state
-        if state not in (State.LISTENING, State.STOPPING):
+        if state not in (State.LISTENING, State.STOPPING) or self.audio_import.busy:
             return
         behind = self._controller.behind()
         lost = self._controller.lost_blocks()

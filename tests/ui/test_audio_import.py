@@ -166,12 +166,23 @@ def test_progress_says_how_far_and_the_time_left(
     progress = window.audio_import.progress
     window.audio_import.show_progress()
     assert "loading the speech models" in progress.label.text()
-    source.started, source.done_s = time.monotonic() - 2.0, 1.0  # half a second a second
+    source.started = time.monotonic()
+    window.audio_import.show_progress()  # what it does before the first words are in
+    assert (
+        progress.label.text() == "Transcribing tone.flac: 0:00 of 0:03, decoding the first words…"
+    )
+    source.done_s = 0.5
+    window.audio_import.show_progress()  # progress from the first words: no time left yet
+    assert progress.label.text() == "Transcribing tone.flac: 0:00 of 0:03"
+    assert source.first is not None and source.first[1] == 0.5
+    # The speed since then (not since the start: loading is not speed), once measured for 3 s.
+    source.first, source.done_s = (time.monotonic() - 4.0, 0.5), 1.0  # 0.5 s in 4 s
     window.audio_import.show_progress()
-    assert progress.label.text().startswith("Transcribing tone.flac: 0:01 of 0:03, about ")
-    assert "s left" in progress.label.text()
+    assert progress.label.text() == "Transcribing tone.flac: 0:01 of 0:03, about 15 s left"
     assert progress.bar.value() == 333
     assert not window.dictation.dictate_action.isChecked()  # the microphone is not on
+    assert window.statusBar().currentMessage() == "Transcribing tone.flac…"
+    window.dictation.show_progress()  # the dictation's twice-a-second line: not "Listening…"
     assert window.statusBar().currentMessage() == "Transcribing tone.flac…"
 
 
