@@ -127,7 +127,13 @@ class FirstStartGuide(QFrame):
         ]
         for row, (name, shown) in enumerate(rows):
             label = QLabel(name)
-            grid.addWidget(label, row, 0, Qt.AlignmentFlag.AlignTop)
+            middle = not isinstance(shown, QLabel)  # beside a button or the bar: level with it
+            grid.addWidget(
+                label,
+                row,
+                0,
+                Qt.AlignmentFlag.AlignVCenter if middle else Qt.AlignmentFlag.AlignTop,
+            )
             if isinstance(shown, QLabel):
                 label.setBuddy(shown)
                 grid.addWidget(shown, row, 1)
@@ -265,6 +271,8 @@ class FirstStartGuide(QFrame):
     def _on_loaded(self, loaded: Any) -> None:
         self._loaded = loaded
         self.show_engine()
+        if not self.isHidden():
+            log.info("first-start guide: recogniser %s", self.engine_label.text())
 
     def _on_state(self, state: State) -> None:
         if state == State.IDLE:
