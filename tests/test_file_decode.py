@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from whisper_marks import needs_tiny
 
 from dictate.asr.segmenter import SegmenterOptions
 from dictate.audio.capture import FileSource
@@ -364,3 +365,57 @@ def test_an_unexpected_failure_of_the_parallel_decode_is_an_error_not_a_silent_s
     err = capsys.readouterr().err
     assert code == 2
     assert "decoding" in err and "failed: TypeError('a bug')" in err
+
+
+@pytest.fixture(scope="module")
+def whisper() -> Any:
+    from dictate.asr.whisper_engine import WhisperSecondPass
+
+    return WhisperSecondPass()
+
+
+@pytest.mark.slow
+@needs_tiny
+def test_with_whisper_the_workers_decode_its_pass_too_and_the_words_are_one_processs(
+    recording: Path, sphinx: Any, punctuation: Any, whisper: Any, tmp_path: Path
+) -> None:
+    """Whisper's decode of each segment is made in the decode workers, beside the first
+    pass (it was the main process's, one segment at a time, and bounded the speed-up: issue
+    53); the main process uses it (``ahead_used``) and settles, judges commands and punctuates
+    as before. The words, the commands and the text are those of one process decoding the
+    file with the same models (the sequential pipeline), on the fixtures and on a real
+    recording."""
+    from dictate.run.assembly import TextOptions, build_pipeline
+
+    jfk = tmp_path / "jfk.wav"  # J. F. Kennedy, 11 s: a real voice, four segments
+    _write(
+        jfk, np.concatenate([b.samples for b in FileSource(DATA / "real" / "jfk.flac").blocks()])
+    )
+    text = TextOptions(commands=True, written_forms=True)
+    for audio in (recording, jfk):
+        sequential: list[Any] = []
+        built = build_pipeline(sphinx, punctuation, sequential.append, text, None, whisper,
+                               live=False, commit_after=1.0, stop_command=False)  # fmt: skip
+        built.pipeline.run(FileSource(audio))
+        events: list[Any] = []
+        run, _ = build_file_run(audio, sphinx, punctuation, events.append, text, None, whisper,
+                                workers=2, commit_after=1.0, chunk_s=4.0)  # fmt: skip
+        result = run.run()
+        assert result is not None and result.reason == "end_of_audio"
+        refiner = run.sink.refiners[0]
+        decoded = sum(refiner.verdicts.values())
+        assert decoded >= 4 and refiner.ahead_used == decoded  # none decoded here again
+        assert _settled(events) == _settled(sequential)
+        assert final_text(events) == final_text(sequential) != ""
+        assert [(e.kind, e.spoken) for e in events if isinstance(e, Command)] == [
+            (e.kind, e.spoken) for e in sequential if isinstance(e, Command)
+        ]
+
+
+def _settled(events: list[Any]) -> list[Any]:
+    """Each segment's settled words and who settled them."""
+    return [
+        ([(w.text, round(w.start, 3), round(w.end, 3)) for w in e.words], e.settled_by)
+        for e in events
+        if isinstance(e, Segment)
+    ]

@@ -39,6 +39,9 @@ class SegmentPieces:
     first: int
     """Samples in the first piece (pre-roll and the first 32 ms chunk); 512-sample pieces follow,
     the last one shorter at the end of the file."""
+    speech: tuple[float, float] | None = None
+    """Where its speech began and ended (source seconds), for the second pass; None: the
+    worker has none."""
 
     def pieces(self) -> Iterator[np.ndarray]:
         yield self.audio[: self.first]
@@ -68,16 +71,57 @@ def decode_segment(recognizer: Any, segment: SegmentPieces) -> tuple[list[WordTu
     return said, list(recognizer.alternatives)
 
 
+def second_pass_ahead(second: Any, segment: SegmentPieces, said: list[WordTuple]) -> Any:
+    """The second pass's decode of ``segment`` (its first-pass words ``said``), made here for
+    the main process (:meth:`~dictate.asr.whisper_engine.WhisperSecondPass.decode_ahead`);
+    None where it cannot be used there."""
+    if second is None or segment.speech is None:
+        return None
+    from dictate.asr.engine import Word
+
+    return second.decode_ahead(
+        segment.audio, segment.start, segment.speech, [Word(*w) for w in said]
+    )
+
+
+def load_second_pass(worker: int, spec: Any) -> Any:
+    """The second pass ``spec`` describes (:meth:`~dictate.seam.second_pass.SecondPassRefiner.
+    worker_spec`), or None: without it the main process decodes every segment itself, with
+    the same words, so a failure here costs time only (and is logged)."""
+    if spec is None:
+        return None
+    try:
+        import threading
+
+        from tqdm import tqdm
+
+        # faster-whisper makes a tqdm bar (disabled) per decode, and tqdm's first one makes a
+        # multiprocessing lock: a semaphore the parent's resource tracker then reports as
+        # leaked when the worker is ended. A thread lock is all one worker needs.
+        tqdm.set_lock(threading.RLock())
+        from dictate.asr.whisper_engine import WhisperSecondPass
+
+        path, options = spec
+        return WhisperSecondPass(options, path)
+    except Exception:
+        import logging
+
+        logging.getLogger("dictate.asr").exception("worker %d: no second pass", worker)
+        return None
+
+
 def serve(
     worker: int,
     options: EngineOptions,
     inbox: Any,
     outbox: Any,
     vocabulary: list[Any] | None = None,
+    second_pass: Any = None,
 ) -> None:
     """The worker: load the engine ``options`` describe (the parent's, whole), with the user's
-    ``vocabulary``, say ready (and whether it can warm), then take chunks until None. Every
-    failure is sent back as ("error", worker, message); nothing is lost silently."""
+    ``vocabulary``, and the second pass ``second_pass`` describes (None: none), say ready (and
+    whether it can warm), then take chunks until None. Every failure is sent back as
+    ("error", worker, message); nothing is lost silently."""
     vocabulary = vocabulary or []
     exit_with_parent()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError, KeyboardInterrupt):
@@ -89,6 +133,7 @@ def serve(
         except Exception as exc:
             outbox.put(("error", worker, f"could not load the recogniser: {exc}"))
             return
+        second = load_second_pass(worker, second_pass)
         can_warm = abilities_of(engine).warm
         outbox.put(("ready", worker, can_warm))
         while True:
@@ -102,7 +147,11 @@ def serve(
                     continue
                 if not can_warm:
                     recognizer = recognizer_with(engine, vocabulary)
-                results = [decode_segment(recognizer, s) for s in chunk.segments]
+                results = []
+                for segment in chunk.segments:
+                    said, alternatives = decode_segment(recognizer, segment)
+                    ahead = second_pass_ahead(second, segment, said)
+                    results.append((said, alternatives, ahead))
                 outbox.put(("done", worker, chunk.index, results))
             except Exception as exc:
                 outbox.put(("error", worker, f"{type(exc).__name__}: {exc}"))

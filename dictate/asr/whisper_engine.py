@@ -38,7 +38,7 @@ import re
 import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +46,9 @@ import numpy as np
 
 from dictate import memory
 from dictate.asr.engine import Word
-from dictate.asr.whisper_score import (
-    SIZED,
-    WINDOW_MARGIN_S,
-    LastWindow,
-    install_sized_padding,
-)
-from dictate.audio.format import SAMPLE_RATE
+from dictate.asr.whisper_options import WhisperOptions
+from dictate.asr.whisper_score import SIZED, LastWindow, install_sized_padding
+from dictate.audio.format import SAMPLE_RATE, between
 from dictate.cpus import openmp_threads_sleep
 from dictate.errors import ModelError, ProviderError
 
@@ -83,57 +79,6 @@ def sized_doubt(result: SecondPassResult) -> str:
     if result.words and result.words[-1].confidence < SIZED_WORD_P:
         return "improbable last word"
     return ""
-
-
-@dataclass(frozen=True)
-class Guards:
-    """When a result is not trusted (faster-whisper's own thresholds, applied per segment)."""
-
-    no_speech: float = 0.6
-    """``no_speech_prob`` above this with ``avg_logprob`` below :attr:`logprob`: not speech."""
-    logprob: float = -1.0
-    """``avg_logprob`` below this (after the temperature fallback): decoded badly."""
-    compression: float = 2.4
-    """``compression_ratio`` above this: it repeats itself."""
-    silent_no_speech: float = 0.5
-    """No words at all and ``no_speech_prob`` above this: nothing was said."""
-    tail_no_speech: float = 0.5
-    tail_logprob: float = -0.5
-    """A stretch after the first with ``no_speech_prob`` above :attr:`tail_no_speech` and
-    ``avg_logprob`` below :attr:`tail_logprob` is dropped: Whisper's "Thank you." after the
-    last word of a segment ends in silence (seen on a command said apart: no_speech_prob
-    0.60, avg_logprob -0.79, which faster-whisper's own rule lets through)."""
-
-
-@dataclass(frozen=True)
-class WhisperOptions:
-    """How the second pass loads and decodes."""
-
-    model: str | Path = "tiny.en"
-    """A model name (:mod:`dictate.store.whisper_models`) or a folder."""
-    device: str = "auto"
-    """"auto" (CUDA where CTranslate2 finds a GPU, else the CPU), "cpu" or "cuda"."""
-    compute_type: str = "default"
-    """CTranslate2's compute type; "default": int8 on the CPU, float16 on a GPU."""
-    threads: int = 0
-    """CPU threads (0: every core)."""
-    beam_size: int = 1
-    language: str | None = "en"
-    window: str = "auto"
-    """"auto": a window sized to the audio, and in 30 s where the guards doubt it; "full":
-    always 30 s, as Whisper was trained; "sized": the sized window only (for benchmarks)."""
-    window_margin_s: float = WINDOW_MARGIN_S
-    """Seconds after the audio in a sized window."""
-    again_beam: int = 0
-    """The 30 s decode of a doubted segment: 0, faster-whisper's temperature fallback (it
-    samples: its words depend on the decodes before it); N, a beam of N at temperature 0."""
-    greedy_below_s: float = 3.0
-    """A doubted segment shorter than this (seconds) is decoded again in 30 s once, greedy (0:
-    never): commands said apart took 1.5-3 s with the fallback (docs/second-pass.md)."""
-    keep_case: bool = False
-    """Keep Whisper's capitals inside a segment as a hint to the punctuator (its first word's
-    capital is never kept)."""
-    guards: Guards = field(default_factory=Guards)
 
 
 @dataclass
@@ -265,6 +210,8 @@ class WhisperSecondPass:
         self._last = LastWindow(self.model) if self.device == "cpu" else None  # GPU: not kept
         self._suppress = self._suppressed_tokens()
         self.label = f"Whisper {self._model_name()} ({self.device})"
+        self.sampled = False
+        """A decode since this was last set False sampled (the temperature fallback)."""
 
     def _model_name(self) -> str:
         model = self.options.model
@@ -376,7 +323,9 @@ class WhisperSecondPass:
             without_timestamps=False,
             **greedy,
         )
-        return list(segments)  # decoding happens here, stretch by stretch
+        decoded = list(segments)  # decoding happens here, stretch by stretch
+        self.sampled = self.sampled or any(part.temperature > 0 for part in decoded)
+        return decoded
 
     def _judge(self, decoded: list[Any], offset: float, seconds: float) -> SecondPassResult:
         guards = self.options.guards
@@ -467,11 +416,47 @@ class WhisperSecondPass:
     def decode(self, segment: Any, prompt: str = "", window: str = "") -> SecondPassResult:
         """Decode a :class:`~dictate.seam.segment.ClosedSegment`: its speech, padded
         (:data:`PAD_BEFORE_S`, :data:`PAD_AFTER_S`)."""
-        audio = segment.speech(PAD_BEFORE_S, PAD_AFTER_S)
-        offset = max(segment.audio_start, segment.start - PAD_BEFORE_S)
+        return self.decode_speech(
+            segment.audio, segment.audio_start, segment.span, segment.words, prompt, window
+        )
+
+    def decode_speech(
+        self,
+        audio: np.ndarray,
+        audio_start: float,
+        span: tuple[float, float],
+        heard: Sequence[Word] = (),
+        prompt: str = "",
+        window: str = "",
+    ) -> SecondPassResult:
+        """Decode the speech ``span`` (source seconds) of ``audio`` (its first sample at
+        ``audio_start``), padded; ``heard``: the first pass's words of it."""
+        start, end = span
+        offset = max(audio_start, start - PAD_BEFORE_S)
+        audio = between(audio, audio_start, start - PAD_BEFORE_S, end + PAD_AFTER_S)
         if len(audio) < 0.1 * SAMPLE_RATE:
             return SecondPassResult([], "no_speech")
-        return self.decode_audio(audio, offset, prompt, segment.words, window)
+        return self.decode_audio(audio, offset, prompt, heard, window)
+
+    def worker_spec(self) -> tuple[Path, WhisperOptions] | None:
+        """What a decode worker of a file loads to :meth:`decode_ahead` (this model, on the
+        CPU, one thread: the workers are one per core); None on a GPU, which decodes faster
+        than the workers would."""
+        if self.device != "cpu":
+            return None
+        return self.path, replace(self.options, device="cpu", threads=1)
+
+    def decode_ahead(
+        self, audio: np.ndarray, audio_start: float, span: tuple[float, float], heard: list[Word]
+    ) -> SecondPassResult | None:
+        """:meth:`decode_speech` with no prompt, made in a decode worker of a file for the main
+        process to use (:attr:`~dictate.seam.segment.ClosedSegment.ahead`); None where it
+        sampled (the temperature fallback). The samples a model draws depend on what it drew
+        before, so such a segment is decoded again in the main process, in the file's order,
+        as one process decodes every segment: the words are the same with any worker count."""
+        self.sampled = False
+        result = self.decode_speech(audio, audio_start, span, heard)
+        return None if self.sampled else result
 
     def preview(self, segment: Any, prompt: str = "") -> list[str] | None:
         """An open segment's words so far, for the live words: one sized decode, greedy, never

@@ -56,8 +56,11 @@ from dictate.seam.segment import ClosedSegment
 
 log = logging.getLogger("dictate.run.file_decode")
 
-CHUNK_S = 30.0
-"""Seconds of segment audio per chunk (a chunk ends at the first segment end after them)."""
+CHUNK_S = 10.0
+"""Seconds of segment audio per chunk (a chunk ends at the first segment end after them). With
+Whisper decoded in the workers, 30 s chunks left the cores unevenly busy at the start and the
+end: a 3-minute recording took 30.3 s with 2 workers in 30 s chunks, 25.6 s in 10 or 20 s
+chunks (benchmarks/window_file.py's recording, one run each, 2026-12-06)."""
 FRESH_CHUNK_FACTOR = 2
 """Chunks are this many times longer for an engine that cannot warm (Vosk): each gets a fresh
 recogniser, which costs a second or two for a large model."""
@@ -141,8 +144,9 @@ def decode_file(
     emit = sink.emit
     sink.start(now)
     cancel = cancel or threading.Event()
+    ahead = second_pass_spec(sink)
     try:
-        pool = _Pool(engine, workers, queue_chunks, list(vocabulary))
+        pool = _Pool(engine, workers, queue_chunks, list(vocabulary), ahead)
     except DictateError as exc:
         emit(Error(now(), str(exc), True))
         emit(Finished(now(), "error", 0.0, 0))
@@ -151,7 +155,7 @@ def decode_file(
     if not pool.can_warm:  # a fresh recogniser per chunk: fewer, longer chunks
         chunk_s *= FRESH_CHUNK_FACTOR
     cutter = Cutter(segmenter_options, vad, commit_after=commit_after, now=now)
-    reader = _Reader(source, cutter, pool, chunk_s, cancel)
+    reader = _Reader(source, cutter, pool, chunk_s, cancel, second_pass=ahead is not None)
     done_time = 0.0  # source seconds whose words are in: what a cancelled run says it did
     try:
         reader.start()
@@ -173,10 +177,11 @@ def decode_file(
             else:
                 if item.chunk not in waiting:
                     waiting[item.chunk] = pool.wait_for(item.chunk, cancel)
-                said, alternatives = waiting[item.chunk][item.index]
+                said, alternatives, segment_ahead = waiting[item.chunk][item.index]
                 segment = item.segment
                 segment.words = [Word(*w) for w in said]
                 segment.alternatives = list(alternatives or [])
+                segment.ahead = segment_ahead
                 settled = sink.settle(segment)
                 segment.audio = segment.audio[:0]  # settled: its audio is no longer needed
                 result.segments = segment.number
@@ -205,6 +210,18 @@ def decode_file(
         progress(total, total)
     emit(Finished(now(), result.reason, result.audio_seconds, 0))
     return result
+
+
+def second_pass_spec(sink: Sink) -> Any:
+    """What the workers load to decode each segment's second pass too (so that it is spread
+    over the cores with the first), from the first refiner that can say
+    (:meth:`~dictate.seam.second_pass.SecondPassRefiner.worker_spec`); None: the second pass,
+    if any, decodes here."""
+    for refiner in sink.refiners:
+        spec = getattr(refiner, "worker_spec", None)
+        if callable(spec):
+            return spec()
+    return None
 
 
 class ParallelRun:
@@ -264,7 +281,12 @@ class _Pool:
     """The worker processes, each with a bounded inbox; one outbox for all."""
 
     def __init__(
-        self, engine: Any, workers: int, queue_chunks: int, vocabulary: list[Any] | None = None
+        self,
+        engine: Any,
+        workers: int,
+        queue_chunks: int,
+        vocabulary: list[Any] | None = None,
+        second_pass: Any = None,
     ) -> None:
         context = multiprocessing.get_context("spawn")
         options = options_of(engine)
@@ -273,7 +295,7 @@ class _Pool:
         self.processes = [
             context.Process(
                 target=serve,
-                args=(i, options, self.inboxes[i], self.outbox, vocabulary or []),
+                args=(i, options, self.inboxes[i], self.outbox, vocabulary or [], second_pass),
                 name=f"dictate-decode-{i}",
                 daemon=True,
             )
@@ -361,10 +383,17 @@ class _Reader(threading.Thread):
     (speech starts, closed segments, commits, chunk ends) for the main thread."""
 
     def __init__(
-        self, source: FileSource, cutter: Cutter, pool: _Pool, chunk_s: float, stop: Any
+        self,
+        source: FileSource,
+        cutter: Cutter,
+        pool: _Pool,
+        chunk_s: float,
+        stop: Any,
+        second_pass: bool = False,
     ) -> None:
         super().__init__(name="dictate-file-reader", daemon=True)
         self.source, self.cutter, self.pool = source, cutter, pool
+        self.second_pass = second_pass  # the workers decode its second pass too
         self.chunk_s, self.stop = chunk_s, stop
         self.timeline: queue.Queue[Any] = queue.Queue()
         self.error: str | None = None
@@ -406,7 +435,9 @@ class _Reader(threading.Thread):
 
     def _close(self, segment: ClosedSegment) -> None:
         # The segment's audio is kept until it is settled (the second pass decodes it).
-        self._chunk.append(SegmentPieces(segment.audio_start, segment.audio, self._first))
+        speech = segment.span if self.second_pass else None
+        pieces = SegmentPieces(segment.audio_start, segment.audio, self._first, speech)
+        self._chunk.append(pieces)
         self._chunk_samples += len(segment.audio)
         self.timeline.put(_Waiting(self._chunks, len(self._chunk) - 1, segment))
         if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:

@@ -73,12 +73,21 @@ class SecondPassRefiner:
         """How many segments got each verdict in this process (for benchmarks)."""
         self.early_used = 0
         """How many segments were settled with the decode :meth:`prepare` made early."""
+        self.ahead_used = 0
+        """How many were settled with a decode worker's (:attr:`ClosedSegment.ahead`)."""
 
     def _key(self, segment: ClosedSegment) -> tuple[int, float, float, str]:
         return (segment.number, segment.start, segment.end, self._prompt())
 
     def _prompt(self) -> str:
         return " ".join(self._context[-self.prompt_words :]) if self.prompt_words > 0 else ""
+
+    def worker_spec(self) -> Any:
+        """What a file's decode worker needs to decode segments ahead for :meth:`refine`
+        (:attr:`ClosedSegment.ahead`), or None where it cannot: a prompt of the words settled
+        before (each decode would wait for the one before it), or a second pass that cannot."""
+        spec = getattr(self.second_pass, "worker_spec", None)
+        return spec() if callable(spec) and self.prompt_words == 0 else None
 
     def prepare(self, segment: ClosedSegment) -> list[str] | None:
         """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
@@ -110,6 +119,9 @@ class SecondPassRefiner:
         if early is not None and early[0] == self._key(segment) and not early[1].heard_used:
             result = early[1]
             self.early_used += 1
+        elif segment.ahead is not None and not prompt:  # decoded in a file's decode worker
+            result = segment.ahead
+            self.ahead_used += 1
         else:
             result = self.second_pass.decode(segment, prompt)
         self.verdicts[result.verdict] = self.verdicts.get(result.verdict, 0) + 1

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from dictate.asr.engine import Word
-from dictate.audio.format import SAMPLE_RATE
+from dictate.audio.format import between
 from dictate.errors import log_failure
 from dictate.events import Segment
 
@@ -66,6 +66,10 @@ class ClosedSegment:
     closed_at: float = 0.0
     """The run's clock (event time) when the segmenter closed it: where the latency of its
     final words is counted from."""
+    ahead: Any = None
+    """The second pass's decode of it made in a decode worker (:mod:`dictate.asr.decode_worker`),
+    with no prompt, or None: :meth:`~dictate.seam.second_pass.SecondPassRefiner.refine` uses it
+    in place of decoding it again."""
 
     @property
     def span(self) -> tuple[float, float]:
@@ -78,9 +82,7 @@ class ClosedSegment:
     def speech(self, before: float = 0.0, after: float = 0.0) -> np.ndarray:
         """The audio from ``before`` seconds before speech began to ``after`` seconds after it
         ended (as far as the kept audio goes)."""
-        first = max(0, round((self.start - before - self.audio_start) * SAMPLE_RATE))
-        last = max(first, round((self.end + after - self.audio_start) * SAMPLE_RATE))
-        return self.audio[first:last]
+        return between(self.audio, self.audio_start, self.start - before, self.end + after)
 
 
 @dataclass

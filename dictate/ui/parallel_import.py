@@ -20,9 +20,6 @@ from dictate.cpus import usable_cpus
 
 MAX_WORKERS = 4
 """At most this many recogniser processes (about 150 MB each for PocketSphinx)."""
-CHUNK_S = 10.0
-"""Seconds of speech a worker decodes at a time: the words, and the progress bar, come a
-chunk at a time (the command line's 30 s would leave a short file's bar still for long)."""
 
 
 def window_workers() -> int:
@@ -64,7 +61,7 @@ def parallel_run_factory(
         second = second_pass() if second_pass is not None else None
         run, _ = build_file_run(
             source.info.path, engine, model, on_event, text, segmenter_options, second,
-            workers, commit_after=commit_after, progress=progress, chunk_s=CHUNK_S,
+            workers, commit_after=commit_after, progress=progress,
         )  # fmt: skip
         return run
 

@@ -20,7 +20,6 @@ from whisper_marks import needs_tiny
 
 from dictate.asr.engine import Word
 from dictate.asr.whisper_engine import (
-    Guards,
     SecondPassResult,
     WhisperOptions,
     WhisperSecondPass,
@@ -29,6 +28,7 @@ from dictate.asr.whisper_engine import (
     mark_after,
     sized_doubt,
 )
+from dictate.asr.whisper_options import Guards
 from dictate.asr.whisper_score import SIZED, install_sized_padding, sized_frames
 from dictate.errors import ProviderError
 from dictate.seam.segment import ClosedSegment
