@@ -260,13 +260,17 @@ class FirstStartGuide(QFrame):
         loaded, settings = self._loaded, self._window.settings
         if loaded is not None:
             engine, whisper = loaded.engine_label, loaded.second_pass
-            second = f"on ({whisper})" if whisper else "off"
         else:
             engine = self._window.toolbar.engine_combo.currentText() or "not chosen"
-            second = {"off": "off", "auto": "on for English"}.get(
-                settings.second_pass, f"on ({settings.second_pass})"
+            whisper = {"off": "", "auto": "Whisper (English)"}.get(
+                settings.second_pass, f"Whisper {settings.second_pass}"
             )
-        self.engine_label.setText(f"{engine}; Whisper second pass: {second}.")
+        if whisper:  # the engine's own accuracy note is not what the final words have
+            engine = engine.split(" (", 1)[0]
+            said = f"{engine} shows the words as you speak; {whisper} writes the final words."
+        else:
+            said = f'{engine}; no second pass (Settings > "Final words").'
+        self.engine_label.setText(said)
 
     def _on_loaded(self, loaded: Any) -> None:
         self._loaded = loaded
