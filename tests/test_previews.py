@@ -218,6 +218,14 @@ class _TimedSecondPass:
 
         return SecondPassResult([], "unsure")
 
+    @staticmethod
+    def preview_seconds(seconds: float) -> float:
+        """As Whisper's (:meth:`~dictate.asr.whisper_engine.WhisperSecondPass.preview_seconds`):
+        what the pipeline's budget counts a preview by."""
+        from dictate.asr.whisper_engine import WhisperSecondPass
+
+        return WhisperSecondPass.preview_seconds(seconds)
+
     def preview(self, segment: ClosedSegment, prompt: str) -> list[str]:
         import time
 

@@ -47,7 +47,7 @@ import numpy as np
 from dictate import memory
 from dictate.asr.engine import Word
 from dictate.asr.whisper_options import WhisperOptions
-from dictate.asr.whisper_score import SIZED, LastWindow, install_sized_padding
+from dictate.asr.whisper_score import MIN_WINDOW_S, SIZED, LastWindow, install_sized_padding
 from dictate.audio.format import SAMPLE_RATE, between
 from dictate.cpus import openmp_threads_sleep
 from dictate.errors import ModelError, ProviderError
@@ -457,6 +457,13 @@ class WhisperSecondPass:
         self.sampled = False
         result = self.decode_speech(audio, audio_start, span, heard)
         return None if self.sampled else result
+
+    @staticmethod
+    def preview_seconds(seconds: float) -> float:
+        """Seconds a :meth:`preview` of ``seconds`` of audio encodes: the sized window, at least
+        :data:`~dictate.asr.whisper_score.MIN_WINDOW_S` (J. F. Kennedy: 1.1-1.4 s previews
+        took 0.18-0.30 s)."""
+        return max(float(MIN_WINDOW_S), seconds)
 
     def preview(self, segment: Any, prompt: str = "") -> list[str] | None:
         """An open segment's words so far, for the live words: one sized decode, greedy, never

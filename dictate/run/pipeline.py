@@ -42,7 +42,7 @@ from dictate.audio.resample import level_dbfs
 from dictate.errors import DictateError, close_quietly, log_failure
 from dictate.events import COMMAND_MARK, Error, Finished, Level, Live, Partial, SpeechStart
 from dictate.run.first_pass import FirstPass
-from dictate.run.sink import Sink
+from dictate.run.sink import Sink, previews, starts_early
 from dictate.run.switch import Switch
 from dictate.seam.cutter import (
     EARLY_DECODE_S,
@@ -72,10 +72,6 @@ PREVIEW_BUDGET_S = 0.4
 """Longest a preview may be expected to take (its window's seconds at the last one's rate): a
 longer one would still be under way at the close and delay the settled words, so it is left
 out. Idle, a preview of a few seconds takes 0.15-0.35 s here; busy, or long, more."""
-PREVIEW_WINDOW_S = 10.0
-"""Whisper encodes a window sized to the audio but at least 10 s: below that a preview costs
-about the same whatever its length (J. F. Kennedy: 1.1-1.4 s of audio in 0.18-0.30 s).
-Counted by its audio alone, a 1 s preview's rate left out the 2.4 s ones after it."""
 CATCH_UP_S = 1.0
 """Seconds of captured audio waiting for the recogniser past which it catches up: no partial
 words punctuated live, and the recogniser fed in longer pieces
@@ -191,18 +187,17 @@ class Pipeline:
             switch, self._switch = self._switch, None
         if switch is None:
             return
-        self.engine, old = switch.engine, None
+        self.engine = switch.engine
+        if self._live_source:  # the early decode and previews, as start() chose them
+            early = starts_early(switch.refiners)
+            self.cutter.early_after = EARLY_DECODE_S if early else None
+            shown = self.previews and previews(switch.refiners)
+            self.cutter.preview_every = PREVIEW_EVERY_S if shown else None
+        self._closed.put(switch)
         if switch.recognizer is not None:
             old, self.first.recognizer = self.first.recognizer, switch.recognizer
-        if self._live_source:  # the early decode and previews, as start() chose them
-            can = {n for r in switch.refiners for n in ("prepare", "preview")
-                   if callable(getattr(r, n, None))}  # fmt: skip
-            self.cutter.early_after = EARLY_DECODE_S if "prepare" in can else None
-            previews = "preview" in can and self.previews
-            self.cutter.preview_every = PREVIEW_EVERY_S if previews else None
-        self._closed.put(switch)
-        threading.Thread(target=close_quietly, args=(old, log, "the recogniser switched from"),
-                         name="dictate-free", daemon=True).start()  # fmt: skip
+            threading.Thread(target=close_quietly, args=(old, log, "the recogniser switched "
+                             "from"), name="dictate-free", daemon=True).start()  # fmt: skip
 
     def _refine_switch(self, switch: Switch) -> None:
         old, self.sink.refiners = self.sink.refiners, list(switch.refiners)
@@ -238,8 +233,8 @@ class Pipeline:
         live_source = self._live_source = getattr(source, "captured", None) is not None
         early = live_source and self.sink.can_start_early
         self.cutter.early_after = EARLY_DECODE_S if early else None
-        previews = live_source and self.previews and self.sink.can_preview
-        self.cutter.preview_every = PREVIEW_EVERY_S if previews else None
+        shown = live_source and self.previews and self.sink.can_preview
+        self.cutter.preview_every = PREVIEW_EVERY_S if shown else None
         self._started = time.monotonic()
         self.sink.start(self._now)
         for target, name in ((self._audio_loop, "audio"), (self._refine_loop, "refine"),
@@ -416,7 +411,9 @@ class Pipeline:
         first), nor while the source is behind (catching up), nor after the run was left, nor
         where it would take longer than :data:`PREVIEW_BUDGET_S` at the last preview's rate."""
         behind = float(getattr(self._source, "behind", 0.0))
-        seconds = max(PREVIEW_WINDOW_S, len(item.segment.audio) / SAMPLE_RATE)
+        # Counted by the window the preview decodes, not by its audio alone: a 1 s preview's
+        # rate left out the 2.4 s ones after it (Whisper's window is at least 10 s).
+        seconds = self.sink.preview_seconds(len(item.segment.audio) / SAMPLE_RATE)
         busy = not self._closed.empty() or self._left.is_set() or behind > CATCH_UP_S
         if busy or self._preview_rate * seconds > PREVIEW_BUDGET_S:
             self.previews_skipped += 1

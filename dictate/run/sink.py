@@ -23,6 +23,16 @@ from dictate.text.stage import TextStage
 log = logging.getLogger("dictate.run")
 
 
+def starts_early(refiners: Sequence[Refiner]) -> bool:
+    """Whether one of ``refiners`` can start on a segment before it closes (the second pass)."""
+    return any(callable(getattr(r, "prepare", None)) for r in refiners)
+
+
+def previews(refiners: Sequence[Refiner]) -> bool:
+    """Whether one of ``refiners`` can preview an open segment's words (the second pass)."""
+    return any(callable(getattr(r, "preview", None)) for r in refiners)
+
+
 class Sink:
     """Settles closed segments in order and writes their words.
 
@@ -47,12 +57,21 @@ class Sink:
     @property
     def can_start_early(self) -> bool:
         """Whether a refiner can start on a segment before it closes (the second pass)."""
-        return any(callable(getattr(r, "prepare", None)) for r in self.refiners)
+        return starts_early(self.refiners)
 
     @property
     def can_preview(self) -> bool:
         """Whether a refiner can preview an open segment's words (the second pass)."""
-        return any(callable(getattr(r, "preview", None)) for r in self.refiners)
+        return previews(self.refiners)
+
+    def preview_seconds(self, seconds: float) -> float:
+        """What a preview of ``seconds`` of audio costs, in seconds of audio decoded: the
+        previewing refiner's window (Whisper's is at least 10 s), else ``seconds``."""
+        for refiner in self.refiners:
+            window = getattr(refiner, "preview_seconds", None)
+            if callable(window):
+                return float(window(seconds))
+        return seconds
 
     def preview(self, segment: ClosedSegment) -> list[str] | None:
         """The words the first refiner that can preview (the second pass) hears in the open

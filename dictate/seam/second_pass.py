@@ -89,6 +89,11 @@ class SecondPassRefiner:
         spec = getattr(self.second_pass, "worker_spec", None)
         return spec() if callable(spec) and self.prompt_words == 0 else None
 
+    def preview_seconds(self, seconds: float) -> float:
+        """Seconds of audio a :meth:`preview` of ``seconds`` decodes (its window)."""
+        window = getattr(self.second_pass, "preview_seconds", None)
+        return float(window(seconds)) if callable(window) else seconds
+
     def prepare(self, segment: ClosedSegment) -> list[str] | None:
         """Decode ``segment`` (still open: its speech so far, with the audio after it) ahead
         of its close, for :meth:`refine` to use if it closes as it is. Its words where the
