@@ -3,8 +3,9 @@ that says what a new user needs to begin (issue 53).
 
 It says the key that starts dictating (the Dictate action's own shortcut, and the global
 shortcut of the settings), the microphone listening (named as the microphone picker names it)
-with its level while dictating (no level can be had without opening the microphone, which only
-a run does), a button to change it, where the text goes, and the recogniser. It goes away for
+with its level while dictating, or for a few seconds on "Test the microphone"
+(:mod:`dictate.ui.mic_test`; the microphone is never opened unasked), a button to change it,
+where the text goes, and the recogniser. It goes away for
 good (:attr:`~dictate.config.Settings.guide_done`) once words were dictated or the user hid it;
 Help > Getting started shows it again. It logs when it is shown and hidden (names of devices and
 engines only, never a word said): the tests of the real app read that.
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from dictate.events import Event, Finalized, Level
 from dictate.ui.edit_actions import make_action
+from dictate.ui.mic_test import TEST_S, MicrophoneTest
 from dictate.ui.run_states import State
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,10 @@ log = logging.getLogger(__name__)
 _PACTL_TIMEOUT_S = 3.0
 _SOUND_SERVER_DEVICES = ("default", "pulse", "sysdefault")
 """PortAudio devices that record from the sound server's default source."""
-NO_LEVEL = "start dictating and speak: the bar shows what the microphone hears"
+NO_LEVEL = "start dictating, or test the microphone, and speak: the bar shows what it hears"
+QUIET_DBFS = -50
+"""A test whose loudest block was below this heard no voice (speech near a microphone is
+-30 to -10 dBFS; a quiet room -60 or less)."""
 
 
 def sound_server_default() -> str | None:
@@ -109,6 +114,15 @@ class FirstStartGuide(QFrame):
         self.level.setAccessibleName("Microphone level")
         self.level_label = self._label()
         self.level_label.setText(NO_LEVEL)
+        self.test_mic = QPushButton("&Test the microphone")
+        self.test_mic.setToolTip(
+            f"Open the microphone for {TEST_S:g} s and show its level; nothing is recognised"
+        )
+        self.test_mic.clicked.connect(self.start_test)
+        self.mic_test = MicrophoneTest(self)
+        self.mic_test.level.connect(self._on_test_level)
+        self.mic_test.ended.connect(self._on_test_ended)
+        self._loudest = -100.0
         self.change_mic = QPushButton("Change micro&phone…")
         self.change_mic.setToolTip("Choose the microphone in the toolbar's list (Ctrl+M)")
         self.change_mic.clicked.connect(lambda: window.toolbar.focus_mic())
@@ -121,7 +135,7 @@ class FirstStartGuide(QFrame):
         rows: list[tuple[str, Any]] = [
             ("Start:", self.key_label),
             ("Microphone:", self._row(self.mic_label, self.change_mic)),
-            ("Level:", self._row(self.level, self.level_label)),
+            ("Level:", self._row(self.level, self.level_label, self.test_mic)),
             ("Text goes to:", self.target_label),
             ("Recogniser:", self.engine_label),
         ]
@@ -279,9 +293,40 @@ class FirstStartGuide(QFrame):
             log.info("first-start guide: recogniser %s", self.engine_label.text())
 
     def _on_state(self, state: State) -> None:
-        if state == State.IDLE:
+        self.test_mic.setEnabled(state == State.IDLE)
+        if state != State.IDLE:
+            self.mic_test.stop()  # the microphone is the run's
+        elif not self.mic_test.running:
             self.level.setValue(-60)
             self.level_label.setText(NO_LEVEL)
+
+    def start_test(self) -> None:
+        """ "Test the microphone": its level for a few seconds, without dictating."""
+        if not self.test_mic.isEnabled():  # dictating (the run has it), or testing already
+            return
+        if self.mic_test.start(self._window.settings.input_device):
+            self._loudest = -100.0
+            self.test_mic.setEnabled(False)
+            self.level_label.setText(f"testing for {TEST_S:g} s: speak, and the bar moves")
+
+    def _on_test_level(self, dbfs: float) -> None:
+        self._loudest = max(self._loudest, dbfs)
+        self.level.setValue(max(-60, min(0, round(dbfs))))
+        self.level_label.setText(f"{round(dbfs)} dBFS: testing, speak and the bar moves")
+
+    def _on_test_ended(self, failure: str) -> None:
+        self.test_mic.setEnabled(self._window.controller.state == State.IDLE)
+        self.level.setValue(-60)
+        loudest = round(self._loudest)
+        if failure:
+            said = f"{failure}. Choose another microphone, or check that it is connected"
+        elif loudest < QUIET_DBFS:
+            said = (f"it heard almost nothing (loudest {loudest} dBFS): check that it is not "
+                    "muted, or choose another")  # fmt: skip
+        else:
+            said = f"it hears you (loudest {loudest} dBFS)"
+        self.level_label.setText(said)
+        log.info("microphone test ended: loudest %d dBFS%s", loudest, " (failed)" * bool(failure))
 
     def _on_event(self, event: Event) -> None:
         if self.isHidden():

@@ -384,6 +384,7 @@ class MainWindow(QMainWindow):
             return
         self.editor.buffer.close_journal(clean=True)
         self.controller.release()  # the recogniser's child processes end with the window
+        self.guide.mic_test.stop(wait=2.0)  # a microphone test's device is closed too
         self.feedback.close()
         self.shortcut.close()
         event.accept()

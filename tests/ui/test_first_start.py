@@ -53,7 +53,7 @@ def test_a_first_start_shows_the_guide_naming_key_microphone_target_and_engine(
     assert said.splitlines()[1].startswith("the system default")  # the microphone row
     assert "this window" in said and "Ctrl+Shift+T" in said
     assert "PocketSphinx" in said and "no second pass" in said
-    assert "start dictating and speak" in said  # no level before a run opens the microphone
+    assert "start dictating, or test the microphone" in said  # the microphone is not open
     assert window.editor.hasFocus() or not guide.hasFocus()
 
 
@@ -76,7 +76,7 @@ def test_the_guide_follows_the_settings_and_the_level(window: Any) -> None:
     window.controller.pipelineEvent.emit(Level(0.1, -23.4))
     assert guide.level.value() == -23 and "-23 dBFS" in guide.text()
     window.controller.stateChanged.emit(State.IDLE)
-    assert guide.level.value() == -60 and "start dictating and speak" in guide.text()
+    assert guide.level.value() == -60 and "start dictating, or test" in guide.text()
 
 
 def test_the_microphone_is_named_as_the_picker_names_it(
@@ -90,6 +90,39 @@ def test_the_microphone_is_named_as_the_picker_names_it(
     window.toolbar.choose_mic(combo.findData("pulse:dictate_mic.monitor"))
     window.guide._mic_timer.timeout.emit()  # the picker's change, named (a 0 ms timer)
     assert window.guide.text().splitlines()[1] == "Monitor of Null Output (sound server)"
+
+
+def test_the_microphone_test_shows_the_level_of_the_real_device(
+    pulse_server: PulseServer, window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    """ "Test the microphone" opens the real default device (the private PulseAudio server's
+    null sink monitor) for a few seconds: silent, it says it heard almost nothing; with speech
+    played into the sink, that it hears you, and the bar moved. Not while dictating."""
+    guide = window.guide
+    guide.start_test()
+    assert not guide.test_mic.isEnabled() and "testing" in guide.text()
+    qtbot.waitUntil(lambda: guide.test_mic.isEnabled(), timeout=20_000)
+    assert "heard almost nothing" in guide.text(), guide.text()
+    speech = Path(__file__).resolve().parents[1] / "data" / "en_phrases.wav"
+    levels: list[float] = []
+    guide.mic_test.level.connect(levels.append)
+    guide.start_test()
+    player = pulse_server.play(speech)
+    qtbot.waitUntil(lambda: guide.test_mic.isEnabled(), timeout=20_000)
+    player.kill()
+    assert "it hears you (loudest" in guide.text(), guide.text()
+    assert max(levels) > -50 and len(levels) >= 10
+    window.controller.stateChanged.emit(State.LISTENING)  # dictating: the microphone is the run's
+    assert not guide.test_mic.isEnabled()
+    guide.start_test()
+    assert not guide.mic_test.running
+    window.controller.stateChanged.emit(State.IDLE)
+    assert guide.test_mic.isEnabled()
+    guide.start_test()  # and the window closes while it tests: the device is closed with it
+    assert guide.mic_test.running
+    window.document.modified = False
+    window.close()
+    qtbot.waitUntil(lambda: not guide.mic_test.running, timeout=5_000)
 
 
 def test_change_microphone_opens_the_microphone_list(window: Any, qtbot: Any) -> None:
