@@ -5,8 +5,10 @@ far it has been read, and the bar above the text with the time left and Cancel
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
@@ -65,9 +67,13 @@ def said_left(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h left"
 
 
-RATE_AFTER_S = 3.0
-"""Seconds of progress before a time left is said: the first chunks' speed was up to four times
-off the rest's (benchmarks/window_file.py)."""
+RATE_WINDOW_S = 6.0
+"""The speed behind the time left is that of the last this many seconds of progress: the first
+stretches of a file are slower (the recognisers still load), and parts of a recording with
+more speech per minute are decoded slower; since the first words, it said 60 s with 16 s left
+(benchmarks/window_file.py)."""
+RATE_AFTER_S = 2.0
+"""Seconds of progress measured before a time left is said at all."""
 
 
 class ProgressSource(FileSource):
@@ -76,23 +82,30 @@ class ProgressSource(FileSource):
 
     done_s = 0.0
     started: float | None = None
-    first: tuple[float, float] | None = None
-    """When progress was first seen, and how far it was then (:meth:`seconds_left`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.moves: deque[tuple[float, float]] = deque()
+        """When progress moved, and to where, over the last :data:`RATE_WINDOW_S`."""
 
     def seconds_left(self, now: float) -> float | None:
-        """Seconds left at the speed measured since progress was first seen (so that loading
-        the recognisers and the first words' wait do not count as speed), once it has been
-        measured for :data:`RATE_AFTER_S`; None before."""
+        """Seconds left at the speed of the last :data:`RATE_WINDOW_S` of progress, counted
+        from when it last moved (progress comes a stretch at a time); None until it has been
+        measured for :data:`RATE_AFTER_S`. Called twice a second with the clock."""
         total = self.info.duration
         done = min(self.done_s, total)
-        if self.first is None:
-            if done > 0:
-                self.first = (now, done)
+        moves = self.moves
+        if done > 0 and (not moves or done > moves[-1][1]):
+            moves.append((now, done))
+        while len(moves) > 2 and moves[-1][0] - moves[1][0] >= RATE_WINDOW_S:
+            moves.popleft()
+        if len(moves) < 2:
             return None
-        since, then = self.first
-        if now - since < RATE_AFTER_S:
+        (since, then), (moved_at, moved) = moves[0], moves[-1]
+        if moved_at - since < RATE_AFTER_S:
             return None
-        return time_left(done - then, total - then, now - since)
+        left = time_left(moved - then, total - then, moved_at - since)
+        return None if left is None else max(0.0, left - (now - moved_at))
 
     def blocks(self) -> Iterator[AudioBlock]:
         self.started = time.monotonic()

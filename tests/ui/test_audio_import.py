@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,27 @@ def test_time_left_and_clock() -> None:
     assert said_left(9000) == "about 2.5 h left"
 
 
+def test_the_time_left_follows_the_speed_of_the_last_seconds(tone: Path) -> None:
+    """Progress a stretch at a time, slow while the recognisers start, then fast (as
+    benchmarks/window_file.py measured a 3-minute recording): the time left follows the recent
+    speed, counted from the last move, and is not said before 2 s of progress."""
+    source = ProgressSource(tone)
+    source.info = replace(source.info, frames=180 * source.info.sample_rate)
+    said: dict[float, float | None] = {}
+    done = 0.0
+    for tick in range(0, 60):  # twice a second
+        now = tick / 2
+        if now >= 3 and tick % 2 == 0:  # from 3 s on, every second: 2 s of audio, then 10
+            done = min(180.0, done + (2.0 if now < 8 else 10.0))
+        source.done_s = done
+        said[now] = source.seconds_left(now)
+    assert said[3.0] is None and said[4.5] is None  # one move, then under 2 s of them
+    assert said[6.0] == pytest.approx((180 - 8) / 2.0)  # the slow start's speed: 2 s a second
+    # 6 s later the speed is the fast one's (10 s a second), less what passed since the move
+    assert said[14.5] == pytest.approx((180 - 80) / 10.0 - 0.5)
+    assert said[20.0] == pytest.approx(4.0) and said[24.0] == 0.0  # 180 s done at 24 s
+
+
 @pytest.mark.parametrize("content", [b"", b"RIFF not really a wave file at all", b"\x00" * 64])
 def test_a_bad_audio_file_gets_one_clear_message(
     window: MainWindow, started: list[Any], tmp_path: Path, content: bytes
@@ -174,9 +196,10 @@ def test_progress_says_how_far_and_the_time_left(
     source.done_s = 0.5
     window.audio_import.show_progress()  # progress from the first words: no time left yet
     assert progress.label.text() == "Transcribing tone.flac: 0:00 of 0:03"
-    assert source.first is not None and source.first[1] == 0.5
-    # The speed since then (not since the start: loading is not speed), once measured for 3 s.
-    source.first, source.done_s = (time.monotonic() - 4.0, 0.5), 1.0  # 0.5 s in 4 s
+    assert [done for _, done in source.moves] == [0.5]
+    # The speed since then (not since the start: loading is not speed), once measured for 2 s.
+    source.moves[0] = (time.monotonic() - 4.0, 0.5)
+    source.done_s = 1.0  # 0.5 s in 4 s
     window.audio_import.show_progress()
     assert progress.label.text() == "Transcribing tone.flac: 0:01 of 0:03, about 15 s left"
     assert progress.bar.value() == 333
