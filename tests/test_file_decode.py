@@ -120,6 +120,7 @@ def test_the_words_are_the_sequential_pipelines(
 
     events: list[Any] = []
     done: list[tuple[float, float]] = []
+    spoken: list[tuple[float, float, float]] = []
     engine = _ClosingEngine(sphinx)
     run, _ = build_file_run(
         recording,
@@ -131,11 +132,16 @@ def test_the_words_are_the_sequential_pipelines(
         processes=True,
         commit_after=1.0,
         progress=lambda d, t: done.append((d, t)),
+        speech=lambda *said: spoken.append(said),
         chunk_s=4.0,
     )
     result = run.run()
     assert result is not None
     assert result.reason == "end_of_audio" and result.exact and result.chunks >= 3
+    # The speech the workers decoded, in any order, up to all the speech read (the time left)
+    decoded = [d for d, _, _ in spoken]
+    assert len(spoken) == result.chunks and decoded == sorted(decoded)
+    assert spoken[-1][0] == pytest.approx(spoken[-1][1]) and 0 < spoken[-1][1] < spoken[-1][2]
     assert _said(events) == _said(sequential)  # words, times, n-best, spans, pauses
     assert len(_said(events)) >= 6
     assert final_text(events) == final_text(sequential)
@@ -214,6 +220,7 @@ class _BlockingPool:
         self.inboxes = [_Inbox(), _Inbox()]
         self.release = threading.Event()
         self.chunks: list[Any] = []
+        self.chunk_speech: dict[int, float] = {}  # the reader says each chunk's speech here
 
     def put(self, worker: int, chunk: Any, stop: threading.Event) -> bool:
         while not self.release.wait(0.01):

@@ -17,6 +17,12 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   and n-best are the sequential pipeline's. Vosk has no such warming: each chunk gets a fresh
   recogniser, and its word times (now and then a word) may differ from the sequential run's
   and between worker counts (:attr:`Decoded.exact` is False; docs/parallel-decode.md).
+* **The second pass, in the workers too** (Whisper on the CPU,
+  :func:`second_pass_spec`): each worker decodes its chunk's segments again with its own copy
+  of the model (:meth:`~dictate.asr.whisper_engine.WhisperSecondPass.decode_ahead`), and the
+  refiner here uses that decode (:attr:`~dictate.seam.segment.ClosedSegment.ahead`); one that
+  sampled (the temperature fallback) is decoded here again, in order, so the words are one
+  process's with any number of workers.
 * **Text, here, in order**: each segment goes through the same
   :class:`~dictate.run.sink.Sink` as the pipeline's (settled by the refiners, its
   :class:`~dictate.events.Segment` emitted, its words through the text stage), and commits come
@@ -114,6 +120,7 @@ def decode_file(
     segmenter_options: Any = None,
     commit_after: float | None = None,
     progress: Callable[[float, float], None] | None = None,
+    speech: Callable[[float, float, float], None] | None = None,
     cancel: threading.Event | None = None,
     chunk_s: float = CHUNK_S,
     queue_chunks: int = QUEUE_CHUNKS,
@@ -129,6 +136,10 @@ def decode_file(
         vocabulary: The user's vocabulary, for the workers' recognisers that can use it.
         commit_after: As the pipeline's: commit pending words after this much silence.
         progress: Called with (seconds of audio done, in order; the file's seconds).
+        speech: Called when a worker has decoded a chunk, with (seconds of speech the workers
+            decoded, in any order; of speech read; of audio read): decoding costs speech, not
+            audio, a recording may hold more of it in one part than another, and the words come
+            in order while the workers decode ahead (the window's time left).
         cancel: Set it to stop: what is decoded so far is kept and the text finished.
         chunk_s, queue_chunks: See :data:`CHUNK_S`, :data:`QUEUE_CHUNKS`.
     """
@@ -156,6 +167,8 @@ def decode_file(
         chunk_s *= FRESH_CHUNK_FACTOR
     cutter = Cutter(segmenter_options, vad, commit_after=commit_after, now=now)
     reader = _Reader(source, cutter, pool, chunk_s, cancel, second_pass=ahead is not None)
+    if speech is not None:
+        pool.on_decoded = lambda: speech(pool.decoded_speech, reader.speech_read, cutter.time)
     done_time = 0.0  # source seconds whose words are in: what a cancelled run says it did
     try:
         reader.start()
@@ -304,6 +317,11 @@ class _Pool:
         for process in self.processes:
             process.start()
         self._results: dict[int, list[Any]] = {}
+        self.chunk_speech: dict[int, float] = {}
+        """Seconds of speech of each chunk sent and not decoded yet (the reader's)."""
+        self.decoded_speech = 0.0
+        """Seconds of speech the workers decoded, in any order: what the time left counts."""
+        self.on_decoded: Callable[[], None] | None = None
         self.can_warm = True
         ready = 0
         try:
@@ -353,6 +371,9 @@ class _Pool:
     def _store(self, message: Any) -> None:
         if message[0] == "done":
             self._results[message[2]] = message[3]
+            self.decoded_speech += self.chunk_speech.pop(message[2], 0.0)
+            if self.on_decoded is not None:
+                self.on_decoded()
         elif message[0] == "error":
             raise DictateError(f"recogniser worker {message[1]} failed: {message[2]}")
 
@@ -400,6 +421,9 @@ class _Reader(threading.Thread):
         self._chunk: list[SegmentPieces] = []
         self._chunk_samples = 0
         self._chunks = 0
+        self.speech_read = 0.0
+        """Seconds of speech in the segments read so far (the main thread reads it)."""
+        self._chunk_speech = 0.0
         self._first = 0  # samples in the open segment's first piece
 
     def run(self) -> None:
@@ -439,6 +463,8 @@ class _Reader(threading.Thread):
         pieces = SegmentPieces(segment.audio_start, segment.audio, self._first, speech)
         self._chunk.append(pieces)
         self._chunk_samples += len(segment.audio)
+        self._chunk_speech += segment.duration
+        self.speech_read += segment.duration
         self.timeline.put(_Waiting(self._chunks, len(self._chunk) - 1, segment))
         if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
             self._send()
@@ -465,6 +491,7 @@ class _Reader(threading.Thread):
         chunk, self._chunk, self._chunk_samples = self._chunk, [], 0
         index = self._chunks
         self._chunks += 1
+        self.pool.chunk_speech[index], self._chunk_speech = self._chunk_speech, 0.0
         count = len(self.pool.inboxes)
         decoder = self._least_behind(index) if self.pool.can_warm else index % count
         for worker in range(count):

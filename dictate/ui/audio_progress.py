@@ -82,6 +82,10 @@ class ProgressSource(FileSource):
 
     done_s = 0.0
     started: float | None = None
+    speech: tuple[float, float, float] | None = None
+    """Seconds of speech the workers decoded (in any order: the words come in order, while the
+    workers decode ahead), of speech read and of audio read, where the run says them (the
+    parallel decode): the time left is then counted in speech, what decoding costs."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -92,8 +96,7 @@ class ProgressSource(FileSource):
         """Seconds left at the speed of the last :data:`RATE_WINDOW_S` of progress, counted
         from when it last moved (progress comes a stretch at a time); None until it has been
         measured for :data:`RATE_AFTER_S`. Called twice a second with the clock."""
-        total = self.info.duration
-        done = min(self.done_s, total)
+        total, done = self.work()
         moves = self.moves
         if done > 0 and (not moves or done > moves[-1][1]):
             moves.append((now, done))
@@ -106,6 +109,18 @@ class ProgressSource(FileSource):
             return None
         left = time_left(moved - then, total - then, moved_at - since)
         return None if left is None else max(0.0, left - (now - moved_at))
+
+    def work(self) -> tuple[float, float]:
+        """(all, done): seconds of speech where the run says them, the speech in the audio not
+        read yet counted at the density of what was read (a recording whose last part is mostly
+        silence was said to need five times the time it took, counted in audio); else seconds
+        of audio."""
+        audio = self.info.duration
+        if self.speech is None:
+            return audio, min(self.done_s, audio)
+        done, read, read_s = self.speech
+        density = read / read_s if read_s > 0 else 1.0
+        return read + max(0.0, audio - read_s) * density, done
 
     def blocks(self) -> Iterator[AudioBlock]:
         self.started = time.monotonic()

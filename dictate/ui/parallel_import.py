@@ -57,11 +57,14 @@ def parallel_run_factory(
         def progress(done: float, total: float) -> None:
             source.done_s = done
 
+        def speech(done: float, read: float, read_s: float) -> None:
+            source.speech = (done, read, read_s)
+
         source.started = time.monotonic()
         second = second_pass() if second_pass is not None else None
         run, _ = build_file_run(
             source.info.path, engine, model, on_event, text, segmenter_options, second,
-            workers, commit_after=commit_after, progress=progress,
+            workers, commit_after=commit_after, progress=progress, speech=speech,
         )  # fmt: skip
         return run
 
