@@ -10,7 +10,8 @@ comes: the words that go on with it, or the mark decided after it (when the next
 begins, or at Stop). So the history keeps each sentence once and whole, as the document and the
 other application have it ("We met at noon." and not "We met at noon" then a lone "."). A
 held sentence is written as it is when something else comes first (a line break, another
-target), when the next run starts, and when the window closes.
+target, the next run's first sentence), when a run into this window ends, and when the window
+closes.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ class HistoryKeeper:
         self._write(text, target, status, heard)
 
     def release(self) -> None:
-        """Write the sentence held open as it is (a new run starts, the window closes)."""
+        """Write the sentence held open as it is (a run into this window ended, the window
+        closes)."""
         held, self._held = self._held, None
         if held is not None and self.on:
             self._write(held.text, held.target, held.status, held.heard)
