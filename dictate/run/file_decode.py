@@ -63,10 +63,8 @@ from dictate.seam.segment import ClosedSegment
 log = logging.getLogger("dictate.run.file_decode")
 
 CHUNK_S = 10.0
-"""Seconds of segment audio per chunk (a chunk ends at the first segment end after them). With
-Whisper decoded in the workers, 30 s chunks left the cores unevenly busy at the start and the
-end: a 3-minute recording took 30.3 s with 2 workers in 30 s chunks, 25.6 s in 10 or 20 s
-chunks (benchmarks/window_file.py's recording, one run each, 2026-12-06)."""
+"""Seconds of segment audio per chunk (a chunk ends at the first segment end after them); 30 s
+chunks left a core idle at the start and the end (docs/parallel-decode.md)."""
 FRESH_CHUNK_FACTOR = 2
 """Chunks are this many times longer for an engine that cannot warm (Vosk): each gets a fresh
 recogniser, which costs a second or two for a large model."""
@@ -226,10 +224,8 @@ def decode_file(
 
 
 def second_pass_spec(sink: Sink) -> Any:
-    """What the workers load to decode each segment's second pass too (so that it is spread
-    over the cores with the first), from the first refiner that can say
-    (:meth:`~dictate.seam.second_pass.SecondPassRefiner.worker_spec`); None: the second pass,
-    if any, decodes here."""
+    """What the workers load to decode the second pass too, from the refiner that can say
+    (:meth:`~dictate.seam.second_pass.SecondPassRefiner.worker_spec`); None: it decodes here."""
     for refiner in sink.refiners:
         spec = getattr(refiner, "worker_spec", None)
         if callable(spec):

@@ -24,6 +24,7 @@ ORDER: tuple[str, ...] = (
     "kept_audio",  # the audio of a sentence linked to the sentence now in the document
     "audio_import",  # a file's transcription: its progress and its end, after the text is in
     "silence",  # a microphone that gives only digital silence is said
+    "guide",  # the first-start guide: the level, and the first words dictated end it
     "observer",  # tests, benchmarks and the self-test: they see everything, last
 )
 """The parts, in the order an event reaches them."""

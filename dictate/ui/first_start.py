@@ -198,7 +198,7 @@ class FirstStartGuide(QFrame):
         controller.loaded.connect(self._on_loaded)
         controller.switched.connect(self._on_loaded)
         controller.stateChanged.connect(self._on_state)
-        controller.pipelineEvent.connect(self._on_event)  # after the window's own handlers
+        window.events.subscribe("guide", self._on_event, Level, Finalized)
 
     def text(self) -> str:
         """All the guide says, one line a row (tests, and what a screen reader reads)."""

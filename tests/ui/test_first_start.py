@@ -164,7 +164,8 @@ def test_dictated_words_hide_the_guide_for_good_and_help_brings_it_back(
         close(again)
 
 
-def test_hiding_it_by_hand_keeps_it_hidden_at_the_next_start(tmp_path: Path) -> None:
+def test_hiding_it_by_hand_keeps_it_hidden_at_the_next_start(tmp_path: Path, qtbot: Any) -> None:
+    # qtbot: the QApplication (a window made before any exists aborts the process)
     save_settings(Settings(engine=SPHINX.name, second_pass=OFF))
     window = new_window(tmp_path, load_settings())
     try:
