@@ -122,10 +122,13 @@ def whisper() -> Any:
 
 
 def said_apart(text: str, work: Path, length: float = 1.0) -> ClosedSegment:
-    """``text`` said by the Piper voice, as a closed segment with Whisper's words settled."""
-    from dictate.evaluation.commands_audio import Voice, synthesize
+    """``text`` said by the Piper voice, as a closed segment with Whisper's words settled.
+    Without Piper's noise (``speech_voices.say``): said with it (``noise_scale`` 0.333 and its
+    random ``noise_w``), "comma" was now and then not judged a command (CI, 2026-12-06), as the
+    draw said it; ``work`` is no longer used."""
+    from dictate.audio.speech_voices import SpeechVoice, say
 
-    speech = synthesize(text, Voice("piper", "joe", length=length, noise=0.333), work)
+    speech = say(text, SpeechVoice("piper", "joe", length))
     edge = np.zeros(round(0.3 * RATE), np.int16)
     audio = np.concatenate([edge, speech, edge])
     end = (len(audio) - len(edge)) / RATE
