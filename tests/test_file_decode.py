@@ -251,12 +251,15 @@ def test_the_reader_waits_while_the_inboxes_are_full(tmp_path: Path) -> None:
     assert 1 <= waiting <= 3
     pool.release.set()
     reader.join(30)
-    decoded = [c for w, c in pool.chunks if c.decode]
+    decoded = [c for w, c in pool.chunks if w == 0]
     assert [c.index for c in decoded] == list(range(len(decoded)))
     assert len(decoded[0].segments) == waiting and sum(len(c.segments) for c in decoded) == 60
-    # each chunk goes to one worker to decode and to the other to warm on
-    assert len(pool.chunks) == 2 * len(decoded)
-    assert {w for w, c in pool.chunks if c.decode} == {0, 1}
+    # each chunk goes to both workers, the first free to decode it (decode_worker.claim), the
+    # other to warm on it
+    assert [(w, c.index) for w, c in pool.chunks] == [
+        (w, i) for i in range(len(decoded)) for w in (0, 1)
+    ]
+    assert all(c.decode is None for w, c in pool.chunks)
     biggest = max(sum(len(s.audio) for s in c.segments) for c in decoded)
     assert biggest <= (3.0 + 2.0) * RATE  # chunk_s and one segment (pre-roll, speech, tail)
     stop.set()
@@ -284,15 +287,47 @@ def test_a_stop_while_the_inboxes_are_full_is_not_a_reading_error(tmp_path: Path
     assert not reader.is_alive() and reader.error is None
 
 
-def test_a_chunk_goes_to_the_worker_furthest_ahead(tmp_path: Path) -> None:
-    pool = _BlockingPool()
-    path = _write(tmp_path / "silence.wav", np.zeros(RATE, np.int16))
-    reader = _Reader(FileSource(path), Cutter(), pool, 3.0, threading.Event())  # type: ignore[arg-type]
-    assert [reader._least_behind(i) for i in range(4)] == [0, 1, 0, 1]  # even: in turn
-    pool.inboxes[0].waiting = 2  # worker 0 is behind: it still has two chunks to hear
-    assert [reader._least_behind(i) for i in range(4)] == [1, 1, 1, 1]
-    pool.inboxes[1].waiting = 3
-    assert [reader._least_behind(i) for i in range(4)] == [0, 0, 0, 0]
+def test_the_first_worker_free_decodes_each_chunk_and_the_others_warm_on_it() -> None:
+    """decode_worker.claim, on the shared integer the pool gives its workers: each worker
+    comes to every chunk in order; the first to come to one decodes it, later ones warm."""
+    import multiprocessing
+
+    from dictate.asr.decode_worker import claim
+
+    claims = multiprocessing.get_context("spawn").Value("q", 0)
+    # Worker 0 comes to chunk 0 first; worker 1, done warming on it, takes chunk 1 while
+    # worker 0 still decodes chunk 0; worker 0 then warms on chunk 1 and takes chunk 2.
+    assert claim(claims, 0) is True  # worker 0
+    assert claim(claims, 0) is False  # worker 1: warms
+    assert claim(claims, 1) is True  # worker 1
+    assert claim(claims, 1) is False  # worker 0: warms
+    assert claim(claims, 2) is True  # worker 0
+    assert claims.value == 3
+
+
+def test_the_chunks_shorten_near_the_end_of_the_file(tmp_path: Path) -> None:
+    """The last chunks hold less speech (TAPER), so no worker waits long on another's last
+    chunk; where the file is cut depends on the audio alone."""
+    speech = (np.sin(np.arange(RATE) * 0.3) * 8000).astype(np.int16)  # 1 s "speech"
+    audio = np.concatenate([np.concatenate([speech, np.zeros(RATE, np.int16)])] * 60)
+    path = _write(tmp_path / "tones.wav", audio)  # 120 s, 60 segments
+
+    def vad(chunk: np.ndarray) -> float:
+        return 0.9 if np.abs(chunk.astype(np.int32)).mean() > 1000 else 0.0
+
+    def sizes() -> list[float]:
+        pool = _BlockingPool()
+        pool.release.set()
+        reader = _Reader(FileSource(path), Cutter(SegmenterOptions(), vad), pool, 10.0,  # type: ignore[arg-type]
+                         threading.Event())  # fmt: skip
+        reader.run()
+        return [sum(len(s.audio) for s in c.segments) / RATE for w, c in pool.chunks if w == 0]
+
+    first = sizes()
+    assert first == sizes()  # the same cuts every time
+    assert min(first[:4]) >= 10.0  # full chunks while much is left
+    assert first[4:] == sorted(first[4:], reverse=True)  # then shorter and shorter
+    assert max(first[-3:]) < 5.0
 
 
 def test_the_worker_options() -> None:

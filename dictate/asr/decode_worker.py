@@ -52,9 +52,23 @@ class SegmentPieces:
 @dataclass
 class Chunk:
     index: int
-    decode: bool
-    """Decode and send back the words; else only warm the recogniser on it."""
+    decode: bool | None
+    """Decode and send back the words; False: only warm the recogniser on it; None: decode it
+    if this worker is the first to come to it (:func:`claim`), else warm on it."""
     segments: list[SegmentPieces]
+
+
+def claim(claims: Any, index: int) -> bool:
+    """Whether this worker decodes chunk ``index``, sent to every worker with ``decode=None``:
+    yes when no other worker has taken it. ``claims`` is a shared integer, the first chunk no
+    worker has taken yet; each worker comes to the chunks in order and takes or warms on every
+    one, so it is never below ``index``. The worker that is free first decodes the next chunk:
+    the load is shared as the decode costs turn out, not guessed when the chunk is sent."""
+    with claims.get_lock():
+        if claims.value != index:
+            return False
+        claims.value = index + 1
+        return True
 
 
 WordTuple = tuple[str, float, float, float]
@@ -117,11 +131,13 @@ def serve(
     outbox: Any,
     vocabulary: list[Any] | None = None,
     second_pass: Any = None,
+    claims: Any = None,
 ) -> None:
     """The worker: load the engine ``options`` describe (the parent's, whole), with the user's
     ``vocabulary``, and the second pass ``second_pass`` describes (None: none), say ready (and
-    whether it can warm), then take chunks until None. Every failure is sent back as
-    ("error", worker, message); nothing is lost silently."""
+    whether it can warm), then take chunks until None; ``claims``: the shared integer by which
+    the workers share out the chunks sent to all of them (:func:`claim`). Every failure is
+    sent back as ("error", worker, message); nothing is lost silently."""
     vocabulary = vocabulary or []
     exit_with_parent()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError, KeyboardInterrupt):
@@ -141,7 +157,10 @@ def serve(
             if chunk is None:
                 return
             try:
-                if not chunk.decode:  # sent only to a worker that can warm
+                decode = chunk.decode
+                if decode is None:
+                    decode = claim(claims, chunk.index)
+                if not decode:  # sent only to a worker that can warm
                     for segment in chunk.segments:
                         recognizer.warm(list(segment.pieces()))
                     continue

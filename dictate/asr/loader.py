@@ -71,9 +71,15 @@ def second_pass_model(choice: str | None, engine: Any) -> str | None:
 
 
 def load_second_pass(
-    choice: str | None, engine: Any, device: str = "auto", *, required: bool | None = None
+    choice: str | None,
+    engine: Any,
+    device: str = "auto",
+    *,
+    required: bool | None = None,
+    threads: int = 0,
 ) -> Any:
-    """Load the second pass for ``choice`` after ``engine`` (None: none).
+    """Load the second pass for ``choice`` after ``engine`` (None: none), on ``threads`` CPU
+    threads (0: every core).
 
     ``required`` None: an explicit choice must load (its error is raised), "auto" falls back to
     none with a warning in the log (the first pass's words are still good).
@@ -83,7 +89,7 @@ def load_second_pass(
         return None
     must = required if required is not None else choice != AUTO
     try:
-        return WHISPER.load(EngineOptions(WHISPER.name, model, device=device))
+        return WHISPER.load(EngineOptions(WHISPER.name, model, device=device, threads=threads))
     except DictateError:
         if must:
             raise

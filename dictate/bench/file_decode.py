@@ -80,7 +80,9 @@ def bench_file(
     from dictate.run.sink import final_text
 
     engine = load_engine(engine_name, model)
-    second = load_second_pass(second_pass, engine)
+    # Every run decodes in worker processes (one worker too): here the second pass only checks
+    # commands and decodes again what sampled, on one thread, as `transcribe --workers` does.
+    second = load_second_pass(second_pass, engine, threads=1)
     punctuation = load_punctuation_model(punctuator_dir)
     duration = FileSource(audio).info.duration
     result: dict[str, Any] = {

@@ -269,16 +269,22 @@ def segmenter_options(args: argparse.Namespace) -> Any:
 
 
 def engine_for(
-    args: argparse.Namespace, name: str | None, err: TextIO, *, second: bool = False
+    args: argparse.Namespace,
+    name: str | None,
+    err: TextIO,
+    *,
+    second: bool = False,
+    second_threads: int = 0,
 ) -> Any:
-    """The streaming engine the arguments ask for (``second``: and the second pass, as a pair).
-    With neither a Vosk model nor a second pass, a note says the words will be poor."""
+    """The streaming engine the arguments ask for (``second``: and the second pass, as a pair,
+    on ``second_threads`` CPU threads, 0: every core). With neither a Vosk model nor a second
+    pass, a note says the words will be poor."""
     from dictate.asr.loader import load_engine
     from dictate.asr.registry import spec_of
 
     engine = load_engine(name, args.model)
     log.info("engine: %s", engine.label)
-    refine = second_pass_for(args, engine) if second else None
+    refine = second_pass_for(args, engine, second_threads) if second else None
     spec = spec_of(engine)
     if name is None and refine is None and spec is not None and spec.model_kind == "bundled":
         from dictate.store.catalog import RECOMMENDED
@@ -291,15 +297,16 @@ def engine_for(
     return (engine, refine) if second else engine
 
 
-def second_pass_for(args: argparse.Namespace, engine: Any) -> Any:
-    """The loaded second pass ``--second-pass`` (else the setting) asks for after ``engine``;
-    None for none. A model named explicitly that cannot load is an error; "auto" falls back to
-    none (logged)."""
+def second_pass_for(args: argparse.Namespace, engine: Any, threads: int = 0) -> Any:
+    """The loaded second pass ``--second-pass`` (else the setting) asks for after ``engine``,
+    on ``threads`` CPU threads (0: every core); None for none. A model named explicitly that
+    cannot load is an error; "auto" falls back to none (logged)."""
     from dictate.asr.loader import load_second_pass
     from dictate.config import load_settings
 
     choice = getattr(args, "second_pass", None) or load_settings().second_pass
-    second = load_second_pass(choice, engine, getattr(args, "provider", "auto"))
+    device = getattr(args, "provider", "auto")
+    second = load_second_pass(choice, engine, device, threads=threads)
     if second is not None:
         log.info("second pass: %s", second.label)
     return second

@@ -82,7 +82,11 @@ def _transcribe(
     from dictate.writing.vocabulary_harvest import load_misheard
 
     seg_options = segmenter_options(args)
-    engine, second_pass = engine_for(args, args.engine, err, second=True)
+    # With decode workers, one per core, the second pass decodes there; here it only checks
+    # the commands and decodes again what sampled: on one thread, which with the workers took
+    # 1 s off a 3-minute file's 28 s (its threads waited on each other for the busy cores).
+    threads = 1 if args.workers > 1 else 0
+    engine, second_pass = engine_for(args, args.engine, err, second=True, second_threads=threads)
     if args.mic or args.realtime:  # live, as the window runs it: the lock free for the others
         from dictate.asr.process_engine import out_of_process
 

@@ -9,8 +9,8 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   number of workers.
 * **Words, in the workers** (:mod:`dictate.asr.decode_worker`, one spawned process and one
   recogniser each: PocketSphinx holds the GIL, neither engine is thread-safe). A chunk is
-  decoded by the worker with the fewest chunks waiting in its inbox (Vosk: chunk ``k`` by worker
-  ``k mod N``). A PocketSphinx recogniser carries its cepstral mean
+  decoded by the first worker free to take it (:func:`~dictate.asr.decode_worker.claim`; Vosk:
+  chunk ``k`` by worker ``k mod N``). A PocketSphinx recogniser carries its cepstral mean
   normalisation from segment to segment, so every worker also *hears* the chunks the others
   decode (:meth:`~dictate.asr.sphinx_engine.SphinxRecognizer.warm`, 4% of a decode's cost):
   each segment is decoded in the state a single recogniser would be in, and the words, times
@@ -68,6 +68,10 @@ chunks left a core idle at the start and the end (docs/parallel-decode.md)."""
 FRESH_CHUNK_FACTOR = 2
 """Chunks are this many times longer for an engine that cannot warm (Vosk): each gets a fresh
 recogniser, which costs a second or two for a large model."""
+TAPER = 4
+"""Near the file's end a chunk holds at most the speech still to come over this many (at least
+a quarter of ``chunk_s``): the last chunks are short, so no worker waits long while another
+decodes the last one. Cut by the audio alone (where the chunk falls in the file)."""
 QUEUE_CHUNKS = 3
 """Chunks waiting in each worker's inbox at most."""
 _END = "end"
@@ -301,10 +305,12 @@ class _Pool:
         options = options_of(engine)
         self.outbox: Any = context.Queue()
         self.inboxes: list[Any] = [context.Queue(maxsize=queue_chunks) for _ in range(workers)]
+        self.claims = claims = context.Value("q", 0)  # the first chunk no worker has taken
+        vocabulary = vocabulary or []
         self.processes = [
             context.Process(
                 target=serve,
-                args=(i, options, self.inboxes[i], self.outbox, vocabulary or [], second_pass),
+                args=(i, options, self.inboxes[i], self.outbox, vocabulary, second_pass, claims),
                 name=f"dictate-decode-{i}",
                 daemon=True,
             )
@@ -412,6 +418,7 @@ class _Reader(threading.Thread):
         self.source, self.cutter, self.pool = source, cutter, pool
         self.second_pass = second_pass  # the workers decode its second pass too
         self.chunk_s, self.stop = chunk_s, stop
+        self.taper = pool.can_warm  # a fresh recogniser per chunk (Vosk) costs: never shorter
         self.timeline: queue.Queue[Any] = queue.Queue()
         self.error: str | None = None
         self._chunk: list[SegmentPieces] = []
@@ -462,22 +469,17 @@ class _Reader(threading.Thread):
         self._chunk_speech += segment.duration
         self.speech_read += segment.duration
         self.timeline.put(_Waiting(self._chunks, len(self._chunk) - 1, segment))
-        if self._chunk_samples >= self.chunk_s * SAMPLE_RATE:
+        if self._chunk_samples >= self._chunk_target() * SAMPLE_RATE:
             self._send()
 
-    def _least_behind(self, index: int) -> int:
-        """The worker to decode chunk ``index``: the one with the fewest chunks still waiting
-        in its inbox (each hears every chunk, in order: the furthest ahead), the next in turn
-        on a tie. Decoding costs differ from chunk to chunk, and so does the CPU time a worker
-        gets; fixed turns left one worker idle while the other still decoded."""
-        count = len(self.pool.inboxes)
-        waiting = []
-        for worker in range(count):
-            try:
-                waiting.append(self.pool.inboxes[worker].qsize())
-            except NotImplementedError:  # macOS has no sem_getvalue
-                return index % count
-        return min(range(count), key=lambda w: (waiting[w], (w - index) % count))
+    def _chunk_target(self) -> float:
+        """Seconds of segment audio the open chunk is sent at (:data:`TAPER`)."""
+        if not self.taper:
+            return self.chunk_s
+        read = self.cutter.time
+        left = max(0.0, self.source.info.duration - read)
+        speech_left = left * self.speech_read / read if read > 0 else left
+        return min(self.chunk_s, max(self.chunk_s / 4, speech_left / TAPER))
 
     def _send(self) -> None:
         """Send the chunk: to its worker to decode, and to the others to warm on (when their
@@ -489,10 +491,11 @@ class _Reader(threading.Thread):
         self._chunks += 1
         self.pool.chunk_speech[index], self._chunk_speech = self._chunk_speech, 0.0
         count = len(self.pool.inboxes)
-        decoder = self._least_behind(index) if self.pool.can_warm else index % count
         for worker in range(count):
-            decode = worker == decoder
-            if not decode and not self.pool.can_warm:
+            # A recogniser that warms hears every chunk, and the first worker free decodes it
+            # (decode_worker.claim); else chunk k is worker k mod N's alone.
+            decode = None if self.pool.can_warm else worker == index % count
+            if decode is False:
                 continue
             if not self.pool.put(worker, Chunk(index, decode, chunk), self.stop):
                 raise _Failed("stopped")
