@@ -117,6 +117,36 @@ class InputDevice:
         return f"{mark} {self.index:3d}  {self.name} ({where})"
 
 
+def _pactl(*args: str) -> str | None:
+    """What ``pactl ARGS`` prints (in English), or None without pactl or a sound server."""
+    import shutil
+    import subprocess
+
+    pactl = shutil.which("pactl")
+    if pactl is None:
+        return None
+    try:
+        done = subprocess.run(
+            [pactl, *args],
+            capture_output=True,
+            text=True,
+            timeout=_PACTL_TIMEOUT_S,
+            env={**os.environ, "LC_ALL": "C"},  # the field names are translated otherwise
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def default_pulse_source() -> str | None:
+    """The sound server's default source (its name, as :attr:`InputDevice.pulse_source`), or
+    None without one."""
+    info = _pactl("info")
+    found = re.search(r"^Default Source: (.+)$", info or "", flags=re.MULTILINE)
+    return found.group(1).strip() if found else None
+
+
 def pulse_sources(through: int, rate: float) -> list[InputDevice]:
     """The sound server's sources, each recorded through PortAudio device ``through``.
 
@@ -125,27 +155,11 @@ def pulse_sources(through: int, rate: float) -> list[InputDevice]:
     (:class:`dictate.audio.capture.MicrophoneSource`). The list comes from ``pactl`` (PulseAudio's
     or PipeWire's); without it, or without a server, it is empty.
     """
-    import shutil
-    import subprocess
-
-    pactl = shutil.which("pactl")
-    if pactl is None:
-        return []
-    try:
-        done = subprocess.run(
-            [pactl, "list", "sources"],
-            capture_output=True,
-            text=True,
-            timeout=_PACTL_TIMEOUT_S,
-            env={**os.environ, "LC_ALL": "C"},  # the field names are translated otherwise
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if done.returncode != 0:
+    listed = _pactl("list", "sources")
+    if listed is None:
         return []
     found = []
-    for block in re.split(r"^Source #\d+\s*$", done.stdout, flags=re.MULTILINE)[1:]:
+    for block in re.split(r"^Source #\d+\s*$", listed, flags=re.MULTILINE)[1:]:
         fields = dict(re.findall(r"^\s+([A-Za-z ]+): (.*)$", block, flags=re.MULTILINE))
         name = fields.get("Name", "").strip()
         if not name:

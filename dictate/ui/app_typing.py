@@ -127,7 +127,7 @@ class AppTyping(QObject):
         except TypingError as exc:
             self._messages.show_message(
                 f"{exc}. Dictated text comes into this window instead.",
-                [("Type into &this window", self._into_window)],
+                [("Type into this &window", self._into_window)],
             )
             self._announcements.typing_failed()
             return None
@@ -184,7 +184,7 @@ class AppTyping(QObject):
         self._messages.show_message(
             f"Typing into the other application failed ({exc}); the dictated text is kept in "
             f"this window from here on, and in View > History. {typing_advice(exc)}",
-            [("Type into &this window", self._into_window)],
+            [("Type into this &window", self._into_window)],
         )
 
     def _on_scratched(self, result: str) -> None:

@@ -14,10 +14,7 @@ engines only, never a word said): the tests of the real app read that.
 from __future__ import annotations
 
 import logging
-import os
 import re
-import shutil
-import subprocess
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -40,7 +37,6 @@ from dictate.ui.run_states import State
 
 log = logging.getLogger(__name__)
 
-_PACTL_TIMEOUT_S = 3.0
 _SOUND_SERVER_DEVICES = ("default", "pulse", "sysdefault")
 """PortAudio devices that record from the sound server's default source."""
 NO_LEVEL = "start dictating, or test the microphone, and speak: the bar shows what it hears"
@@ -49,31 +45,11 @@ QUIET_DBFS = -50
 -30 to -10 dBFS; a quiet room -60 or less)."""
 
 
-def sound_server_default() -> str | None:
-    """The sound server's default source (``pactl info``), or None without one."""
-    pactl = shutil.which("pactl")
-    if pactl is None:
-        return None
-    try:
-        done = subprocess.run(
-            [pactl, "info"],
-            capture_output=True,
-            text=True,
-            timeout=_PACTL_TIMEOUT_S,
-            env={**os.environ, "LC_ALL": "C"},
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = re.search(r"^Default Source: (.+)$", done.stdout, flags=re.MULTILINE)
-    return found.group(1).strip() if done.returncode == 0 and found else None
-
-
 def default_microphone(keys: list[str]) -> str | None:
     """The key (:attr:`~dictate.audio.devices.InputDevice.key`) of the microphone that "System
     default" records from, given the ``keys`` the picker lists; None where it cannot be told.
     PortAudio's default device; where that is the sound server, its default source."""
-    from dictate.audio.devices import PULSE_PREFIX, sounddevice_module
+    from dictate.audio.devices import PULSE_PREFIX, default_pulse_source, sounddevice_module
 
     try:
         name = str(sounddevice_module().query_devices(kind="input")["name"])
@@ -82,7 +58,7 @@ def default_microphone(keys: list[str]) -> str | None:
         return None
     pulse = [key for key in keys if key.startswith(PULSE_PREFIX)]
     if name in _SOUND_SERVER_DEVICES and pulse:  # pulse sources listed: a server answers
-        source = sound_server_default()
+        source = default_pulse_source()
         if source is not None and PULSE_PREFIX + source in pulse:
             return PULSE_PREFIX + source
     return name
@@ -114,7 +90,7 @@ class FirstStartGuide(QFrame):
         self.level.setAccessibleName("Microphone level")
         self.level_label = self._label()
         self.level_label.setText(NO_LEVEL)
-        self.test_mic = QPushButton("&Test the microphone")
+        self.test_mic = QPushButton("Te&st the microphone")
         self.test_mic.setToolTip(
             f"Open the microphone for {TEST_S:g} s and show its level; nothing is recognised"
         )

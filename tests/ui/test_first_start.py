@@ -79,6 +79,25 @@ def test_the_guide_follows_the_settings_and_the_level(window: Any) -> None:
     assert guide.level.value() == -60 and "start dictating, or test" in guide.text()
 
 
+def test_no_two_buttons_in_view_share_an_alt_key(window: Any) -> None:
+    """Alt+letter reaches one thing: the menus, the guide's buttons and the buttons a message
+    offers (a microphone that failed: "Try again"; typing elsewhere: "Type into this window";
+    a file transcribed: "Cancel transcription") while the guide shows (Alt+T was the guide's
+    test and "Try again" both)."""
+    import re
+
+    from PySide6.QtWidgets import QPushButton
+
+    window.messages.show_message("The microphone failed", [("&Try again", lambda: None)])
+    window.messages.add_message("Typing", [("Type into this &window", lambda: None)])
+    labels = [a.text() for a in window.menuBar().actions()]
+    labels += [b.text() for b in window.guide.findChildren(QPushButton)]
+    labels += [b.text() for b in window.messages.findChildren(QPushButton)]
+    labels += ["&Cancel transcription"]  # dictate.ui.audio_progress, while a file runs
+    keys = [m.group(1).lower() for label in labels if (m := re.search(r"&(\w)", label))]
+    assert len(keys) == len(set(keys)), " | ".join(labels)
+
+
 def test_the_microphone_is_named_as_the_picker_names_it(
     pulse_server: PulseServer, window: Any
 ) -> None:
