@@ -27,7 +27,8 @@ log = logging.getLogger("dictate.asr")
 
 ENGINE_NAMES = FIRST_PASS
 AUTO = "auto"
-"""The second pass chosen for the first pass: Whisper tiny.en for English, else none."""
+"""The second pass chosen for the first pass and the use: for English, the Whisper tier
+:mod:`dictate.asr.tiers` chooses (tiny.en where it is the only one installed); else none."""
 
 
 def load_engine(
@@ -47,9 +48,10 @@ def load_engine(
     return engine
 
 
-def second_pass_model(choice: str | None, engine: Any) -> str | None:
+def second_pass_model(choice: str | None, engine: Any, use: str = "live") -> str | None:
     """The Whisper model (a name or a folder) for ``choice`` ("auto", "off", a model) after
-    ``engine``'s words; None for none.
+    ``engine``'s words; None for none. ``use``: "live" (dictation) or "files": what "auto"
+    chooses for (:func:`dictate.asr.tiers.auto_model`).
 
     Raises:
         InputError: A second pass was asked for after words in a language it does not know.
@@ -61,7 +63,9 @@ def second_pass_model(choice: str | None, engine: Any) -> str | None:
     if choice == AUTO:
         if language not in WHISPER.languages:
             return None  # (a Korean Vosk model: tiny.en would write English)
-        return WHISPER.default_model
+        from dictate.asr.tiers import auto_model
+
+        return auto_model(use)
     if language is not None and language not in WHISPER.languages:
         raise InputError(
             f"the second pass ({choice}) is for {', '.join(WHISPER.languages)} speech and the "
@@ -77,14 +81,15 @@ def load_second_pass(
     *,
     required: bool | None = None,
     threads: int = 0,
+    use: str = "live",
 ) -> Any:
     """Load the second pass for ``choice`` after ``engine`` (None: none), on ``threads`` CPU
-    threads (0: every core).
+    threads (0: every core); ``use``: as :func:`second_pass_model`'s.
 
     ``required`` None: an explicit choice must load (its error is raised), "auto" falls back to
     none with a warning in the log (the first pass's words are still good).
     """
-    model = second_pass_model(choice, engine)
+    model = second_pass_model(choice, engine, use)
     if model is None:
         return None
     must = required if required is not None else choice != AUTO

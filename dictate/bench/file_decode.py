@@ -82,7 +82,7 @@ def bench_file(
     engine = load_engine(engine_name, model)
     # Every run decodes in worker processes (one worker too): here the second pass only checks
     # commands and decodes again what sampled, on one thread, as `transcribe --workers` does.
-    second = load_second_pass(second_pass, engine, threads=1)
+    second = load_second_pass(second_pass, engine, threads=1, use="files")
     punctuation = load_punctuation_model(punctuator_dir)
     duration = FileSource(audio).info.duration
     result: dict[str, Any] = {

@@ -275,16 +275,18 @@ def engine_for(
     *,
     second: bool = False,
     second_threads: int = 0,
+    use: str = "live",
 ) -> Any:
     """The streaming engine the arguments ask for (``second``: and the second pass, as a pair,
-    on ``second_threads`` CPU threads, 0: every core). With neither a Vosk model nor a second
+    on ``second_threads`` CPU threads, 0: every core; "auto" chooses for ``use``, "live" or
+    "files": :mod:`dictate.asr.tiers`). With neither a Vosk model nor a second
     pass, a note says the words will be poor."""
     from dictate.asr.loader import load_engine
     from dictate.asr.registry import spec_of
 
     engine = load_engine(name, args.model)
     log.info("engine: %s", engine.label)
-    refine = second_pass_for(args, engine, second_threads) if second else None
+    refine = second_pass_for(args, engine, second_threads, use) if second else None
     spec = spec_of(engine)
     if name is None and refine is None and spec is not None and spec.model_kind == "bundled":
         from dictate.store.catalog import RECOMMENDED
@@ -297,7 +299,9 @@ def engine_for(
     return (engine, refine) if second else engine
 
 
-def second_pass_for(args: argparse.Namespace, engine: Any, threads: int = 0) -> Any:
+def second_pass_for(
+    args: argparse.Namespace, engine: Any, threads: int = 0, use: str = "live"
+) -> Any:
     """The loaded second pass ``--second-pass`` (else the setting) asks for after ``engine``,
     on ``threads`` CPU threads (0: every core); None for none. A model named explicitly that
     cannot load is an error; "auto" falls back to none (logged)."""
@@ -306,7 +310,7 @@ def second_pass_for(args: argparse.Namespace, engine: Any, threads: int = 0) -> 
 
     choice = getattr(args, "second_pass", None) or load_settings().second_pass
     device = getattr(args, "provider", "auto")
-    second = load_second_pass(choice, engine, device, threads=threads)
+    second = load_second_pass(choice, engine, device, threads=threads, use=use)
     if second is not None:
         log.info("second pass: %s", second.label)
     return second

