@@ -7,8 +7,8 @@ Whisper models installed (issue 55).
   :data:`DEADLINE_S` of the end of speech (their 95th percentile) when the machine decoded
   the bundled clip (``assets/calibration_en.flac``, J. F. Kennedy's 11 s, four phrases) with
   it: the real live pipeline (first pass, previews, early decode, punctuation), fed the clip
-  at the speed it was said (:func:`measure_tier`, about 13 s a tier). Nothing is guessed from
-  a model's size.
+  at the speed it was said (:func:`dictate.run.tier_measure.measure_tier`, about 13 s a
+  tier). Nothing is guessed from a model's size.
 * **Once, then kept** (:func:`load_choice`): in the user's cache, for this machine's cores and
   the tiers installed; installing or removing a tier, or another machine, measures again.
   ``dictate models tiers --calibrate`` measures now; the window measures in the background, in
@@ -26,14 +26,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-from dictate.errors import DictateError
 
 log = logging.getLogger("dictate.asr.tiers")
 
@@ -60,7 +56,6 @@ before the multilingual one (Radford et al. 2022, and measured here for base: 7.
 tiny.en's 8.6% on the real recordings, docs/second-pass.md), a distilled model below the one it
 was distilled from."""
 DEFAULT = "tiny.en"
-CLIP = "calibration_en.flac"
 STATE_FILE = "whisper-tiers.json"
 
 
@@ -187,13 +182,13 @@ def auto_model(use: str) -> str:
 
 
 def calibrate(
+    measure: Callable[[str], TierTiming],
     tiers: Sequence[str] | None = None,
-    measure: Callable[[str], TierTiming] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> TierChoice:
-    """Measure every installed tier (:func:`measure_tier`), choose, store and return."""
+    """Measure every installed tier with ``measure``
+    (:func:`dictate.run.tier_measure.measure_tier`), choose, store and return."""
     tiers = installed_tiers() if tiers is None else list(tiers)
-    measure = measure or measure_tier
     timings = {}
     for name in tiers:
         if say is not None:
@@ -206,51 +201,7 @@ def calibrate(
     return choice
 
 
-def measure_tier(name: str, clip: Path | None = None) -> TierTiming:
-    """The live pipeline with Whisper ``name`` fed the calibration clip at the speed it was
-    said, as the window is by a microphone: the settled words' times after each phrase's
-    speech ended."""
-    from dictate.asr.loader import load_engine, load_second_pass
-    from dictate.asr.process_engine import out_of_process
-    from dictate.audio.capture import FileSource
-    from dictate.events import Segment
-    from dictate.paths import asset_path
-    from dictate.punctuation.model import load_punctuation_model
-    from dictate.run.assembly import build_pipeline
-
-    engine = out_of_process(load_engine())
-    began = time.monotonic()
-    second = load_second_pass(name, engine, required=True)
-    load_s = time.monotonic() - began
-    settled: list[float] = []
-
-    def on_event(event: Any) -> None:
-        if isinstance(event, Segment) and event.words:
-            settled.append(event.time - event.end)
-
-    pipeline = None
-    try:
-        pipeline = build_pipeline(engine, load_punctuation_model(), on_event, None, None, second,
-                                  live=True, commit_after=None).pipeline  # fmt: skip
-        pipeline.run(FileSource(clip or asset_path(CLIP), realtime=True))
-    finally:
-        # the pipeline closes its recogniser's and command decoder's processes and the refiners
-        for thing in (pipeline, second, engine):
-            close = getattr(thing, "close", None)
-            if callable(close):
-                close()
-    if not settled:
-        raise DictateError(f"Whisper {name} wrote nothing for the calibration clip")
-    return TierTiming(
-        name,
-        round(statistics.median(settled), 3),
-        round(_p95(settled), 3),
-        len(settled),
-        round(load_s, 2),
-    )
-
-
-def _p95(values: Sequence[float]) -> float:
+def p95(values: Sequence[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
@@ -261,15 +212,15 @@ def observe_run(tier: str, settled: Sequence[float], path: Path | None = None) -
     steps down one until measured again; what to tell the user, else None."""
     if len(settled) < MIN_PHRASES:
         return None
-    p95 = _p95(settled)
+    late = p95(settled)
     tiers = installed_tiers()
-    if p95 <= DEADLINE_S or tier not in tiers or tiers.index(tier) == 0:
+    if late <= DEADLINE_S or tier not in tiers or tiers.index(tier) == 0:
         return None
     choice = current_choice(tiers) or choose({}, tiers)
     lower = tiers[tiers.index(tier) - 1]
     choice.live, choice.stepped_down = lower, True
     choice.why = (
-        f"{tier}'s settled words came {p95:.2f} s after speech (p95 of {len(settled)} "
+        f"{tier}'s settled words came {late:.2f} s after speech (p95 of {len(settled)} "
         f"phrases) in a dictation on {time.strftime('%Y-%m-%d')}, over {DEADLINE_S:g} s"
     )
     save_choice(choice, path)

@@ -212,7 +212,9 @@ def _tiers(calibrate: bool, stdout: TextIO, err: TextIO) -> int:
             err.write(f"dictate: {text}\n")
             err.flush()
 
-        tiers.calibrate(installed, say=say)
+        from dictate.run.tier_measure import measure_tier
+
+        tiers.calibrate(measure_tier, installed, say=say)
     _say_tiers(stdout, table=True)
     return 0
 

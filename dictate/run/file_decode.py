@@ -23,17 +23,15 @@ words: ``dictate transcribe FILE --workers N`` and ``dictate bench file``.
   refiner here uses that decode (:attr:`~dictate.seam.segment.ClosedSegment.ahead`); one that
   sampled (the temperature fallback) is decoded here again, in order, so the words are one
   process's with any number of workers.
-* **Text, here, in order**: each segment goes through the same
-  :class:`~dictate.run.sink.Sink` as the pipeline's (settled by the refiners, its
-  :class:`~dictate.events.Segment` emitted, its words through the text stage), and commits come
-  where the pipeline commits (the cutter's clock, in source seconds).
+* **Text, here, in order**: each segment through the pipeline's
+  :class:`~dictate.run.sink.Sink` (refiners, :class:`~dictate.events.Segment`, text stage);
+  commits where the pipeline commits (the cutter's clock, in source seconds).
 
 Memory is bounded: every worker's inbox holds at most ``queue_chunks`` chunks and the reader
 waits when one is full, so a 3-hour file is never held; what waits for its turn is words.
-``cancel`` keeps what is done: the chunks decoded so far, in order, then the text is finished.
-A worker that fails or dies ends the run with an :class:`~dictate.events.Error` (what came
-before it is kept), never a hang. No :class:`~dictate.events.Partial`, :class:`Live` or
-:class:`Level` events: nothing is spoken live.
+``cancel`` keeps the chunks decoded so far, in order, then finishes the text. A worker that
+fails or dies ends the run with an Error (what came before is kept), never a hang. Nothing is
+live: no Partial, Live or Level events.
 """
 
 from __future__ import annotations
@@ -54,7 +52,7 @@ from dictate.asr.engine import Word
 from dictate.asr.registry import options_of
 from dictate.audio.capture import FileSource
 from dictate.audio.format import SAMPLE_RATE
-from dictate.errors import DictateError
+from dictate.errors import DictateError, close_quietly
 from dictate.events import Error, Finished, SpeechStart
 from dictate.run.sink import Sink
 from dictate.seam.cutter import Began, Closed, Commit, Cutter, Piece
@@ -69,9 +67,8 @@ FRESH_CHUNK_FACTOR = 2
 """Chunks are this many times longer for an engine that cannot warm (Vosk): each gets a fresh
 recogniser, which costs a second or two for a large model."""
 TAPER = 4
-"""Near the file's end a chunk holds at most the speech still to come over this many (at least
-a quarter of ``chunk_s``): the last chunks are short, so no worker waits long while another
-decodes the last one. Cut by the audio alone (where the chunk falls in the file)."""
+"""Near the end a chunk holds at most the speech still to come over this many (at least a
+quarter of ``chunk_s``), cut by the audio alone: no worker waits long on the last one."""
 QUEUE_CHUNKS = 3
 """Chunks waiting in each worker's inbox at most."""
 _END = "end"
@@ -249,6 +246,7 @@ class ParallelRun:
         self._done = threading.Event()
         self._started = False
         self.result: Decoded | None = None
+        self.owned: list[Any] = []  # what it loaded for itself (a second pass): closed at the end
 
     @property
     def running(self) -> bool:
@@ -272,6 +270,8 @@ class ParallelRun:
                 sink.emit(Finished(time.monotonic() - began, "error", 0.0, 0))
         finally:
             sink.close()  # the command decoder (the window's is a process of its own)
+            for owned in self.owned:
+                close_quietly(owned, log, "the second pass loaded for the file")
             self._done.set()
 
     def stop(self) -> None:
@@ -287,7 +287,7 @@ class ParallelRun:
         return self.result
 
     def close(self) -> None:
-        """Nothing left to free: the refiners were closed when the decode ended."""
+        """Nothing left to free: the refiners and what it owned were closed at the end."""
 
 
 class _Pool:
@@ -298,7 +298,7 @@ class _Pool:
         engine: Any,
         workers: int,
         queue_chunks: int,
-        vocabulary: list[Any] | None = None,
+        vocabulary: list[Any],
         second_pass: Any = None,
     ) -> None:
         context = multiprocessing.get_context("spawn")
@@ -306,7 +306,6 @@ class _Pool:
         self.outbox: Any = context.Queue()
         self.inboxes: list[Any] = [context.Queue(maxsize=queue_chunks) for _ in range(workers)]
         self.claims = claims = context.Value("q", 0)  # the first chunk no worker has taken
-        vocabulary = vocabulary or []
         self.processes = [
             context.Process(
                 target=serve,
@@ -492,8 +491,7 @@ class _Reader(threading.Thread):
         self.pool.chunk_speech[index], self._chunk_speech = self._chunk_speech, 0.0
         count = len(self.pool.inboxes)
         for worker in range(count):
-            # A recogniser that warms hears every chunk, and the first worker free decodes it
-            # (decode_worker.claim); else chunk k is worker k mod N's alone.
+            # heard by all, decoded by the first free (decode_worker.claim); else k mod N's
             decode = None if self.pool.can_warm else worker == index % count
             if decode is False:
                 continue

@@ -278,6 +278,7 @@ def run_app(command: str | None = None) -> int:
         renew.start(RENEW_CLAIM_MS)
         remote.window_ready(window)
         window.controller.preload()
+        window.tiers.later()  # the Whisper tiers measured once the window is idle, if needed
         _watch_vocabulary(window)
         _harvest_later(window.settings)
         return int(app.exec())  # type: ignore[attr-defined]

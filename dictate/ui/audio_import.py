@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
 )
 
+from dictate.asr.loader import AUTO
 from dictate.errors import DictateError
 from dictate.events import Error, Event, Finished
 from dictate.ui.audio_progress import (
@@ -197,7 +198,9 @@ class AudioImport(QObject):
         workers = window_workers()
         window.controller.start(
             lambda: self._ready(source),
-            parallel_run_factory(source, workers, window.controller.second_pass),
+            parallel_run_factory(
+                source, workers, window.controller.second_pass, window.settings.second_pass == AUTO
+            ),
         )
         return True
 

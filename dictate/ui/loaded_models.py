@@ -67,6 +67,18 @@ def run_options(s: Settings, vocabulary: Any = None) -> tuple[Any, Any, float | 
     return options, text, commit_after
 
 
+def second_key(s: Settings) -> tuple[str, str]:
+    """The second pass settings ``s`` load: the setting, and for "auto" the tier it means for
+    live dictation now (:mod:`dictate.asr.tiers`: measured since, or stepped down, another)."""
+    from dictate.asr.loader import AUTO
+
+    if s.second_pass != AUTO:
+        return s.second_pass, ""
+    from dictate.asr.tiers import auto_model
+
+    return s.second_pass, auto_model("live")
+
+
 def pipeline_key(s: Settings, vocabulary: Sequence[Any]) -> tuple[Any, ...]:
     """What a pipeline built for settings ``s`` and ``vocabulary`` depends on: another key,
     another pipeline."""
@@ -75,7 +87,7 @@ def pipeline_key(s: Settings, vocabulary: Sequence[Any]) -> tuple[Any, ...]:
     return (
         s.engine, s.first_pass_model, s.mode, s.min_right_words, s.silence_ms,
         s.max_segment_s, s.commit_after_ms, s.written_forms, s.voice_commands,
-        repr(s.replacements), s.second_pass, tuple(vocabulary),
+        repr(s.replacements), second_key(s), tuple(vocabulary),
         repr(sorted(load_misheard(vocabulary).items())),  # forms heard since: a new one
     )  # fmt: skip
 
@@ -94,7 +106,8 @@ def load_models(cache: dict[str, Any], s: Settings) -> None:
     if cache.get("engine_key") != engine_key:
         # One that holds the GIL while decoding (PocketSphinx): out of the GUI's process.
         engine = out_of_process(load_engine(s.engine, s.first_pass_model))
-    if cache.get("engine_key") != engine_key or cache.get("second_key") != s.second_pass:
+    second = second_key(s)
+    if cache.get("engine_key") != engine_key or cache.get("second_key") != second:
         # Loaded once and shared by the pipelines built for later settings (a model of
         # 75 MB to 1.6 GB); CTranslate2 releases the GIL while it decodes.
         try:
@@ -103,7 +116,7 @@ def load_models(cache: dict[str, Any], s: Settings) -> None:
             if engine is not cache.get("engine"):  # its spare recogniser's child process
                 close_quietly(engine, log, "the recogniser loaded for nothing")
             raise
-        cache["second_key"] = s.second_pass
+        cache["second_key"] = second
     cache["engine"], cache["engine_key"] = engine, engine_key
     if "model" not in cache:
         cache["model"] = load_punctuation_model()

@@ -44,6 +44,7 @@ from dictate.ui.pipeline_runner import DictationController
 from dictate.ui.run_states import State
 from dictate.ui.silence_watch import SilenceWatch
 from dictate.ui.status_bar import ElidingStatusBar
+from dictate.ui.tier_calibration import TierCalibration
 from dictate.ui.toolbar import DictationToolbar
 from dictate.ui.word_learning import WordLearning
 
@@ -162,6 +163,7 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         self.audio_import = AudioImport(self)  # audio files
+        self.tiers = TierCalibration(self)  # which Whisper model "auto" dictates with
         self.document.audio_import = self.dictation.audio_import = self.audio_import
         self.dictation.kept_audio = self.kept_audio
         self._build_menus()
@@ -385,6 +387,7 @@ class MainWindow(QMainWindow):
         self.editor.buffer.close_journal(clean=True)
         self.controller.release()  # the recogniser's child processes end with the window
         self.guide.mic_test.stop(wait=2.0)  # a microphone test's device is closed too
+        self.tiers.stop()  # a measurement under way ends with the window
         self.feedback.close()
         self.shortcut.close()
         event.accept()

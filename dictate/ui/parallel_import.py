@@ -7,7 +7,10 @@ docs/parallel-decode.md), not for Vosk: its words' times, now and then a word, d
 sequential run's, and every worker loads the model again (650 MB each for the Korean model
 measured there). So with Vosk the window transcribes with the pipeline, one recogniser, as
 before. Either way the window's second pass (Whisper) settles each segment's words, as it does
-for ``dictate transcribe``.
+for ``dictate transcribe``; where it is "auto" and a more accurate Whisper model is installed
+than the one dictation uses (:mod:`dictate.asr.tiers`), a parallel run loads that one for the
+file (on one thread: the workers, which load their own copies, hold the cores) and frees it
+at the end.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ def window_workers() -> int:
 
 
 def parallel_run_factory(
-    source: Any, workers: int, second_pass: Callable[[], Any] | None = None
+    source: Any, workers: int, second_pass: Callable[[], Any] | None = None, auto: bool = False
 ) -> Callable[..., Any]:
     """The ``run_factory`` for :meth:`~dictate.ui.pipeline_runner.DictationController.start`:
     a :class:`~dictate.run.file_decode.ParallelRun` of ``source``'s file with ``workers``
@@ -38,7 +41,8 @@ def parallel_run_factory(
     (the pipeline) for one worker or an engine whose parallel words would not be exact.
 
     ``second_pass()`` returns the second pass the controller loaded for this run (None: none);
-    it refines each segment before the command check, as in the pipeline."""
+    it refines each segment before the command check, as in the pipeline. ``auto``: the
+    setting is "auto", so a file takes the files tier."""
 
     def make(
         engine: Any,
@@ -62,10 +66,24 @@ def parallel_run_factory(
 
         source.started = time.monotonic()
         second = second_pass() if second_pass is not None else None
+        owned = files_tier(engine) if auto and second is not None else None
         run, _ = build_file_run(
-            source.info.path, engine, model, on_event, text, segmenter_options, second,
+            source.info.path, engine, model, on_event, text, segmenter_options, owned or second,
             workers, commit_after=commit_after, progress=progress, speech=speech,
         )  # fmt: skip
+        if owned is not None:
+            run.owned.append(owned)
         return run
 
     return make
+
+
+def files_tier(engine: Any) -> Any:
+    """The Whisper model "auto" uses for files, loaded on one thread, where it is another than
+    the one it dictates with; else None."""
+    from dictate.asr.loader import AUTO, load_second_pass
+    from dictate.asr.tiers import auto_model
+
+    if auto_model("files") == auto_model("live"):
+        return None
+    return load_second_pass(AUTO, engine, threads=1, use="files")

@@ -79,7 +79,7 @@ def test_a_second_tier_is_measured_once_then_kept_for_this_machine() -> None:
         measured.append(name)
         return timing(name, {"tiny.en": 0.8, "base": 1.9}[name])
 
-    choice = tiers.calibrate(measure=measure)
+    choice = tiers.calibrate(measure)
     assert measured == ["tiny.en", "base"] and choice.live == "tiny.en"
     assert not tiers.needs_calibration() and tiers.load_choice() == choice
     assert tiers.auto_model("live") == "tiny.en"
@@ -124,7 +124,9 @@ def test_the_loader_gives_auto_the_tier_for_its_use() -> None:
 @pytest.mark.slow
 def test_a_tier_is_measured_live_on_the_bundled_clip() -> None:
     """For real: tiny.en, the live pipeline, the clip at the speed it was said (about 13 s)."""
-    measured = tiers.measure_tier("tiny.en")
+    from dictate.run.tier_measure import measure_tier
+
+    measured = measure_tier("tiny.en")
     assert measured.name == "tiny.en" and measured.phrases >= 3
     assert 0 < measured.settled_p50 <= measured.settled_p95 < 10
     assert measured.load_s > 0

@@ -29,7 +29,7 @@ def test_off_chosen_and_ok_stores_the_second_pass_off(qtbot: Any, tmp_path: Path
     qtbot.addWidget(dialog)
     assert dialog.second_pass.currentData() == AUTO
     labels = dict((value, label) for label, value in _choices(dialog.second_pass))
-    assert labels[AUTO] == f"Automatic (Whisper {WHISPER.default_model} for English)"
+    assert labels[AUTO] == f"Automatic (Whisper {WHISPER.default_model}, for English)"
     dialog.second_pass.setCurrentIndex(dialog.second_pass.findData(OFF))
     assert dialog.second_pass.currentText() == "Off"
     buttons = dialog.findChild(QDialogButtonBox)

@@ -48,13 +48,23 @@ def engine_choices() -> list[tuple[str, str | None, str | None]]:
     return choices
 
 
+def auto_label() -> str:
+    """What "auto" uses now (:mod:`dictate.asr.tiers`): one model, or one for dictation and one
+    for files."""
+    from dictate.asr import tiers
+
+    live, files = tiers.auto_model("live"), tiers.auto_model("files")
+    if live == files:
+        return f"{WHISPER.title()} {live}"
+    return f"{WHISPER.title()} {live} for dictation, {files} for files"
+
+
 def second_pass_choices(current: str | None = None) -> list[tuple[str, str]]:
     """(label, value of :attr:`Settings.second_pass`) for every second pass the user can pick:
     automatic, off, and each installed Whisper model (``current`` too, where it is none of them:
     a folder, or a model since removed, stays chosen)."""
-    default = WHISPER.default_model
     choices = [
-        (f"Automatic ({WHISPER.title()} {default} for English)", AUTO),
+        (f"Automatic ({auto_label()}, for English)", AUTO),
         ("Off", OFF),
         *(
             (f"{WHISPER.title()} {name}{note}", name)
