@@ -48,6 +48,9 @@ class TierCalibration(QObject):
         self._tier: str | None = None  # the live tier of the run being watched
         self._settled: list[float] = []
         self.finished_runs = 0
+        self.failed = False
+        """A measurement failed: not tried again until the window starts again (the log says
+        why; ``dictate models tiers --calibrate`` says it on the terminal)."""
         controller = window.controller
         controller.stateChanged.connect(self._on_state)
         controller.pipelineEvent.connect(self._on_event)
@@ -65,7 +68,7 @@ class TierCalibration(QObject):
     def start(self) -> None:
         from dictate.asr.tiers import needs_calibration
 
-        if self.process is not None or self._window.controller.state != State.IDLE:
+        if self.failed or self.process is not None or self._window.controller.state != State.IDLE:
             return
         if not self._auto() or not needs_calibration():
             return
@@ -85,6 +88,7 @@ class TierCalibration(QObject):
             log.info("Whisper tiers measured")
             self._window.controller.preload()  # the chosen tier loaded before it is needed
         else:
+            self.failed = True
             log.warning("measuring the Whisper tiers failed (exit %s): %s", code, said[-400:])
         process.deleteLater()
 

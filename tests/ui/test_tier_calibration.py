@@ -72,6 +72,16 @@ def test_the_tiers_are_measured_while_idle_and_the_choice_kept(qtbot: Any, windo
     assert window.tiers.process is None  # measured: not again
 
 
+def test_a_measurement_that_fails_is_not_tried_again_at_every_idle(qtbot: Any, window: Any) -> None:
+    second_tier(window)
+    window.tiers.command = [sys.executable, "-c", "raise SystemExit('no sound')"]
+    window.tiers.start()
+    wait_for(qtbot, window.tiers)
+    assert window.tiers.failed and tiers.needs_calibration()
+    window.tiers.start()
+    assert window.tiers.process is None
+
+
 def test_a_dictation_started_meanwhile_stops_the_measurement(qtbot: Any, window: Any) -> None:
     second_tier(window)
     window.tiers.command = [sys.executable, "-c", "import time; time.sleep(60)"]
