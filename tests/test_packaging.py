@@ -60,12 +60,14 @@ def test_the_shipped_model_is_found_from_a_plain_install(tmp_path: Path) -> None
     )
     code = (
         "import dictate.store.resolve as r; path = r.resolve_punctuator_model(); "
-        "print(path); print(r.__file__)"
+        "print(path); print(r.__file__); from dictate.paths import asset_path; "
+        "print(asset_path('calibration_en.flac'))"  # the Whisper tiers' clip (issue 55)
     )
     result = subprocess.run(
         [str(python), "-c", code], capture_output=True, text=True, check=True, env=env, cwd=tmp_path
     )
-    model_path, module_path = result.stdout.split()
+    model_path, module_path, clip = result.stdout.split()
     assert str(venv) in module_path  # the installed copy, not the checkout
+    assert Path(clip).is_relative_to(venv) and Path(clip).stat().st_size > 100_000
     assert Path(model_path).is_relative_to(venv)
     assert (Path(model_path) / "model.onnx").stat().st_size > 1_000_000

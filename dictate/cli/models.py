@@ -212,7 +212,7 @@ def _tiers(calibrate: bool, stdout: TextIO, err: TextIO) -> int:
             err.write(f"dictate: {text}\n")
             err.flush()
 
-        from dictate.run.tier_measure import measure_tier
+        from dictate.bench.tier_measure import measure_tier
 
         tiers.calibrate(measure_tier, installed, say=say)
     _say_tiers(stdout, table=True)
@@ -237,12 +237,14 @@ def _say_tiers(stdout: TextIO, table: bool = False) -> None:
     if table and choice.timings:
         stdout.write(
             f"  measured {choice.measured} ({choice.signature}): settled words after the end of "
-            f"speech, live, on the bundled clip; the deadline is {tiers.DEADLINE_S:g} s (p95)\n"
+            f"speech, in the window, on the bundled clip; the deadline is {tiers.DEADLINE_S:g} s "
+            "(p95); the smallest is not measured\n"
         )
         for name, timing in choice.timings.items():
             stdout.write(
                 f"    {name:16s} p50 {timing.settled_p50:.2f} s  p95 {timing.settled_p95:.2f} s"
-                f"  ({timing.phrases} phrases, loaded in {timing.load_s:.2f} s)\n"
+                f"  ({timing.phrases} phrases; the window's peak {timing.peak_rss_mb:.0f} MiB; "
+                f"measured in {timing.took_s:.0f} s)\n"
             )
 
 
@@ -323,8 +325,8 @@ def register(commands: Any) -> None:
     tiers.add_argument(
         "--calibrate",
         action="store_true",
-        help="measure every installed Whisper model live on the bundled clip now (about 13 s "
-        "each) and choose again",
+        help="measure the installed Whisper models in the window on the bundled clip now (about "
+        "47 s each, the most accurate first, until one keeps up) and choose again",
     )
     remove = kinds.add_parser("remove", help="delete an installed model")
     remove.add_argument("name", metavar="NAME")

@@ -2,7 +2,7 @@
 pass is "auto" and more than one Whisper model is installed:
 
 * **Measured in the background, while idle**: ``dictate models tiers --calibrate`` in a process
-  of its own (a live pipeline per tier on the bundled clip, about 13 s each), started
+  of its own (the window dictating the bundled clip with each tier, about 47 s each), started
   :data:`IDLE_MS` after the window went idle; a dictation or file started meanwhile ends it (its
   measurement would be the run's, not the machine's), and it is tried again at the next idle.
   When it is done the models for the new choice are loaded at once (``preload``).

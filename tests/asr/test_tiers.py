@@ -21,7 +21,7 @@ from dictate.asr.tiers import TierChoice, TierTiming
 
 
 def timing(name: str, p95: float) -> TierTiming:
-    return TierTiming(name, p95 - 0.2, p95, 4, 0.3)
+    return TierTiming(name, p95 - 0.2, p95, 5, 40.0, 300.0)
 
 
 def test_the_live_tier_is_the_most_accurate_that_met_the_deadline() -> None:
@@ -31,10 +31,11 @@ def test_the_live_tier_is_the_most_accurate_that_met_the_deadline() -> None:
     choice = tiers.choose(timings, installed)
     assert (choice.live, choice.files) == ("base", "small.en")  # a slow tier not live; files best
     assert choice.why == "settled words 1.20 s after speech (p95); over 1.5 s: small.en 2.40 s"
-    # none met it: the fastest, said so
-    slow = {n: timing(n, 2.0 + i) for i, n in enumerate(installed)}
+    # none met it: the smallest, measured or not
+    slow = {n: timing(n, 2.0 + i) for i, n in enumerate(installed[1:])}
     choice = tiers.choose(slow, installed)
-    assert choice.live == "tiny.en" and "none met 1.5 s here" in choice.why
+    assert choice.live == "tiny.en"
+    assert choice.why == "the smallest: over 1.5 s here: base 2.00 s, small.en 3.00 s"
     assert tiers.choose({"base": timing("base", 1.5)}, ["base"]).live == "base"  # "at most"
 
 
@@ -77,10 +78,10 @@ def test_a_second_tier_is_measured_once_then_kept_for_this_machine() -> None:
 
     def measure(name: str) -> TierTiming:
         measured.append(name)
-        return timing(name, {"tiny.en": 0.8, "base": 1.9}[name])
+        return timing(name, {"base": 1.9}[name])
 
     choice = tiers.calibrate(measure)
-    assert measured == ["tiny.en", "base"] and choice.live == "tiny.en"
+    assert measured == ["base"] and choice.live == "tiny.en"  # the smallest is not measured
     assert not tiers.needs_calibration() and tiers.load_choice() == choice
     assert tiers.auto_model("live") == "tiny.en"
     # another machine (or a tier removed or added) measures again
@@ -123,13 +124,14 @@ def test_the_loader_gives_auto_the_tier_for_its_use() -> None:
 
 @pytest.mark.slow
 def test_a_tier_is_measured_live_on_the_bundled_clip() -> None:
-    """For real: tiny.en, the live pipeline, the clip at the speed it was said (about 13 s)."""
-    from dictate.run.tier_measure import measure_tier
+    """For real: tiny.en in the window (offscreen), the bundled clip at the speed it was said
+    (about 47 s)."""
+    from dictate.bench.tier_measure import measure_tier
 
     measured = measure_tier("tiny.en")
-    assert measured.name == "tiny.en" and measured.phrases >= 3
+    assert measured.name == "tiny.en" and measured.phrases == 9  # the clip's nine phrases
     assert 0 < measured.settled_p50 <= measured.settled_p95 < 10
-    assert measured.load_s > 0
+    assert measured.took_s > 44.5 and measured.peak_rss_mb > 100
 
 
 def test_the_models_command_says_what_auto_uses(tmp_path: Path) -> None:

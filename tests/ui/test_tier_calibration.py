@@ -3,10 +3,10 @@ process of its own while idle, stops that when a dictation starts, and after a l
 settled words came late steps the live tier down and says so.
 
 The measuring command is a stand-in here (a Python process that writes a choice, or sleeps):
-the real one decodes the clip live for about 13 s a tier, and is tested through the command
-line (tests/asr/test_tiers.py). The second tier is the bundled tiny.en copied into the store as
-"base". The pipeline events of a live run are given to the window as its controller's signal
-delivers them, with the run's clock (``wall_time``) a stand-in for a microphone's."""
+the real one dictates the clip in the window, about 47 s a tier, and is tested through the
+command line (tests/asr/test_tiers.py). The second tier is the bundled tiny.en copied into the
+store as "base". The pipeline events of a live run are given to the window as its controller's
+signal delivers them, with the run's clock (``wall_time``) a stand-in for a microphone's."""
 
 from __future__ import annotations
 

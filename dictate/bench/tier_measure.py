@@ -1,0 +1,54 @@
+"""One Whisper tier measured as a person dictating with it would see it (:mod:`dictate.asr.tiers`):
+``dictate bench gui CLIP --second-pass NAME --runs 1 --cpu --json`` in a process of its own, the
+window (offscreen) dictating the bundled clip at the speed it was said, each phrase's settled
+words timed from the end of its speech to the window's thread having them, and the window's
+peak memory. A process per tier, so that one tier's memory is not counted in the next's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dictate.asr.tiers import TierTiming
+from dictate.errors import DictateError
+
+CLIP = "calibration_en.flac"
+"""Real people, 44.5 s: five LibriVox utterances of 2.6 to 6.6 s, then four short phrases said
+apart (assets/README.md)."""
+TIMEOUT_S = 300.0
+
+
+def measure_tier(name: str, clip: Path | None = None) -> TierTiming:
+    """Whisper ``name`` in the window on ``clip`` (the bundled one by default)."""
+    from dictate.paths import asset_path
+
+    clip = clip or asset_path(CLIP)
+    command = [sys.executable, "-m", "dictate", "bench", "gui", str(clip), "--second-pass", name,
+               "--runs", "1", "--cpu", "--json"]  # fmt: skip
+    began = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise DictateError(f"measuring Whisper {name} failed: {exc}") from exc
+    took = time.monotonic() - began
+    try:
+        result = json.loads(done.stdout)
+        run = result["runs"][0]
+        settled = list(run["settled_s"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        raise DictateError(f"measuring Whisper {name} failed: {said}") from None
+    if not settled:
+        raise DictateError(f"Whisper {name} wrote nothing for the calibration clip")
+    return TierTiming(
+        name,
+        round(float(run["settled_p50_s"]), 3),
+        round(float(run["settled_p95_s"]), 3),
+        len(settled),
+        round(took, 1),
+        round(float(result["peak_rss_mb"]), 1),
+    )
