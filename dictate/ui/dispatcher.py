@@ -25,6 +25,7 @@ ORDER: tuple[str, ...] = (
     "audio_import",  # a file's transcription: its progress and its end, after the text is in
     "silence",  # a microphone that gives only digital silence is said
     "guide",  # the first-start guide: the level, and the first words dictated end it
+    "tiers",  # a live phrase's settled words timed once they are in (the Whisper tier's check)
     "observer",  # tests, benchmarks and the self-test: they see everything, last
 )
 """The parts, in the order an event reaches them."""

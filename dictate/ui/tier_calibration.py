@@ -53,7 +53,7 @@ class TierCalibration(QObject):
         why; ``dictate models tiers --calibrate`` says it on the terminal)."""
         controller = window.controller
         controller.stateChanged.connect(self._on_state)
-        controller.pipelineEvent.connect(self._on_event)
+        window.events.subscribe("tiers", self._on_event, Segment, Finished)
 
     def _auto(self) -> bool:
         from dictate.asr.loader import AUTO

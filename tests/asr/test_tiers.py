@@ -127,9 +127,12 @@ def test_a_tier_is_measured_live_on_the_bundled_clip() -> None:
     """For real: tiny.en in the window (offscreen), the bundled clip at the speed it was said
     (about 47 s)."""
     from dictate.bench.tier_measure import measure_tier
+    from dictate.paths import user_data_dir
 
     measured = measure_tier("tiny.en")
     assert measured.name == "tiny.en" and measured.phrases == 9  # the clip's nine phrases
+    # the clip's sentences are not the user's: no history, no kept audio in their data folder
+    assert not user_data_dir().exists() or not any(user_data_dir().rglob("*"))
     assert 0 < measured.settled_p50 <= measured.settled_p95 < 10
     assert measured.took_s > 44.5 and measured.peak_rss_mb > 100
 
