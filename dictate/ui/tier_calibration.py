@@ -107,7 +107,9 @@ class TierCalibration(QObject):
             self.later()
             return
         self.stop()
-        if state == State.LISTENING and self._tier is None:
+        if state == State.STARTING:  # a new run: nothing of an earlier one carried into it
+            self._tier, self._settled = None, []
+        elif state == State.LISTENING and self._tier is None:
             self._begin_watch()
 
     def _begin_watch(self) -> None:

@@ -99,6 +99,7 @@ def live_run(window: Any, monkeypatch: Any, late: list[float]) -> None:
     """A live run whose phrases' settled words came ``late`` seconds after their speech."""
     began = time.monotonic() - 100
     monkeypatch.setattr(window.controller, "wall_time", lambda t: began + t)
+    window.controller.stateChanged.emit(State.STARTING)
     window.controller.stateChanged.emit(State.LISTENING)
     for number, after in enumerate(late):
         end = time.monotonic() - after - began  # said so long ago
