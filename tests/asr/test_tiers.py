@@ -123,18 +123,20 @@ def test_the_loader_gives_auto_the_tier_for_its_use() -> None:
 
 
 @pytest.mark.slow
-def test_a_tier_is_measured_live_on_the_bundled_clip() -> None:
-    """For real: tiny.en in the window (offscreen), the bundled clip at the speed it was said
-    (about 47 s)."""
+def test_a_tier_is_measured_in_the_window(tmp_path: Path) -> None:
+    """For real: tiny.en in the window (offscreen), a short real recording at the speed it was
+    said (the bundled clip is 44.5 s: as long a window beside the suite's speech tests made
+    them slower; the clip itself ships, tests/test_packaging.py)."""
     from dictate.bench.tier_measure import measure_tier
     from dictate.paths import user_data_dir
 
-    measured = measure_tier("tiny.en")
-    assert measured.name == "tiny.en" and measured.phrases == 9  # the clip's nine phrases
+    clip = Path(__file__).resolve().parent.parent / "data" / "real" / "goforward.wav"
+    measured = measure_tier("tiny.en", clip)
+    assert measured.name == "tiny.en" and measured.phrases == 1  # "go forward ten meters"
     # the clip's sentences are not the user's: no history, no kept audio in their data folder
     assert not user_data_dir().exists() or not any(user_data_dir().rglob("*"))
     assert 0 < measured.settled_p50 <= measured.settled_p95 < 10
-    assert measured.took_s > 44.5 and measured.peak_rss_mb > 100
+    assert measured.took_s > 2.8 and measured.peak_rss_mb > 100
 
 
 def test_the_models_command_says_what_auto_uses(tmp_path: Path) -> None:
