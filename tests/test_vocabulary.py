@@ -272,7 +272,7 @@ class _Scripted:
 
     name = "whisper"
 
-    def __init__(self, *answers: tuple[str, float]) -> None:
+    def __init__(self, *answers: tuple[str, float] | tuple[str, float, str]) -> None:
         self.answers = list(answers)
         self.prompts: list[str] = []
 
@@ -280,8 +280,9 @@ class _Scripted:
         from dictate.asr.whisper_engine import SecondPassResult
 
         self.prompts.append(prompt)
-        text, no_speech = self.answers.pop(0)
-        result = SecondPassResult([Word(w, 1.0, 2.0) for w in text.split()], "speech")
+        text, no_speech, *verdict = self.answers.pop(0)
+        words = [Word(w, 1.0, 2.0) for w in text.split()]
+        result = SecondPassResult(words, verdict[0] if verdict else "speech")
         result.no_speech_prob = no_speech
         return result
 
@@ -323,6 +324,34 @@ def test_a_segment_near_an_entry_is_decoded_again_with_it_named() -> None:
     plain = _Scripted(("The weather is nice.", 0.05))
     settle(segment, [SecondPassRefiner(plain, vocabulary=matcher)])
     assert plain.prompts == [""]
+
+
+def test_an_unsure_decode_near_an_entry_is_settled_by_naming_it() -> None:
+    """Whisper unsure of a segment because of a name it does not know: decoded again with the
+    entry named, its sure words are taken where only the entry changed; otherwise the first
+    pass's words stay, as for any unsure decode."""
+    import numpy as np
+
+    segment = _segment(["i", "take", "metro", "daily"])
+    segment.audio = np.zeros(16000, np.int16)
+    matcher = VocabularyMatcher(ENTRIES)
+    settles = _Scripted(("I take meta pro lol daily.", 0.05, "unsure"),
+                        ("I take metoprolol daily.", 0.05))  # fmt: skip
+    settled = settle(segment, [SecondPassRefiner(settles, vocabulary=matcher)])
+    assert [w.text for w in settled.words] == ["I", "take", "metoprolol", "daily."]
+    for second in (("I take metoprolol daily.", 0.05, "unsure"),  # still unsure
+                   ("I make metoprolol daily.", 0.05)):  # another word changed  # fmt: skip
+        kept = _Scripted(("I take meta pro lol daily.", 0.05, "unsure"), second)
+        settled = settle(segment, [SecondPassRefiner(kept, vocabulary=matcher)])
+        assert [w.text for w in settled.words] == ["i", "take", "metro", "daily"]
+    # A decode that repeats itself is not decoded again; nor is an unsure one far from entries.
+    for first in (
+        ("I take meta pro lol daily.", 0.05, "repeats"),
+        ("The weather is nice.", 0.05, "unsure"),
+    ):
+        alone = _Scripted(first)
+        settled = settle(segment, [SecondPassRefiner(alone, vocabulary=matcher)])
+        assert alone.prompts == [""] and [w.text for w in settled.words][1] == "take"
 
 
 def test_only_the_named_words_on_a_doubtful_segment_are_not_written() -> None:

@@ -64,7 +64,7 @@ class SecondPassRefiner:
         self.vocabulary = vocabulary
         """A :class:`~dictate.writing.vocabulary_match.VocabularyMatcher` (None: none): a
         segment whose words come near entries is decoded again with them named in the prompt
-        (:meth:`_with_vocabulary`)."""
+        (:meth:`_named_again`)."""
         self.redecoded = 0
         """Segments decoded again with entries named (for benchmarks)."""
         self._context: list[str] = []
@@ -132,39 +132,51 @@ class SecondPassRefiner:
         self.verdicts[result.verdict] = self.verdicts.get(result.verdict, 0) + 1
         if result.verdict == "no_speech":
             return []
-        if result.verdict != "speech":
-            log.info("segment %d keeps the first pass's words: %s", segment.number,
-                     result.verdict)  # fmt: skip
-            return None
-        settled = self._with_vocabulary(segment, result, prompt)
+        if result.verdict == "speech":
+            settled = self._named_again(segment, result, prompt) or list(result.words)
+        else:
+            # Unsure of words near the vocabulary's entries: their names may settle it.
+            named = (
+                self._named_again(segment, result, prompt) if result.verdict == "unsure" else None
+            )
+            if named is None:
+                log.info("segment %d keeps the first pass's words: %s", segment.number,
+                         result.verdict)  # fmt: skip
+                return None
+            settled = named
         if self.prompt_words > 0:
             self._context = (self._context + [w.text for w in settled])[-self.prompt_words :]
         return settled
 
-    def _with_vocabulary(self, segment: ClosedSegment, result: Any, prompt: str) -> list[Word]:
+    def _named_again(self, segment: ClosedSegment, result: Any, prompt: str) -> list[Word] | None:
         """Where Whisper's words come near entries of the vocabulary
         (:meth:`~dictate.writing.vocabulary_match.VocabularyMatcher.candidates`), the segment is
         decoded again with those entries named in the prompt. Its words are taken only where
-        they differ from the first decode's by entries written in place of words it heard
+        that decode is sure of them (the "speech" verdict) and they differ from the first
+        decode's by entries written in place of words it heard
         (:func:`~dictate.writing.vocabulary_match.only_entries_changed`: no other word
         changed, nothing added), and not where they are only the named words on a segment that
-        may not be speech (:meth:`_only_named`)."""
-        words = list(result.words)
-        if not self.vocabulary:
-            return words
+        may not be speech (:meth:`_only_named`); None where they are not taken.
+
+        The first decode may be unsure: a name Whisper does not know lowers its confidence in
+        the whole segment (espeak-ng's "the report from kowalczyk arrived late": "Kalaklyk",
+        unsure in both windows; with "Kowalczyk" named, sure). Its words are then compared as
+        they are; the first pass's words are kept where the names do not settle it."""
+        if not self.vocabulary or not result.words:
+            return None
         from dictate.writing.vocabulary_match import naming, only_entries_changed
 
-        heard = [w.text for w in words]
+        heard = [w.text for w in result.words]
         named = self.vocabulary.candidates(heard)
         if not named:
-            return words
+            return None
         named_prompt = f"{naming(named)} {prompt}".strip()
         again = self.second_pass.decode(segment, named_prompt)
         self.redecoded += 1
         if again.verdict != "speech" or self._only_named(again, named_prompt):
-            return words
+            return None
         if not only_entries_changed(heard, [w.text for w in again.words], named):
-            return words
+            return None
         return list(again.words)
 
     def _only_named(self, result: Any, prompt: str) -> bool:
