@@ -43,7 +43,7 @@ def speak(text: str, voice: str, speed: int, folder: Path) -> np.ndarray:
     raw, out = folder / "raw.wav", folder / "out.wav"
     subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(raw), text],
                    check=True, capture_output=True, timeout=60)  # fmt: skip
-    subprocess.run(["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)],
+    subprocess.run(["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)],
                    check=True, capture_output=True, timeout=60)  # fmt: skip
     with wave.open(str(out)) as w:
         samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")

@@ -65,7 +65,7 @@ def _audio(path: Path) -> np.ndarray:
     import subprocess
 
     out = path.with_suffix(".16k.wav")
-    subprocess.run(["sox", "-q", str(path), "-r", "16000", "-c", "1", "-b", "16", str(out),
+    subprocess.run(["sox", "-R", "-q", str(path), "-r", "16000", "-c", "1", "-b", "16", str(out),
                     "pad", "0.3", "0.3"], check=True)  # fmt: skip
     with wave.open(str(out)) as w:
         return np.frombuffer(w.readframes(w.getnframes()), np.int16)

@@ -20,6 +20,10 @@ from tiny_model import build_tiny_model
 
 # Tests never need a display; set it before anything could import Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# sox dithers with a random seed unless told to repeat itself: a test's synthesised speech
+# differed from run to run (a borderline Whisper decode then went either way). -R reaches
+# every sox a test runs, through the package or not.
+os.environ["SOX_OPTS"] = (os.environ.get("SOX_OPTS", "") + " -R").strip()
 
 
 _AUDIO_FIXTURES = {"pulse_server", "korean_vosk_model"}

@@ -206,7 +206,7 @@ def speech_file(folder: Path, text: str, voice: str) -> Path:
         subprocess.run(["flite", "-voice", name, "-t", text, "-o", str(raw)], check=True)
     else:
         subprocess.run(["espeak-ng", "-v", name, "-s", "150", "-w", str(raw), text], check=True)
-    subprocess.run(["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
+    subprocess.run(["sox", "-R", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
                     "pad", "0.8", "0.8"], check=True)  # fmt: skip
     return out
 

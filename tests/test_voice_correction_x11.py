@@ -31,7 +31,7 @@ def _flite(text: str, out: Path) -> Path:
     raw = out.with_suffix(".raw.wav")
     subprocess.run(["flite", "-voice", "kal16", "-t", text, "-o", str(raw)], check=True)
     subprocess.run(
-        ["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
+        ["sox", "-R", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
          "pad", "0.8", "0.8"],
         check=True,
     )  # fmt: skip

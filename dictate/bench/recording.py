@@ -49,7 +49,7 @@ def _speak(text: str, folder: Path, number: int) -> Any:
         timeout=60,
     )
     subprocess.run(
-        ["sox", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(converted)],
+        ["sox", "-R", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(converted)],
         check=True,
         capture_output=True,
         timeout=60,

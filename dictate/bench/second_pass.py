@@ -76,7 +76,7 @@ def synthesise(text: str, voice: str, folder: Path) -> np.ndarray:
     else:
         subprocess.run(["espeak-ng", "-v", name, "-s", "155", "-w", str(raw), text], check=True)
     subprocess.run(
-        ["sox", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(out)], check=True
+        ["sox", "-R", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(out)], check=True
     )
     with wave.open(str(out), "rb") as f:
         return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").copy()

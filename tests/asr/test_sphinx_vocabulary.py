@@ -38,7 +38,7 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
     raw, out = folder / "raw.wav", folder / "said.wav"
     text = "we exported the model to tensor r t today"
     subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", str(raw), text], check=True)
-    subprocess.run(["sox", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
+    subprocess.run(["sox", "-R", "-q", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out),
                     "pad", "0.5", "0.8"], check=True)  # fmt: skip
     return out
 

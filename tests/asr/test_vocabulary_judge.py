@@ -238,7 +238,7 @@ needs_real = pytest.mark.skipif(
 def _flite(text: str, tmp: Path) -> np.ndarray:
     raw, out = tmp / "raw.wav", tmp / "out.wav"
     subprocess.run(["flite", "-voice", "slt", "-t", text, "-o", str(raw)], check=True)
-    subprocess.run(["sox", "-q", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out),
+    subprocess.run(["sox", "-R", "-q", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out),
                     "pad", "0.8", "0.8"], check=True)  # fmt: skip
     with wave.open(str(out)) as f:
         return np.frombuffer(f.readframes(f.getnframes()), "<i2").copy()

@@ -45,7 +45,9 @@ needs_espeak = pytest.mark.skipif(
 def say(text: str, tmp: Path, voice: str = "en-us") -> np.ndarray:
     raw, out = tmp / "raw.wav", tmp / "out.wav"
     subprocess.run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(raw), text], check=True)
-    subprocess.run(["sox", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)], check=True)
+    subprocess.run(
+        ["sox", "-R", str(raw), "-r", str(RATE), "-c", "1", "-b", "16", str(out)], check=True
+    )
     with wave.open(str(out), "rb") as f:
         return np.frombuffer(f.readframes(f.getnframes()), dtype="<i2").copy()
 
