@@ -158,7 +158,28 @@ def int8_copy(model: Path, root: Path) -> Path:
             exc,
         )
         return model
+    _remove_stale(folder)
     return folder
+
+
+def _remove_stale(kept: Path) -> None:
+    """Remove the copies beside ``kept`` (just made) whose model has gone or changed since
+    they were made (an upgrade, a reinstall, a removed environment): each is as big as its
+    model's weights and would never be used again. Copies of other models that are still
+    there, and another process's unfinished work (hidden folders), are left alone."""
+    for folder in kept.parent.iterdir():
+        if folder == kept or folder.name.startswith(".") or not folder.is_dir():
+            continue
+        try:
+            source = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["source"]
+            stale = _source_identity(Path(source["path"])) != source
+        except FileNotFoundError:
+            stale = True  # the model (or the copy's manifest) is gone
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not readable now: not this process's to judge
+        if stale:
+            log.info("removing the int8 copy %s: its model has gone or changed", folder)
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _make_copy(model: Path, folder: Path, identity: dict[str, Any]) -> None:

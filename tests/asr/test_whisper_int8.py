@@ -148,3 +148,32 @@ def test_a_damaged_or_foreign_model_file_is_left_to_the_loader(tmp_path: Path) -
     _model_bin(int8_weights / "model.bin", {"bias": np.ones(3, np.float16)})
     assert not needs_copy(int8_weights / "model.bin")  # nothing to quantize: used as it is
     assert int8_copy(int8_weights, tmp_path / "cache") == int8_weights
+
+
+def test_copies_of_models_gone_or_changed_are_removed_when_a_copy_is_made(
+    tmp_path: Path,
+) -> None:
+    """Each copy is as big as its model's weights: one whose model was removed (a deleted
+    environment) or replaced (an upgrade) is removed once a new copy is made; the copy of a
+    model still there, and another process's unfinished (hidden) work, are kept."""
+    import json
+    import os
+
+    root = tmp_path / "cache" / whisper_int8.FOLDER
+    models = {name: tmp_path / name / "model.bin" for name in ("kept", "other", "changed", "gone")}
+    copies = {}
+    for name, model_bin in models.items():
+        model_bin.parent.mkdir()
+        model_bin.write_bytes(name.encode())
+        identity = whisper_int8._source_identity(model_bin)
+        copies[name] = root / whisper_int8._key(identity)
+        copies[name].mkdir(parents=True)
+        (copies[name] / whisper_int8.MANIFEST).write_text(json.dumps({"source": identity}))
+    unfinished = root / f".{copies['kept'].name}-work"
+    unfinished.mkdir()
+    models["gone"].unlink()
+    later = models["changed"].stat().st_mtime_ns + 10**9
+    os.utime(models["changed"], ns=(later, later))
+    whisper_int8._remove_stale(copies["kept"])
+    left = {p.name for p in root.iterdir()}
+    assert left == {copies["kept"].name, copies["other"].name, unfinished.name}
