@@ -57,6 +57,8 @@ def bench_gui(
         # One window, dictated into ``runs`` times, as a person starts and stops dictation:
         # its memory is the window's over a session, not a fresh window's each run.
         window = MainWindow(settings, Journal(Path(tmp) / "j.jsonl"), False)
+        # The history kept as with any dictation, not in the user's: it holds the words.
+        window.history.path = Path(tmp) / "history.jsonl"
         window.document.load_text("", None)
         window.show()
         window.controller.preload_now()  # loading is startup's cost, not dictation's

@@ -27,6 +27,8 @@ from dictate.editing.text import SENTENCE_END, fit_to_context, separator
 from dictate.ui.app_typing import typing_advice
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dictate.ui.window_api import Window
 
 log = logging.getLogger("dictate.ui")
@@ -70,6 +72,10 @@ class HistoryKeeper:
         self.last_where = OTHER_APP
         """Where the last sentence typed into another application went."""
         self.dialog: Any = None
+        self.path: Path | None = None
+        """The history file (None: the user's,
+        :func:`~dictate.editing.history.default_history_path`); set before the first sentence
+        is kept (a benchmark's window keeps its own)."""
 
     @property
     def on(self) -> bool:
@@ -80,7 +86,7 @@ class HistoryKeeper:
         settings = self._window.settings
         first = self._store is None
         if self._store is None:
-            self._store = History()
+            self._store = History(self.path)
         self._store.keep_days = settings.history_days
         self._store.max_bytes = settings.history_max_mb * 2**20
         if first and self.on:  # once a session: the sentences past their days go

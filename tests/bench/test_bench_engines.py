@@ -107,17 +107,21 @@ def test_bench_second_pass_times_and_scores_each_window(
 def test_bench_gui_dictates_several_times_into_one_window(tmp_path: Path) -> None:
     """``--runs`` are dictations into the same window, as a person starts and stops one: each
     run's own words and settling times are reported, and the memory is the window's over them
-    all. In its own process (the benchmark makes its own QApplication)."""
+    all. In its own process (the benchmark makes its own QApplication). Nothing is left in
+    the user's data folder: its history holds what was dictated."""
+    import os
     import subprocess
     import sys
 
+    data = tmp_path / "data"
     out = subprocess.run(
         [sys.executable, "-m", "dictate", "bench", "gui", EN, "--engine", SPHINX.name,
          "--runs", "2", "--json"],
         capture_output=True, text=True, timeout=900,
-        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(data)},
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
+    assert not (data / "dictate" / "history").exists()
     result = json.loads(out.stdout)
     runs = result["runs"]
     assert len(runs) == 2
