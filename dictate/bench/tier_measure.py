@@ -53,7 +53,9 @@ def measure_tier(name: str, clip: Path | None = None) -> TierTiming:
                "--json"]  # fmt: skip
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="dictate-tiers-") as home:
-        env = dict(os.environ)
+        # Offscreen whatever the user's session names (QT_QPA_PLATFORM=xcb or wayland is
+        # common): else a second window appeared beside theirs, dictating the clip.
+        env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
         for kind in ("DATA", "CONFIG", "STATE"):
             env[f"XDG_{kind}_HOME"] = str(Path(home) / kind.lower())
         try:
