@@ -47,7 +47,13 @@ import numpy as np
 from dictate import memory
 from dictate.asr.engine import Word
 from dictate.asr.whisper_options import WhisperOptions
-from dictate.asr.whisper_score import MIN_WINDOW_S, SIZED, LastWindow, install_sized_padding
+from dictate.asr.whisper_score import (
+    MAX_WINDOW_S,
+    MIN_WINDOW_S,
+    SIZED,
+    LastWindow,
+    install_sized_padding,
+)
 from dictate.audio.format import SAMPLE_RATE, between
 from dictate.cpus import openmp_threads_sleep
 from dictate.errors import ModelError, ProviderError
@@ -277,18 +283,30 @@ class WhisperSecondPass:
         result = self._decode_in(samples, offset, seconds, prompt, sized=True)
         if window == "sized" or (result.verdict == "speech" and not sized_doubt(result)):
             return result
-        again = self._decode_in(samples, offset, seconds, prompt, sized=False)
+        again = self._decode_in(samples, offset, seconds, prompt, sized=False, again=True)
         again.windows = ("sized", "full")
         keep_dropped_tail(again, result, heard)
         return again
 
     def _decode_in(
-        self, samples: np.ndarray, offset: float, seconds: float, prompt: str, *, sized: bool
+        self,
+        samples: np.ndarray,
+        offset: float,
+        seconds: float,
+        prompt: str,
+        *,
+        sized: bool,
+        again: bool = False,
     ) -> SecondPassResult:
         """One decode: in a window sized to the audio (greedy, no temperature fallback: a
-        doubt is settled by the 30 s window, not by sampling) or in Whisper's 30 s."""
+        doubt is settled by the 30 s window, not by sampling) or in Whisper's 30 s (``again``,
+        the decode of a doubted segment: in :attr:`WhisperOptions.again_window_s`)."""
+        options = self.options
+        margin = options.window_margin_s if sized else None
+        if again and options.again_window_s < MAX_WINDOW_S:
+            margin = max(options.window_margin_s, options.again_window_s - seconds)
         with self._lock:
-            SIZED.margin = self.options.window_margin_s if sized else None
+            SIZED.margin = margin
             try:
                 greedy = sized or seconds < self.options.greedy_below_s
                 with nullcontext() if not self._last else self._last.watching(samples, sized):

@@ -53,6 +53,11 @@ class WhisperOptions:
     again_beam: int = 0
     """The 30 s decode of a doubted segment: 0, faster-whisper's temperature fallback (it
     samples: its words depend on the decodes before it); N, a beam of N at temperature 0."""
+    again_window_s: float = 30.0
+    """The window (seconds) a doubted segment is decoded again in ("auto"): 30, Whisper's own;
+    less, that window, or the audio and the margin where longer. 15 saved about 50 MiB and a
+    quarter of a second per doubted segment but gave tiny.en 7.8% word errors on the real
+    recordings against 7.4% (docs/second-pass.md, "Whisper tiers")."""
     greedy_below_s: float = 3.0
     """A doubted segment shorter than this (seconds) is decoded again in 30 s once, greedy (0:
     never): commands said apart took 1.5-3 s with the fallback (docs/second-pass.md)."""

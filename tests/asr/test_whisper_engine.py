@@ -184,14 +184,28 @@ def test_a_sized_decode_the_guards_doubt_is_made_again_in_the_30_s_window(
     fallback, and that decode's verdict stands."""
     widths = encoder_widths
     doubting = WhisperOptions(
-        device="cpu", threads=2, guards=Guards(logprob=0.0), greedy_below_s=0.0
-    )
+        device="cpu", threads=2, guards=Guards(logprob=0.0), greedy_below_s=0.0,
+        again_window_s=30.0,
+    )  # fmt: skip
     monkeypatch.setattr(whisper, "options", doubting)
     result = whisper.decode(closed(say("please call me tomorrow morning", tmp_path)))
     assert result.windows == ("sized", "full")
     assert result.verdict == "unsure"  # the 30 s decode's: the first pass's words are kept
     assert widths[0] == 1000 and widths.count(1000) == 1  # one sized try, no fallback
     assert set(widths[1:]) == {3000}
+    # A shorter window after the doubt (again_window_s): that window, or the audio and its
+    # margin where they are longer; 30 s or more, Whisper's own.
+    speech = np.tile(say("please call me tomorrow morning", tmp_path), 10)
+    for again, seconds, width in ((15.0, 2, 1500), (15.0, 16, 0), (40.0, 2, 3000)):
+        widths.clear()
+        monkeypatch.setattr(whisper, "options", replace(doubting, again_window_s=again))
+        result = whisper.decode(closed(speech[: seconds * RATE]))
+        assert result.windows == ("sized", "full")
+        if width:
+            assert widths[0] == 1000 and set(widths[1:]) == {width}
+        else:  # 16 s and more: each decode first in the sized window, the audio and its
+            # margin (faster-whisper goes on from where its words ended, in one sized to the rest)
+            assert widths[0] > 1500 and widths.count(widths[0]) == 2 and 1500 not in widths
     monkeypatch.setattr(whisper, "options", replace(doubting, window="nonsense"))
     with pytest.raises(ValueError, match="nonsense"):
         whisper.decode(closed(say("hello", tmp_path)))
