@@ -278,6 +278,44 @@ def test_transcribe_from_the_microphone(pulse_server: PulseServer) -> None:
 
 
 @pytest.mark.slow
+def test_dictation_too_slow_for_the_auto_tier_steps_it_down(
+    pulse_server: PulseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`transcribe --mic` watches the live tier "auto" chose as the window does: where the
+    settled words came after the deadline, the next dictation uses the tier below, and it says
+    so. The deadline is 0 s here (any words are late), and the tier above tiny.en is tiny.en
+    copied into the store as "base" (the real base cannot be installed in a test); a named
+    model is never stepped down."""
+    import shutil
+
+    from dictate.asr import tiers
+    from dictate.store.whisper_bundled import verify_bundled_model
+    from dictate.store.whisper_models import default_whisper_root
+
+    shutil.copytree(verify_bundled_model(), default_whisper_root() / "base")
+    timings = {"base": tiers.TierTiming("base", 0.7, 0.9, 5, 40.0, 300.0)}
+    tiers.save_choice(tiers.choose(timings, ["tiny.en", "base"]))
+    assert tiers.auto_model("live") == "base"
+    monkeypatch.setattr(tiers, "DEADLINE_S", 0.0)
+    monkeypatch.setattr(tiers, "MIN_PHRASES", 1)
+
+    def dictate(*named: str) -> str:
+        err = io.StringIO()
+        player = threading.Timer(3.0, lambda: pulse_server.play(asset_path("sample_en.wav")))
+        player.start()
+        command = ["transcribe", "--mic", "--duration", "16", "--engine", "sphinx", *named]
+        assert run(command, stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+        return err.getvalue()
+
+    assert "from now on" not in dictate("--second-pass", "base")  # the user's own choice
+    assert tiers.auto_model("live") == "base"
+    said = dictate()
+    assert "Whisper tiny.en is used for dictation from now on: base's settled words" in said
+    choice = tiers.current_choice()
+    assert choice is not None and (choice.live, choice.stepped_down) == ("tiny.en", True)
+
+
+@pytest.mark.slow
 def test_the_microphone_listens_while_the_models_load_and_sigterm_keeps_the_text(
     pulse_server: PulseServer,
 ) -> None:

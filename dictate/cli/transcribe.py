@@ -75,7 +75,7 @@ def _transcribe(
     from dictate.cli.transcript_output import make_output
     from dictate.config import load_settings
     from dictate.editing.apply import apply_event
-    from dictate.events import Error, Event, Finalized, Level
+    from dictate.events import Error, Event, Finalized, Level, Segment
     from dictate.punctuation.model import load_punctuation_model
     from dictate.run.assembly import TextOptions, build_file_run, build_pipeline
     from dictate.writing.vocabulary import load_vocabulary
@@ -90,6 +90,10 @@ def _transcribe(
     engine, second_pass = engine_for(
         args, args.engine, err, second=True, second_threads=threads, use=use
     )
+    # Dictation with the tier "auto" chose is watched as the window watches it: where its
+    # words came too late, the live tier steps down (dictate.asr.tiers.observe_run).
+    watched = _auto_live_tier(args, engine) if args.mic and second_pass is not None else ""
+    settled: list[float] = []
     if args.mic or args.realtime:  # live, as the window runs it: the lock free for the others
         from dictate.asr.process_engine import out_of_process
 
@@ -126,6 +130,10 @@ def _transcribe(
                 heard = True
             if isinstance(event, Error):
                 errors.append(event)
+            if watched and isinstance(event, Segment) and event.words:
+                said = pipeline.wall_time(event.end)
+                if said is not None:
+                    settled.append(time.monotonic() - said)
             if typing_target is not None:
                 apply_event(typing_target, event)
             if args.json:
@@ -217,6 +225,12 @@ def _transcribe(
         raise BrokenPipeError
     if output is not None:
         output.close()
+    if watched:
+        from dictate.asr.tiers import observe_run
+
+        stepped = observe_run(watched, settled)
+        if stepped:
+            err.write(f"dictate: note: {stepped}\n")
     fatal = [e for e in errors if e.fatal]
     for event in errors:
         err.write(f"dictate: {'error' if event.fatal else 'warning'}: {shown(event.message)}\n")
@@ -229,6 +243,16 @@ def _transcribe(
         )
         err.write(f"dictate: note: no words were recognised {shown(where)}\n")
     return 2 if fatal or typing_errors else 0
+
+
+def _auto_live_tier(args: argparse.Namespace, engine: Any) -> str:
+    """The Whisper tier "auto" chose for dictation after ``engine``'s words; "" where the
+    second pass was named (the user's choice is never stepped down) or is not Whisper's."""
+    from dictate.asr.loader import AUTO, second_pass_model
+    from dictate.config import load_settings
+
+    choice = getattr(args, "second_pass", None) or load_settings().second_pass
+    return (second_pass_model(choice, engine, "live") or "") if choice == AUTO else ""
 
 
 def commit_after_ms(text: str) -> int | str:
