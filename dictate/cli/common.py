@@ -299,6 +299,13 @@ def engine_for(
     return (engine, refine) if second else engine
 
 
+def second_pass_choice(args: argparse.Namespace) -> str:
+    """``--second-pass``, else the setting: "auto", "off" or a model."""
+    from dictate.config import load_settings
+
+    return str(getattr(args, "second_pass", None) or load_settings().second_pass)
+
+
 def second_pass_for(
     args: argparse.Namespace, engine: Any, threads: int = 0, use: str = "live"
 ) -> Any:
@@ -306,9 +313,8 @@ def second_pass_for(
     on ``threads`` CPU threads (0: every core); None for none. A model named explicitly that
     cannot load is an error; "auto" falls back to none (logged)."""
     from dictate.asr.loader import load_second_pass
-    from dictate.config import load_settings
 
-    choice = getattr(args, "second_pass", None) or load_settings().second_pass
+    choice = second_pass_choice(args)
     device = getattr(args, "provider", "auto")
     second = load_second_pass(choice, engine, device, threads=threads, use=use)
     if second is not None:

@@ -17,6 +17,7 @@ from dictate.cli.common import (
     bounded,
     decoder_options,
     engine_for,
+    second_pass_choice,
     segmenter_options,
 )
 from dictate.cli.transcript_output import add_format_args
@@ -249,10 +250,10 @@ def _auto_live_tier(args: argparse.Namespace, engine: Any) -> str:
     """The Whisper tier "auto" chose for dictation after ``engine``'s words; "" where the
     second pass was named (the user's choice is never stepped down) or is not Whisper's."""
     from dictate.asr.loader import AUTO, second_pass_model
-    from dictate.config import load_settings
 
-    choice = getattr(args, "second_pass", None) or load_settings().second_pass
-    return (second_pass_model(choice, engine, "live") or "") if choice == AUTO else ""
+    if second_pass_choice(args) != AUTO:
+        return ""
+    return second_pass_model(AUTO, engine, "live") or ""
 
 
 def commit_after_ms(text: str) -> int | str:
